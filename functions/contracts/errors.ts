@@ -1,0 +1,30 @@
+/**
+ * Every error code the service answers with, and its HTTP status (spec section 7, strat-rules section 8).
+ * One table: handlers, the authorizer, the gateway responses and the local gateway all read it.
+ */
+export const ERROR_STATUS = {
+  invalid_parameter: 400,
+  missing_symbols: 400,
+  missing_api_key: 401,
+  inactive_entitlement: 403,
+  missing_scope: 403,
+  not_found: 404,
+  unknown_symbol: 404,
+  rate_limit_exceeded: 429,
+  internal_error: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface ErrorEnvelope {
+  error: { code: string; message: string };
+}
+
+/** The spec's message for a documented code: the code in lower case with spaces for underscores. */
+export function defaultMessage(code: string): string {
+  return code.toLowerCase().replaceAll('_', ' ');
+}
+
+export function errorEnvelope(code: string, message: string = defaultMessage(code)): ErrorEnvelope {
+  return { error: { code, message } };
+}

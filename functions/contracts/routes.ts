@@ -1,0 +1,66 @@
+import type { Scope } from './scopes.ts';
+import type { TableBinding } from './tables.ts';
+
+/** The REST API's versioned prefix (spec section 9); part of {base_url}. */
+export const REST_BASE_PATH = '/api/market/v1';
+
+export interface RestRoute {
+  /** Stable identifier: construct ids, function names, OpenAPI operation ids. */
+  readonly id: string;
+  readonly method: 'GET';
+  /** Path below REST_BASE_PATH, with `{param}` segments as API Gateway writes them. */
+  readonly path: string;
+  readonly scope: Scope;
+  /** The Lambda entry, relative to the project root. */
+  readonly handler: string;
+  /** The tables the handler reads or writes; the CDK grants exactly these. */
+  readonly tables: readonly TableBinding[];
+}
+
+/** The one route table: it drives the CDK, the local gateway, the authorizer's scope check and the tests. */
+export const REST_ROUTES = [
+  {
+    id: 'listInstruments',
+    method: 'GET',
+    path: '/instruments',
+    scope: 'metadata:read',
+    handler: 'functions/handlers/rest/list-instruments.ts',
+    tables: [{ table: 'instruments', access: 'read' }],
+  },
+  {
+    id: 'getInstrument',
+    method: 'GET',
+    path: '/instruments/{symbol}',
+    scope: 'metadata:read',
+    handler: 'functions/handlers/rest/get-instrument.ts',
+    tables: [{ table: 'instruments', access: 'read' }],
+  },
+  {
+    id: 'getMarketStatus',
+    method: 'GET',
+    path: '/market-status',
+    scope: 'metadata:read',
+    handler: 'functions/handlers/rest/get-market-status.ts',
+    tables: [],
+  },
+] as const satisfies readonly RestRoute[];
+
+/** The authorizer's Lambda entry and the tables it reads. */
+export const AUTHORIZER = {
+  handler: 'functions/handlers/auth/authorizer.ts',
+  tables: [
+    { table: 'apiKeys', access: 'read' },
+    { table: 'accounts', access: 'read' },
+  ],
+} as const satisfies { handler: string; tables: readonly TableBinding[] };
+
+/** API Gateway's `resource` for a route: the full path template as the authorizer and handlers see it. */
+export function resourcePath(route: Pick<RestRoute, 'path'>): string {
+  return `${REST_BASE_PATH}${route.path}`;
+}
+
+export function findRouteByResource(method: string, resource: string): RestRoute | undefined {
+  return (REST_ROUTES as readonly RestRoute[]).find(
+    (route) => route.method === method && resourcePath(route) === resource,
+  );
+}
