@@ -1,0 +1,60 @@
+import {
+  BatchGetCommand,
+  type BatchGetCommandOutput,
+  BatchWriteCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
+
+/** DynamoDB's own per-call limits. */
+const MAX_GET_KEYS = 100;
+const MAX_WRITE_ITEMS = 25;
+/** Unprocessed keys or items are retried with exponential backoff, this many times at the most. */
+const MAX_ATTEMPTS = 8;
+const BASE_DELAY_MS = 25;
+
+type Item = Record<string, unknown>;
+
+function chunk<T>(values: readonly T[], size: number): T[][] {
+  const chunks: T[][] = [];
+  for (let start = 0; start < values.length; start += size) chunks.push(values.slice(start, start + size));
+  return chunks;
+}
+
+const pause = (attempt: number) =>
+  new Promise((resolve) => setTimeout(resolve, BASE_DELAY_MS * 2 ** attempt * Math.random()));
+
+/** Reads every key, 100 per call in parallel, retrying what DynamoDB leaves unprocessed. */
+export async function batchGetAll(client: DynamoDBDocumentClient, table: string, keys: readonly Item[]) {
+  const pages = await Promise.all(
+    chunk(keys, MAX_GET_KEYS).map(async (keysOfChunk) => {
+      const items: Item[] = [];
+      let pending: Item[] = keysOfChunk;
+      for (let attempt = 0; pending.length > 0; attempt++) {
+        if (attempt === MAX_ATTEMPTS)
+          throw new Error(`BatchGet on ${table} left ${pending.length} keys unprocessed`);
+        if (attempt > 0) await pause(attempt);
+        const output: BatchGetCommandOutput = await client.send(
+          new BatchGetCommand({ RequestItems: { [table]: { Keys: pending } } }),
+        );
+        items.push(...(output.Responses?.[table] ?? []));
+        pending = (output.UnprocessedKeys?.[table]?.Keys as Item[] | undefined) ?? [];
+      }
+      return items;
+    }),
+  );
+  return pages.flat();
+}
+
+/** Writes every item, 25 per call, retrying what DynamoDB leaves unprocessed. */
+export async function batchPutAll(client: DynamoDBDocumentClient, table: string, items: readonly Item[]) {
+  for (const itemsOfChunk of chunk(items, MAX_WRITE_ITEMS)) {
+    let pending = itemsOfChunk.map((item) => ({ PutRequest: { Item: item } }));
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt === MAX_ATTEMPTS)
+        throw new Error(`BatchWrite on ${table} left ${pending.length} items unprocessed`);
+      if (attempt > 0) await pause(attempt);
+      const output = await client.send(new BatchWriteCommand({ RequestItems: { [table]: pending } }));
+      pending = (output.UnprocessedItems?.[table] as typeof pending | undefined) ?? [];
+    }
+  }
+}

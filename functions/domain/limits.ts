@@ -1,0 +1,10 @@
+/** Request limits of the spec (section 8) and of strat-rules section 8, in one place. */
+export const MAX_SYMBOLS_PER_REQUEST = 250;
+
+export interface ClampedLimit {
+  readonly default: number;
+  readonly min: number;
+  readonly max: number;
+}
+
+export const INSTRUMENTS_LIMIT: ClampedLimit = { default: 50, min: 1, max: 200 };

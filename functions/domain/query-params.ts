@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { InvalidParameterError } from './errors.ts';
+import type { ClampedLimit } from './limits.ts';
+import { parseSymbolList } from './symbols.ts';
+
+/**
+ * Zod building blocks for query parameters, as API Gateway hands them over: strings, or absent. An empty
+ * value counts as absent. A value of the wrong form is a 400 `invalid_parameter` naming the parameter.
+ */
+export type RawParams = Readonly<Record<string, string | undefined>> | null | undefined;
+
+const DECIMAL_NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
+
+function present(raw: string | undefined): string | undefined {
+  const trimmed = raw?.trim();
+  return trimmed === '' ? undefined : trimmed;
+}
+
+/** A comma-separated ticker list; absent or empty gives `undefined`. */
+export function symbolListParam() {
+  return z
+    .string()
+    .optional()
+    .transform((raw) => {
+      const value = present(raw);
+      if (value === undefined) return undefined;
+      const symbols = parseSymbolList(value);
+      return symbols.length === 0 ? undefined : symbols;
+    });
+}
+
+/** Free text, trimmed; absent or empty gives `undefined`. */
+export function textParam() {
+  return z.string().optional().transform(present);
+}
+
+/** A number, truncated to an integer and clamped into the limit's range; absent gives its default. */
+export function clampedIntParam(limit: ClampedLimit) {
+  return z
+    .string()
+    .optional()
+    .transform((raw, context) => {
+      const value = present(raw);
+      if (value === undefined) return limit.default;
+      if (!DECIMAL_NUMBER.test(value)) {
+        context.addIssue({ code: 'custom', message: 'must be a number' });
+        return z.NEVER;
+      }
+      return Math.min(limit.max, Math.max(limit.min, Math.trunc(Number(value))));
+    });
+}
+
+/** Parses raw parameters with a schema of the blocks above; the first problem becomes the 400. */
+export function parseParams<Schema extends z.ZodType>(schema: Schema, raw: RawParams): z.output<Schema> {
+  const result = schema.safeParse(raw ?? {});
+  if (result.success) return result.data;
+  const [issue] = result.error.issues;
+  const parameter = issue?.path.map(String).join('.') || 'query';
+  throw new InvalidParameterError(parameter, issue?.message ?? 'is not valid');
+}

@@ -1,0 +1,32 @@
+import { MAX_SYMBOLS_PER_REQUEST } from './limits.ts';
+
+/** Tickers are compared upper-cased (spec section 4); surrounding white space is not part of a ticker. */
+export function normalizeSymbol(raw: string): string {
+  return raw.trim().toUpperCase();
+}
+
+/**
+ * A comma-separated ticker list: normalized, empty entries and repeats dropped (first occurrence kept, so
+ * the caller's order holds), and cut to the first `max` distinct symbols; the rest are silently dropped.
+ */
+export function parseSymbolList(raw: string, max: number = MAX_SYMBOLS_PER_REQUEST): string[] {
+  const symbols = new Set<string>();
+  for (const part of raw.split(',')) {
+    const symbol = normalizeSymbol(part);
+    if (symbol === '' || symbols.has(symbol)) continue;
+    symbols.add(symbol);
+    if (symbols.size === max) break;
+  }
+  return [...symbols];
+}
+
+/** A ticker from a URL path: percent-decoded when it is encoded (`ES1%21`), then normalized. */
+export function symbolFromPath(raw: string): string {
+  let decoded = raw;
+  try {
+    decoded = decodeURIComponent(raw);
+  } catch {
+    // Not valid percent-encoding: keep it as written; it then matches no instrument.
+  }
+  return normalizeSymbol(decoded);
+}

@@ -1,0 +1,61 @@
+import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
+import { defaultMessage } from '#contracts/errors';
+import { findRouteByResource } from '#contracts/routes';
+import { authorize } from '#domain/authorization';
+import type { CredentialLookup } from '#ports/credentials';
+import { cachedCredentialLookup } from '#runtime/credential-lookup';
+import { environment } from '#runtime/environment';
+import { logger } from '#runtime/logger';
+import { memo } from '#runtime/memo';
+import { accountStore, apiKeyStore } from '#runtime/ports';
+
+/** API Gateway answers a thrown `Unauthorized` with the UNAUTHORIZED gateway response (401). */
+const UNAUTHORIZED = 'Unauthorized';
+
+function policy(effect: 'Allow' | 'Deny', methodArn: string) {
+  return {
+    Version: '2012-10-17',
+    Statement: [{ Action: 'execute-api:Invoke', Effect: effect, Resource: methodArn }],
+  };
+}
+
+/**
+ * The REST API's REQUEST authorizer (ARCHITECTURE A1). Allow carries the caller in the context and the
+ * key's usage identifier for the usage plan; Deny carries the error code the ACCESS_DENIED gateway
+ * response renders.
+ */
+export const createHandler =
+  (deps: { credentials: () => CredentialLookup }) =>
+  async (
+    event: APIGatewayRequestAuthorizerEvent,
+    _context?: Context,
+  ): Promise<APIGatewayAuthorizerResult> => {
+    const route = findRouteByResource(event.httpMethod, event.resource);
+    const decision = await authorize(event.headers, route?.scope, deps.credentials());
+    if (decision.outcome === 'unauthenticated') throw new Error(UNAUTHORIZED);
+
+    const { principal } = decision;
+    if (decision.outcome === 'deny') {
+      logger.info('access denied', { code: decision.code, keyId: principal.keyId, resource: event.resource });
+      return {
+        principalId: principal.accountId,
+        policyDocument: policy('Deny', event.methodArn),
+        context: { code: decision.code, message: defaultMessage(decision.code) },
+      };
+    }
+    return {
+      principalId: principal.accountId,
+      policyDocument: policy('Allow', event.methodArn),
+      context: { accountId: principal.accountId, keyId: principal.keyId, scopes: principal.scopes.join(',') },
+      usageIdentifierKey: principal.usageIdentifierKey,
+    };
+  };
+
+const credentials = memo(() =>
+  cachedCredentialLookup(
+    { keys: apiKeyStore(), accounts: accountStore() },
+    environment().AUTH_CACHE_TTL_SECONDS,
+  ),
+);
+
+export const handler = createHandler({ credentials });

@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { TABLES, type TableId } from '#contracts/tables';
+import { memo } from './memo.ts';
+
+/**
+ * The functions' configuration, parsed once per Lambda instance; a malformed value fails the first
+ * invocation with a message naming the variable. Table names come from `TableDefinition.envVar`.
+ */
+const environmentSchema = z.object({
+  /** The authorizer's in-memory cache of keys and entitlements, in seconds (0: no cache). */
+  AUTH_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).max(300).default(10),
+  /** The local stack's virtual clock (`npm start -- --clock ... --speed N`); absent on AWS. */
+  MARKET_CLOCK_START: z.iso.datetime({ offset: true }).optional(),
+  MARKET_CLOCK_ANCHOR_MS: z.coerce.number().int().optional(),
+  MARKET_CLOCK_SPEED: z.coerce.number().positive().default(1),
+});
+
+export type Environment = z.infer<typeof environmentSchema>;
+
+export const environment = memo((): Environment => {
+  const parsed = environmentSchema.safeParse(process.env);
+  if (!parsed.success) throw new Error(`invalid environment: ${z.prettifyError(parsed.error)}`);
+  return parsed.data;
+});
+
+export function tableName(id: TableId): string {
+  const { envVar } = TABLES[id];
+  const name = process.env[envVar];
+  if (!name) throw new Error(`environment variable ${envVar} (the ${id} table) is not set`);
+  return name;
+}

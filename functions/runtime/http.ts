@@ -1,0 +1,12 @@
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { ERROR_STATUS, type ErrorCode, errorEnvelope } from '#contracts/errors';
+
+const JSON_HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
+
+export function jsonResponse(statusCode: number, body: unknown): APIGatewayProxyResult {
+  return { statusCode, headers: JSON_HEADERS, body: JSON.stringify(body) };
+}
+
+export function errorResponse(code: ErrorCode, message?: string): APIGatewayProxyResult {
+  return jsonResponse(ERROR_STATUS[code], errorEnvelope(code, message));
+}

@@ -1,0 +1,25 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoAccountStore } from '#adapters/dynamo/account-store';
+import { DynamoApiKeyStore } from '#adapters/dynamo/api-key-store';
+import { documentClientFor } from '#adapters/dynamo/document-client';
+import { DynamoInstrumentCatalog } from '#adapters/dynamo/instrument-catalog';
+import { clockFrom } from './clock.ts';
+import { environment, tableName } from './environment.ts';
+import { memo } from './memo.ts';
+
+/**
+ * The production wiring: each port made on first use, once per Lambda instance, from the environment.
+ * Handlers take these providers as arguments, so tests pass fakes instead.
+ * (`AWS_ENDPOINT_URL_DYNAMODB` points the client at the local stack's DynamoDB.)
+ */
+export const documentClient = memo(() => documentClientFor(new DynamoDBClient({})));
+
+export const instrumentCatalog = memo(
+  () => new DynamoInstrumentCatalog(documentClient(), tableName('instruments')),
+);
+
+export const apiKeyStore = memo(() => new DynamoApiKeyStore(documentClient(), tableName('apiKeys')));
+
+export const accountStore = memo(() => new DynamoAccountStore(documentClient(), tableName('accounts')));
+
+export const clock = memo(() => clockFrom(environment()));

@@ -1,0 +1,50 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { z } from 'zod';
+import { ServiceError } from '#domain/errors';
+import { parseParams } from '#domain/query-params';
+import { symbolFromPath } from '#domain/symbols';
+import { errorResponse, jsonResponse } from './http.ts';
+import { logger } from './logger.ts';
+
+/** What a REST handler's logic receives: the parsed query and the raw path parameters. */
+export interface RestRequest<Query> {
+  readonly query: Query;
+  readonly pathParameters: Readonly<Record<string, string | undefined>>;
+}
+
+/** A ticker from a route's `{symbol}` segment (API Gateway hands it over still percent-encoded). */
+export function pathSymbol(request: RestRequest<unknown>): string {
+  return symbolFromPath(request.pathParameters.symbol ?? '');
+}
+
+/** Maps domain errors to the spec's envelope; anything else is a logged 500 with no detail in the body. */
+const errorEnvelope = (): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> => ({
+  onError: async (request) => {
+    if (request.error instanceof ServiceError) {
+      request.response = errorResponse(request.error.code, request.error.message);
+      return;
+    }
+    logger.error('request failed', { error: request.error as Error });
+    request.response = errorResponse('internal_error');
+  },
+});
+
+/**
+ * The one middy stack of every REST handler: logger context, query parsing with the route's zod schema,
+ * the handler's logic, a 200 JSON response, and the error envelope.
+ */
+export function restHandler<Schema extends z.ZodType>(
+  querySchema: Schema,
+  handle: (request: RestRequest<z.output<Schema>>) => Promise<unknown>,
+) {
+  return middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(errorEnvelope())
+    .handler(async (event) => {
+      const query = parseParams(querySchema, event.queryStringParameters);
+      const body = await handle({ query, pathParameters: event.pathParameters ?? {} });
+      return jsonResponse(200, body);
+    });
+}

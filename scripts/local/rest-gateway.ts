@@ -1,0 +1,211 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  APIGatewayRequestAuthorizerEvent,
+  Context,
+} from 'aws-lambda';
+import { bodyTemplate, type GatewayResponseType, gatewayResponse } from '#contracts/gateway-responses';
+import { REST_ROUTES, type RestRoute, resourcePath } from '#contracts/routes';
+import { lambdaContext } from './lambda-context.ts';
+import type { TokenBuckets } from './token-bucket.ts';
+
+/**
+ * The local stand-in for API Gateway's REST API (ARCHITECTURE A5): the route table, the REQUEST
+ * authorizer, per-key throttling and the gateway responses, invoking the same handlers with API
+ * Gateway-shaped events.
+ */
+export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+export type AuthorizerHandler = (
+  event: APIGatewayRequestAuthorizerEvent,
+  context: Context,
+) => Promise<APIGatewayAuthorizerResult>;
+
+export interface LoadedRoute {
+  readonly route: RestRoute;
+  readonly pattern: RegExp;
+  readonly handler: ProxyHandler;
+}
+
+export interface HttpAnswer {
+  readonly statusCode: number;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
+const STAGE = 'live';
+const LOCAL_API_ID = 'local';
+
+function routePattern(route: RestRoute): RegExp {
+  const literal = resourcePath(route).replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+  return new RegExp(`^${literal.replace(/\{(\w+)\}/g, '(?<$1>[^/]+)')}$`);
+}
+
+/** Imports each route's handler module, as Lambda would load its entry. */
+export async function loadRestRoutes(importEntry: (entry: string) => Promise<{ handler: unknown }>) {
+  return Promise.all(
+    (REST_ROUTES as readonly RestRoute[]).map(async (route) => ({
+      route,
+      pattern: routePattern(route),
+      handler: (await importEntry(route.handler)).handler as ProxyHandler,
+    })),
+  );
+}
+
+/** A gateway response rendered from its template, as API Gateway renders `$context` variables. */
+export function renderGatewayResponse(
+  type: GatewayResponseType,
+  context: { authorizer?: Record<string, unknown>; errorMessage?: string; statusCode?: number } = {},
+): HttpAnswer {
+  const response = gatewayResponse(type);
+  const variables: Record<string, string> = {
+    'context.error.messageString': JSON.stringify(context.errorMessage ?? ''),
+  };
+  for (const [key, value] of Object.entries(context.authorizer ?? {})) {
+    variables[`context.authorizer.${key}`] = String(value);
+  }
+  const body = bodyTemplate(response).replace(
+    /\$(context(?:\.\w+)+)/g,
+    (_m, name: string) => variables[name] ?? '',
+  );
+  return {
+    statusCode: response.statusCode ?? context.statusCode ?? 500,
+    headers: { 'Content-Type': 'application/json', ...response.headers },
+    body,
+  };
+}
+
+function requestHeaders(request: IncomingMessage) {
+  const headers: Record<string, string> = {};
+  const multiValueHeaders: Record<string, string[]> = {};
+  for (let index = 0; index < request.rawHeaders.length; index += 2) {
+    const name = request.rawHeaders[index] ?? '';
+    const value = request.rawHeaders[index + 1] ?? '';
+    const values = multiValueHeaders[name] ?? [];
+    values.push(value);
+    multiValueHeaders[name] = values;
+    headers[name] = value;
+  }
+  return { headers, multiValueHeaders };
+}
+
+function queryParameters(url: URL) {
+  if ([...url.searchParams.keys()].length === 0) {
+    return { queryStringParameters: null, multiValueQueryStringParameters: null };
+  }
+  const single: Record<string, string> = {};
+  const multi: Record<string, string[]> = {};
+  for (const [name, value] of url.searchParams) {
+    single[name] = value;
+    const values = multi[name] ?? [];
+    values.push(value);
+    multi[name] = values;
+  }
+  return { queryStringParameters: single, multiValueQueryStringParameters: multi };
+}
+
+function isAllowed(result: APIGatewayAuthorizerResult): boolean {
+  const statements = result.policyDocument.Statement as { Effect: string }[];
+  return (
+    statements.some((statement) => statement.Effect === 'Allow') &&
+    !statements.some((statement) => statement.Effect === 'Deny')
+  );
+}
+
+export class LocalRestGateway {
+  constructor(
+    private readonly routes: readonly LoadedRoute[],
+    private readonly authorizer: AuthorizerHandler,
+    private readonly buckets: TokenBuckets,
+  ) {}
+
+  async handle(request: IncomingMessage): Promise<HttpAnswer> {
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    const method = request.method ?? 'GET';
+    const match = this.match(method, url.pathname);
+    if (!match) return renderGatewayResponse('MISSING_AUTHENTICATION_TOKEN');
+
+    const { route, handler, pathParameters } = match;
+    const requestId = randomUUID();
+    const resource = resourcePath(route);
+    const methodArn = `arn:aws:execute-api:us-east-1:000000000000:${LOCAL_API_ID}/${STAGE}/${method}${url.pathname}`;
+    const common = {
+      resource,
+      path: url.pathname,
+      httpMethod: method,
+      ...requestHeaders(request),
+      ...queryParameters(url),
+      pathParameters: pathParameters ?? null,
+      stageVariables: null,
+    };
+    const requestContext = {
+      accountId: '000000000000',
+      apiId: LOCAL_API_ID,
+      stage: STAGE,
+      requestId,
+      resourceId: route.id,
+      resourcePath: resource,
+      httpMethod: method,
+      path: `/${STAGE}${url.pathname}`,
+      protocol: 'HTTP/1.1',
+      requestTimeEpoch: Date.now(),
+      identity: { sourceIp: request.socket.remoteAddress ?? '127.0.0.1' },
+    };
+
+    let authorization: APIGatewayAuthorizerResult;
+    try {
+      authorization = await this.authorizer(
+        {
+          type: 'REQUEST',
+          methodArn,
+          ...common,
+          requestContext,
+        } as unknown as APIGatewayRequestAuthorizerEvent,
+        lambdaContext('authorizer'),
+      );
+    } catch (error) {
+      if (error instanceof Error && error.message === 'Unauthorized')
+        return renderGatewayResponse('UNAUTHORIZED');
+      return renderGatewayResponse('DEFAULT_5XX', { statusCode: 500 });
+    }
+    if (!isAllowed(authorization)) {
+      return renderGatewayResponse('ACCESS_DENIED', { authorizer: authorization.context ?? {} });
+    }
+    if (!this.buckets.take(authorization.usageIdentifierKey ?? authorization.principalId)) {
+      return renderGatewayResponse('THROTTLED');
+    }
+
+    const event = {
+      ...common,
+      isBase64Encoded: false,
+      body: null,
+      requestContext: {
+        ...requestContext,
+        authorizer: { ...authorization.context, principalId: authorization.principalId },
+      },
+    } as unknown as APIGatewayProxyEvent;
+    try {
+      const result = await handler(event, lambdaContext(route.id));
+      return {
+        statusCode: result.statusCode,
+        headers: Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k, String(v)])),
+        body: result.body,
+      };
+    } catch {
+      // A Lambda that fails: API Gateway answers 502 through the DEFAULT_5XX response.
+      return renderGatewayResponse('DEFAULT_5XX', { statusCode: 502 });
+    }
+  }
+
+  private match(method: string, path: string) {
+    for (const loaded of this.routes) {
+      const found = loaded.pattern.exec(path);
+      if (found && loaded.route.method === method) {
+        return { ...loaded, pathParameters: found.groups ? { ...found.groups } : undefined };
+      }
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,141 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { DynamoAccountStore } from '#adapters/dynamo/account-store';
+import { DynamoApiKeyStore } from '#adapters/dynamo/api-key-store';
+import { DynamoInstrumentCatalog } from '#adapters/dynamo/instrument-catalog';
+import { AUTHORIZER, REST_BASE_PATH } from '#contracts/routes';
+import { TABLE_IDS, TABLES } from '#contracts/tables';
+import { REST_THROTTLE } from '#contracts/throttling';
+import type { KeyAdministrationPorts } from '#domain/key-administration';
+import { PROJECT_ROOT } from '../lib/project.ts';
+import { seedUniverse } from '../lib/universe.ts';
+import { ensureDemoKey } from './demo-key.ts';
+import { LOCAL_AWS, localDocumentClient, localDynamoClient, startLocalDynamo } from './dynamo.ts';
+import { type AuthorizerHandler, LocalRestGateway, loadRestRoutes } from './rest-gateway.ts';
+import { ensureTables, localTableName } from './tables.ts';
+import { TokenBuckets } from './token-bucket.ts';
+
+export interface LocalStackOptions {
+  /** The gateway's port; 0 picks a free one. */
+  readonly port: number;
+  readonly host?: string;
+  /** DynamoDB's (dynalite's) port; 0 picks a free one. */
+  readonly dynamoPort: number;
+  /** Where data is kept between starts; absent: in memory. */
+  readonly dataDir?: string;
+  /** The service's clock starts here and runs `speed` times as fast (`--clock`, `--speed`). */
+  readonly clock?: { readonly start: Date; readonly speed: number };
+  readonly throttle?: { readonly rateLimit: number; readonly burstLimit: number };
+  readonly authCacheTtlSeconds?: number;
+  readonly logLevel?: string;
+}
+
+export interface LocalStack {
+  readonly restUrl: string;
+  readonly dynamoEndpoint: string;
+  readonly demoKey: string;
+  readonly seeded: boolean;
+  readonly keyAdministration: KeyAdministrationPorts;
+  stop(): Promise<void>;
+}
+
+/** The file through which `npm run keys` and `npm run seed` find a running local stack. */
+export const STATE_FILE = 'local-stack.json';
+
+/**
+ * Points the handlers at the local parts through the same environment variables the CDK sets on AWS.
+ * Handlers read their environment once per process (as once per Lambda instance), so one process runs
+ * one local stack.
+ */
+function configureHandlerEnvironment(options: LocalStackOptions, dynamoEndpoint: string) {
+  const environment: Record<string, string> = {
+    AWS_REGION: LOCAL_AWS.region,
+    AWS_ACCESS_KEY_ID: LOCAL_AWS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: LOCAL_AWS.secretAccessKey,
+    AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
+    POWERTOOLS_SERVICE_NAME: 'market-data-alerts-local',
+    POWERTOOLS_LOG_LEVEL: options.logLevel ?? process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
+    AUTH_CACHE_TTL_SECONDS: String(options.authCacheTtlSeconds ?? 10),
+  };
+  for (const id of TABLE_IDS) environment[TABLES[id].envVar] = localTableName(id);
+  if (options.clock) {
+    environment.MARKET_CLOCK_START = options.clock.start.toISOString();
+    environment.MARKET_CLOCK_ANCHOR_MS = String(Date.now());
+    environment.MARKET_CLOCK_SPEED = String(options.clock.speed);
+  }
+  Object.assign(process.env, environment);
+}
+
+const importEntry = (entry: string) => import(pathToFileURL(join(PROJECT_ROOT, entry)).href);
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  if (options.dataDir) await mkdir(options.dataDir, { recursive: true });
+  const dynamo = await startLocalDynamo({
+    port: options.dynamoPort,
+    path: options.dataDir ? join(options.dataDir, 'dynamodb') : undefined,
+  });
+  configureHandlerEnvironment(options, dynamo.endpoint);
+
+  await ensureTables(localDynamoClient(dynamo.endpoint));
+  const documents = localDocumentClient(dynamo.endpoint);
+  const catalog = new DynamoInstrumentCatalog(documents, localTableName('instruments'));
+  const seeded = (await catalog.list({ limit: 1 })).length === 0;
+  if (seeded) await seedUniverse(catalog);
+
+  const keyAdministration: KeyAdministrationPorts = {
+    keys: new DynamoApiKeyStore(documents, localTableName('apiKeys')),
+    accounts: new DynamoAccountStore(documents, localTableName('accounts')),
+    now: () => new Date(),
+    randomBytes,
+  };
+  const demoKey = await ensureDemoKey(
+    keyAdministration,
+    options.dataDir && join(options.dataDir, 'demo-key'),
+  );
+
+  const gateway = new LocalRestGateway(
+    await loadRestRoutes(importEntry),
+    (await importEntry(AUTHORIZER.handler)).handler as AuthorizerHandler,
+    new TokenBuckets(options.throttle ?? REST_THROTTLE),
+  );
+  const server = createServer((request, response) => {
+    gateway.handle(request).then(
+      (answer) => response.writeHead(answer.statusCode, answer.headers).end(answer.body),
+      () => response.writeHead(500).end(),
+    );
+  });
+  const host = options.host ?? '127.0.0.1';
+  const port = await listen(server, options.port, host);
+  const restUrl = `http://${host === '0.0.0.0' ? 'localhost' : host}:${port}${REST_BASE_PATH}`;
+
+  if (options.dataDir) {
+    await writeFile(
+      join(options.dataDir, STATE_FILE),
+      `${JSON.stringify({ restUrl, dynamoEndpoint: dynamo.endpoint, pid: process.pid }, null, 2)}\n`,
+    );
+  }
+
+  return {
+    restUrl,
+    dynamoEndpoint: dynamo.endpoint,
+    demoKey,
+    seeded,
+    keyAdministration,
+    stop: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await dynamo.stop();
+    },
+  };
+}

@@ -1,0 +1,103 @@
+/**
+ * `npm start [-- options]`: the whole service on this machine, no Docker, no AWS (ARCHITECTURE A5).
+ *
+ *   --port N          the gateway's port (default: $PORT or 3000)
+ *   --host H          the address to listen on (default 127.0.0.1)
+ *   --dynamo-port N   the local DynamoDB's port (default 8000)
+ *   --data-dir D      where data is kept between starts (default .data/)
+ *   --in-memory       keep nothing between starts
+ *   --clock ISO       run the service's clock from this instant, e.g. 2024-11-29T15:00:00Z
+ *   --speed N         with --clock: the clock runs N times as fast (default 1)
+ *   --log-level L     the handlers' log level (default WARN)
+ */
+import { parseArgs } from 'node:util';
+import { DEFAULT_DATA_DIR } from '../lib/project.ts';
+import { type LocalStack, startLocalStack } from './stack.ts';
+
+function fail(message: string): never {
+  process.stderr.write(`npm start: ${message}\n`);
+  process.exit(2);
+}
+
+function parseOptions() {
+  const { values } = parseArgs({
+    options: {
+      port: { type: 'string', default: process.env.PORT ?? '3000' },
+      host: { type: 'string', default: '127.0.0.1' },
+      'dynamo-port': { type: 'string', default: '8000' },
+      'data-dir': { type: 'string', default: DEFAULT_DATA_DIR },
+      'in-memory': { type: 'boolean', default: false },
+      clock: { type: 'string' },
+      speed: { type: 'string', default: '1' },
+      'log-level': { type: 'string' },
+    },
+  });
+  const port = Number(values.port);
+  const dynamoPort = Number(values['dynamo-port']);
+  const speed = Number(values.speed);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port ${values.port} is not a port number`);
+  if (!Number.isInteger(dynamoPort) || dynamoPort < 0 || dynamoPort > 65535) {
+    fail(`--dynamo-port ${values['dynamo-port']} is not a port number`);
+  }
+  if (!(speed > 0)) fail(`--speed ${values.speed} must be a positive number`);
+  const start = values.clock === undefined ? undefined : new Date(values.clock);
+  if (start && Number.isNaN(start.getTime())) fail(`--clock ${values.clock} is not an ISO 8601 instant`);
+  return {
+    port,
+    host: values.host,
+    dynamoPort,
+    dataDir: values['in-memory'] ? undefined : values['data-dir'],
+    clock: start ? { start, speed } : undefined,
+    logLevel: values['log-level'],
+  };
+}
+
+function banner(stack: LocalStack, options: ReturnType<typeof parseOptions>): string {
+  const key = stack.demoKey;
+  const clock = options.clock
+    ? `${options.clock.start.toISOString()} at ${options.clock.speed}x`
+    : 'the system clock';
+  return [
+    '',
+    'Market Data Alerts Partner Service: local stack',
+    `  REST       ${stack.restUrl}`,
+    `  DynamoDB   ${stack.dynamoEndpoint} (${options.dataDir ? `data in ${options.dataDir}` : 'in memory'})`,
+    `  Clock      ${clock}`,
+    `  Demo key   ${key}`,
+    '             (account "demo", every scope; more keys: npm run keys -- create --account A --scopes ... --label L)',
+    '',
+    'Try:',
+    `  curl -s -H 'X-API-Key: ${key}' '${stack.restUrl}/market-status'`,
+    `  curl -s -H 'Authorization: Bearer ${key}' '${stack.restUrl}/instruments?search=aa&limit=5'`,
+    `  curl -s -H 'X-API-Key: ${key}' '${stack.restUrl}/instruments/ES1%21'`,
+    `  curl -s '${stack.restUrl}/instruments'     # no key: 401 missing_api_key`,
+    '',
+    'Ctrl-C stops it.',
+    '',
+  ].join('\n');
+}
+
+const options = parseOptions();
+let stack: LocalStack;
+try {
+  stack = await startLocalStack(options);
+} catch (error) {
+  const message = error instanceof Error ? error.message : String(error);
+  fail(
+    message.includes('EADDRINUSE')
+      ? `${message}: another process uses the port (is a local stack already running? try --port / --dynamo-port)`
+      : message,
+  );
+}
+process.stdout.write(banner(stack, options));
+
+let stopping = false;
+const stop = async () => {
+  if (stopping) return;
+  stopping = true;
+  process.stdout.write('\nStopping the local stack...\n');
+  await stack.stop();
+  process.exit(0);
+};
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);
