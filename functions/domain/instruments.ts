@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { InstrumentCatalog } from '#ports/instrument-catalog';
 import { UnknownSymbolError } from './errors.ts';
+import { isWellFormedSymbol } from './symbols.ts';
 import { INSTRUMENTS_LIMIT } from './limits.ts';
 import { clampedIntParam, symbolListParam, textParam } from './query-params.ts';
 
@@ -62,7 +63,7 @@ export async function listInstruments(
 
 /** Spec 4.2: one instrument, or 404 `unknown_symbol`. */
 export async function getInstrument(symbol: string, catalog: InstrumentCatalog): Promise<Instrument> {
-  const instrument = await catalog.get(symbol);
+  const instrument = isWellFormedSymbol(symbol) ? await catalog.get(symbol) : undefined;
   if (!instrument) throw new UnknownSymbolError(symbol);
   return instrument;
 }

@@ -1,6 +1,9 @@
 /** Request limits of the spec (section 8) and of strat-rules section 8, in one place. */
 export const MAX_SYMBOLS_PER_REQUEST = 250;
 
+/** No tracked ticker is longer; a longer one names no instrument. */
+export const MAX_SYMBOL_LENGTH = 32;
+
 export interface ClampedLimit {
   readonly default: number;
   readonly min: number;

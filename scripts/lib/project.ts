@@ -8,3 +8,6 @@ export const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', 
 export const DEFAULT_DATA_DIR = join(PROJECT_ROOT, '.data');
 
 export const UNIVERSE_CSV = join(PROJECT_ROOT, 'data', 'universe.csv');
+
+/** Written by a running local stack (under its data folder) so operator commands can find it. */
+export const LOCAL_STACK_STATE_FILE = 'local-stack.json';

@@ -11,7 +11,7 @@ import { AUTHORIZER, REST_BASE_PATH } from '#contracts/routes';
 import { TABLE_IDS, TABLES } from '#contracts/tables';
 import { REST_THROTTLE } from '#contracts/throttling';
 import type { KeyAdministrationPorts } from '#domain/key-administration';
-import { PROJECT_ROOT } from '../lib/project.ts';
+import { LOCAL_STACK_STATE_FILE, PROJECT_ROOT } from '../lib/project.ts';
 import { seedUniverse } from '../lib/universe.ts';
 import { ensureDemoKey } from './demo-key.ts';
 import { LOCAL_AWS, localDocumentClient, localDynamoClient, startLocalDynamo } from './dynamo.ts';
@@ -42,9 +42,6 @@ export interface LocalStack {
   readonly keyAdministration: KeyAdministrationPorts;
   stop(): Promise<void>;
 }
-
-/** The file through which `npm run keys` and `npm run seed` find a running local stack. */
-export const STATE_FILE = 'local-stack.json';
 
 /**
  * Points the handlers at the local parts through the same environment variables the CDK sets on AWS.
@@ -121,7 +118,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
   if (options.dataDir) {
     await writeFile(
-      join(options.dataDir, STATE_FILE),
+      join(options.dataDir, LOCAL_STACK_STATE_FILE),
       `${JSON.stringify({ restUrl, dynamoEndpoint: dynamo.endpoint, pid: process.pid }, null, 2)}\n`,
     );
   }

@@ -1,0 +1,88 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ApiGatewayUsagePlanRegistry } from '#adapters/api-gateway/usage-plan-registry';
+import { documentClientFor } from '#adapters/dynamo/document-client';
+import { STACK_OUTPUTS, tableOutputName } from '#contracts/stack-outputs';
+import { TABLE_IDS, type TableId } from '#contracts/tables';
+import type { UsagePlanRegistry } from '#ports/credentials';
+import { localDocumentClient } from '../local/dynamo.ts';
+import { localTableName } from '../local/tables.ts';
+import { DEFAULT_DATA_DIR, LOCAL_STACK_STATE_FILE } from './project.ts';
+
+/** Where an operator command acts: the running local stack, or a deployed stack on AWS. */
+export interface Target {
+  readonly description: string;
+  readonly documents: DynamoDBDocumentClient;
+  readonly tableNames: Readonly<Record<TableId, string>>;
+  /** Present on AWS only: API Gateway throttles by usage plan keys there. */
+  readonly usagePlan?: UsagePlanRegistry;
+}
+
+export interface TargetOptions {
+  /** A deployed stack's name: act on AWS with the default credential chain. */
+  readonly stack?: string;
+  readonly region?: string;
+  /** The local DynamoDB endpoint; default: the running local stack's, then http://127.0.0.1:8000. */
+  readonly endpoint?: string;
+  readonly dataDir?: string;
+}
+
+async function runningLocalEndpoint(dataDir: string): Promise<string | undefined> {
+  try {
+    const state = JSON.parse(await readFile(join(dataDir, LOCAL_STACK_STATE_FILE), 'utf8')) as { dynamoEndpoint?: string };
+    return state.dynamoEndpoint;
+  } catch {
+    return undefined;
+  }
+}
+
+async function localTarget(options: TargetOptions): Promise<Target> {
+  const endpoint =
+    options.endpoint ??
+    (await runningLocalEndpoint(options.dataDir ?? DEFAULT_DATA_DIR)) ??
+    'http://127.0.0.1:8000';
+  return {
+    description: `the local stack (DynamoDB at ${endpoint})`,
+    documents: localDocumentClient(endpoint),
+    tableNames: Object.fromEntries(TABLE_IDS.map((id) => [id, localTableName(id)])) as Record<TableId, string>,
+  };
+}
+
+async function awsTarget(stackName: string, region?: string): Promise<Target> {
+  const cloudFormation = new CloudFormationClient({ region });
+  const { Stacks } = await cloudFormation.send(new DescribeStacksCommand({ StackName: stackName }));
+  const outputs = new Map((Stacks?.[0]?.Outputs ?? []).map((output) => [output.OutputKey, output.OutputValue]));
+  const output = (name: string): string => {
+    const value = outputs.get(name);
+    if (!value) throw new Error(`stack ${stackName} has no output ${name}: is it deployed from this version?`);
+    return value;
+  };
+  return {
+    description: `stack ${stackName} on AWS`,
+    documents: documentClientFor(new DynamoDBClient({ region })),
+    tableNames: Object.fromEntries(TABLE_IDS.map((id) => [id, output(tableOutputName(id))])) as Record<
+      TableId,
+      string
+    >,
+    usagePlan: new ApiGatewayUsagePlanRegistry(
+      new APIGatewayClient({ region }),
+      output(STACK_OUTPUTS.usagePlanId),
+    ),
+  };
+}
+
+export function resolveTarget(options: TargetOptions): Promise<Target> {
+  return options.stack ? awsTarget(options.stack, options.region) : localTarget(options);
+}
+
+/** The command-line options every operator command shares. */
+export const TARGET_ARGS = {
+  stack: { type: 'string' },
+  region: { type: 'string' },
+  endpoint: { type: 'string' },
+  'data-dir': { type: 'string' },
+} as const;

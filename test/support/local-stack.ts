@@ -1,0 +1,32 @@
+import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../scripts/local/stack.ts';
+
+/**
+ * A local stack for one test file: in memory, on free ports. Handlers read their environment once per
+ * process, so each test file (its own vitest worker) starts one stack.
+ */
+export async function startTestStack(options: Partial<LocalStackOptions> = {}): Promise<TestStack> {
+  const stack = await startLocalStack({ port: 0, dynamoPort: 0, authCacheTtlSeconds: 0, ...options });
+  return new TestStack(stack);
+}
+
+export class TestStack {
+  constructor(readonly stack: LocalStack) {}
+
+  /** GET a path below the REST base, with the demo key in X-API-Key unless other headers are given. */
+  async get(path: string, headers: Record<string, string> = { 'X-API-Key': this.stack.demoKey }) {
+    const response = await fetch(`${this.stack.restUrl}${path}`, { headers });
+    const text = await response.text();
+    return { status: response.status, headers: response.headers, text, body: text ? JSON.parse(text) : undefined };
+  }
+
+  /** A raw request, for methods and paths outside the REST base. */
+  async request(url: string, init?: RequestInit) {
+    const response = await fetch(new URL(url, this.stack.restUrl), init);
+    const text = await response.text();
+    return { status: response.status, text, body: text ? JSON.parse(text) : undefined };
+  }
+
+  stop() {
+    return this.stack.stop();
+  }
+}
