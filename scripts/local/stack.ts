@@ -38,7 +38,9 @@ export interface LocalStack {
   readonly restUrl: string;
   readonly dynamoEndpoint: string;
   readonly demoKey: string;
+  /** Whether this start loaded the universe (the first start on its data), and how many instruments. */
   readonly seeded: boolean;
+  readonly seededInstruments: number;
   readonly keyAdministration: KeyAdministrationPorts;
   stop(): Promise<void>;
 }
@@ -88,7 +90,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const documents = localDocumentClient(dynamo.endpoint);
   const catalog = new DynamoInstrumentCatalog(documents, localTableName('instruments'));
   const seeded = (await catalog.list({ limit: 1 })).length === 0;
-  if (seeded) await seedUniverse(catalog);
+  const seededInstruments = seeded ? (await seedUniverse(catalog)).length : 0;
 
   const keyAdministration: KeyAdministrationPorts = {
     keys: new DynamoApiKeyStore(documents, localTableName('apiKeys')),
@@ -128,6 +130,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     dynamoEndpoint: dynamo.endpoint,
     demoKey,
     seeded,
+    seededInstruments,
     keyAdministration,
     stop: async () => {
       server.closeAllConnections();

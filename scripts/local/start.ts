@@ -60,6 +60,7 @@ function banner(stack: LocalStack, options: ReturnType<typeof parseOptions>): st
   return [
     '',
     'Market Data Alerts Partner Service: local stack',
+    ...(stack.seeded ? [`  Seeded ${stack.seededInstruments} instruments from data/universe.csv`] : []),
     `  REST       ${stack.restUrl}`,
     `  DynamoDB   ${stack.dynamoEndpoint} (${options.dataDir ? `data in ${options.dataDir}` : 'in memory'})`,
     `  Clock      ${clock}`,
