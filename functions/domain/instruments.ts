@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { InstrumentCatalog } from '#ports/instrument-catalog';
 import { UnknownSymbolError } from './errors.ts';
-import { isWellFormedSymbol } from './symbols.ts';
 import { INSTRUMENTS_LIMIT } from './limits.ts';
 import { clampedIntParam, symbolListParam, textParam } from './query-params.ts';
+import { isWellFormedSymbol } from './symbols.ts';
 
 /** Spec 2.1. */
 export const instrumentSchema = z.object({

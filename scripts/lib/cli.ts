@@ -3,7 +3,8 @@ export class UsageError extends Error {}
 
 export function exitWith(command: string, error: unknown): never {
   const message = error instanceof Error ? error.message : String(error);
-  const unreachable = /ECONNREFUSED|connect ECONN/.test(message) || (error as { code?: string })?.code === 'ECONNREFUSED';
+  const unreachable =
+    /ECONNREFUSED|connect ECONN/.test(message) || (error as { code?: string })?.code === 'ECONNREFUSED';
   process.stderr.write(
     unreachable
       ? `${command}: cannot reach DynamoDB (${message}). Is the local stack running (npm start)?\n`

@@ -33,7 +33,9 @@ export interface TargetOptions {
 
 async function runningLocalEndpoint(dataDir: string): Promise<string | undefined> {
   try {
-    const state = JSON.parse(await readFile(join(dataDir, LOCAL_STACK_STATE_FILE), 'utf8')) as { dynamoEndpoint?: string };
+    const state = JSON.parse(await readFile(join(dataDir, LOCAL_STACK_STATE_FILE), 'utf8')) as {
+      dynamoEndpoint?: string;
+    };
     return state.dynamoEndpoint;
   } catch {
     return undefined;
@@ -48,17 +50,23 @@ async function localTarget(options: TargetOptions): Promise<Target> {
   return {
     description: `the local stack (DynamoDB at ${endpoint})`,
     documents: localDocumentClient(endpoint),
-    tableNames: Object.fromEntries(TABLE_IDS.map((id) => [id, localTableName(id)])) as Record<TableId, string>,
+    tableNames: Object.fromEntries(TABLE_IDS.map((id) => [id, localTableName(id)])) as Record<
+      TableId,
+      string
+    >,
   };
 }
 
 async function awsTarget(stackName: string, region?: string): Promise<Target> {
   const cloudFormation = new CloudFormationClient({ region });
   const { Stacks } = await cloudFormation.send(new DescribeStacksCommand({ StackName: stackName }));
-  const outputs = new Map((Stacks?.[0]?.Outputs ?? []).map((output) => [output.OutputKey, output.OutputValue]));
+  const outputs = new Map(
+    (Stacks?.[0]?.Outputs ?? []).map((output) => [output.OutputKey, output.OutputValue]),
+  );
   const output = (name: string): string => {
     const value = outputs.get(name);
-    if (!value) throw new Error(`stack ${stackName} has no output ${name}: is it deployed from this version?`);
+    if (!value)
+      throw new Error(`stack ${stackName} has no output ${name}: is it deployed from this version?`);
     return value;
   };
   return {

@@ -16,7 +16,14 @@ afterAll(async () => {
 
 /** Starts `npm start`'s script on free ports, returning its REST URL and demo key from the banner. */
 async function start() {
-  const child = spawnScript('scripts/local/start.ts', ['--port', '0', '--dynamo-port', '0', '--data-dir', dataDir]);
+  const child = spawnScript('scripts/local/start.ts', [
+    '--port',
+    '0',
+    '--dynamo-port',
+    '0',
+    '--data-dir',
+    dataDir,
+  ]);
   const banner = await waitForOutput(child, /Ctrl-C stops it/);
   const restUrl = /REST\s+(\S+)/.exec(banner)?.[1] ?? '';
   const demoKey = /Demo key\s+(\S+)/.exec(banner)?.[1] ?? '';
@@ -33,13 +40,15 @@ describe('npm start, Ctrl-C and a second start', () => {
   it('serves the printed curl examples, stops cleanly and keeps its data and demo key', async () => {
     const first = await start();
     expect(first.banner).toContain('Seeded 511 instruments');
-    expect(first.banner).toContain(`curl -s -H 'X-API-Key: ${first.demoKey}' '${first.restUrl}/market-status'`);
+    expect(first.banner).toContain(
+      `curl -s -H 'X-API-Key: ${first.demoKey}' '${first.restUrl}/market-status'`,
+    );
     const status = await fetch(`${first.restUrl}/market-status`, { headers: { 'X-API-Key': first.demoKey } });
     expect(status.status).toBe(200);
     const future = await fetch(`${first.restUrl}/instruments/ES1%21`, {
       headers: { Authorization: `Bearer ${first.demoKey}` },
     });
-    expect((await future.json()).symbol).toBe('ES1!');
+    expect(((await future.json()) as { symbol: string }).symbol).toBe('ES1!');
 
     const created = await runScript('scripts/keys.ts', [
       '--data-dir',
@@ -55,7 +64,9 @@ describe('npm start, Ctrl-C and a second start', () => {
     expect(created.code).toBe(0);
     const partnerKey = created.stdout.trim().split('\n').at(-1) ?? '';
     expect(partnerKey).toMatch(/^mda_/);
-    const withNewKey = await fetch(`${first.restUrl}/instruments?limit=1`, { headers: { 'X-API-Key': partnerKey } });
+    const withNewKey = await fetch(`${first.restUrl}/instruments?limit=1`, {
+      headers: { 'X-API-Key': partnerKey },
+    });
     expect(withNewKey.status).toBe(200);
 
     expect(await stopWithCtrlC(first.child)).toBe(0);
@@ -67,7 +78,9 @@ describe('npm start, Ctrl-C and a second start', () => {
       const listed = await runScript('scripts/keys.ts', ['--data-dir', dataDir, 'list', '--account', 'acme']);
       expect(listed.stdout).toContain('cli test');
       expect(listed.stdout).not.toContain(partnerKey);
-      const again = await fetch(`${second.restUrl}/instruments?limit=1`, { headers: { 'X-API-Key': partnerKey } });
+      const again = await fetch(`${second.restUrl}/instruments?limit=1`, {
+        headers: { 'X-API-Key': partnerKey },
+      });
       expect(again.status).toBe(200);
     } finally {
       expect(await stopWithCtrlC(second.child)).toBe(0);

@@ -73,7 +73,10 @@ describe('REST authentication over HTTP', () => {
   it.each(REST_ROUTES.map((route) => [route.path, route] as const))(
     'answers 403 missing_scope on %s for a key with every other scope, 200 with its scope',
     async (_path, route) => {
-      const without = await keyWith('scoped', SCOPES.filter((scope) => scope !== route.scope));
+      const without = await keyWith(
+        'scoped',
+        SCOPES.filter((scope) => scope !== route.scope),
+      );
       const denied = await local.get(pathOf(route), { 'X-API-Key': without });
       expect(denied.status).toBe(403);
       expect(denied.body).toEqual({ error: { code: 'missing_scope', message: 'missing scope' } });
@@ -92,7 +95,7 @@ describe('unknown routes over HTTP', () => {
     '/',
     '/api/market/v1/instruments/AAPL/extra',
   ])('answers 404 not_found for %s, with or without a key', async (path) => {
-    for (const headers of [{}, { 'X-API-Key': local.stack.demoKey }]) {
+    for (const headers of [{}, { 'X-API-Key': local.stack.demoKey }] as Record<string, string>[]) {
       const response = await local.request(path, { headers });
       expect(response.status).toBe(404);
       expect(response.body).toEqual({ error: { code: 'not_found', message: 'not found' } });
@@ -115,4 +118,3 @@ describe('the demo key', () => {
     for (const route of REST_ROUTES) expect((await local.get(pathOf(route))).status).toBe(200);
   });
 });
-

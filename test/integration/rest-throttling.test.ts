@@ -21,7 +21,9 @@ describe('per-key throttling over HTTP', () => {
 
     const throttled = await local.get('/market-status');
     expect(throttled.status).toBe(429);
-    expect(throttled.body).toEqual({ error: { code: 'rate_limit_exceeded', message: 'rate limit exceeded' } });
+    expect(throttled.body).toEqual({
+      error: { code: 'rate_limit_exceeded', message: 'rate limit exceeded' },
+    });
     expect(throttled.headers.get('retry-after')).toBe('1');
   });
 

@@ -16,7 +16,12 @@ export class TestStack {
   async get(path: string, headers: Record<string, string> = { 'X-API-Key': this.stack.demoKey }) {
     const response = await fetch(`${this.stack.restUrl}${path}`, { headers });
     const text = await response.text();
-    return { status: response.status, headers: response.headers, text, body: text ? JSON.parse(text) : undefined };
+    return {
+      status: response.status,
+      headers: response.headers,
+      text,
+      body: text ? JSON.parse(text) : undefined,
+    };
   }
 
   /** A raw request, for methods and paths outside the REST base. */

@@ -29,7 +29,10 @@ export async function runScript(script: string, args: string[]) {
 export function waitForOutput(child: ChildProcess, pattern: RegExp, timeoutMs = 30_000): Promise<string> {
   return new Promise((resolve, reject) => {
     let output = '';
-    const timer = setTimeout(() => reject(new Error(`no ${pattern} within ${timeoutMs} ms:\n${output}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`no ${pattern} within ${timeoutMs} ms:\n${output}`)),
+      timeoutMs,
+    );
     child.stdout?.on('data', (chunk) => {
       output += chunk;
       if (pattern.test(output)) {

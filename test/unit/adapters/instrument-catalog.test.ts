@@ -1,9 +1,14 @@
-import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  DynamoDBDocumentClient,
+  QueryCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DynamoInstrumentCatalog } from '#adapters/dynamo/instrument-catalog';
 import { documentClientFor } from '#adapters/dynamo/document-client';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoInstrumentCatalog } from '#adapters/dynamo/instrument-catalog';
 import { instrument } from '../../support/fakes.ts';
 
 const documents = mockClient(DynamoDBDocumentClient);
@@ -14,7 +19,9 @@ afterEach(() => documents.reset());
 
 describe('DynamoInstrumentCatalog.list', () => {
   it('reads exactly `limit` items from the sorted listing index when there is no search', async () => {
-    documents.on(QueryCommand).resolves({ Items: [item('A'), item('AA')], LastEvaluatedKey: { symbol: 'AA' } });
+    documents
+      .on(QueryCommand)
+      .resolves({ Items: [item('A'), item('AA')], LastEvaluatedKey: { symbol: 'AA' } });
 
     expect((await catalog.list({ limit: 2 })).map(({ symbol }) => symbol)).toEqual(['A', 'AA']);
 

@@ -6,7 +6,8 @@ import { UNIVERSE_CSV } from '../../../scripts/lib/project.ts';
 
 describe('parseUniverseCsv', () => {
   it('reads quoted names and marks every listed instrument active', () => {
-    const csv = 'symbol,name,market,exchange,type,sector\nnke,"Nike, Inc.",stocks,NYSE,CS,Consumer Discretionary\n';
+    const csv =
+      'symbol,name,market,exchange,type,sector\nnke,"Nike, Inc.",stocks,NYSE,CS,Consumer Discretionary\n';
     expect(parseUniverseCsv(csv)).toEqual([
       {
         symbol: 'NKE',
@@ -41,11 +42,11 @@ describe('parseUniverseCsv', () => {
       'RTY1!',
       'YM1!',
     ]);
-    expect(instruments.filter(({ type }) => type === 'ETF').map(({ symbol }) => symbol).sort()).toEqual([
-      'DIA',
-      'IWM',
-      'QQQ',
-      'SPY',
-    ]);
+    expect(
+      instruments
+        .filter(({ type }) => type === 'ETF')
+        .map(({ symbol }) => symbol)
+        .sort(),
+    ).toEqual(['DIA', 'IWM', 'QQQ', 'SPY']);
   });
 });

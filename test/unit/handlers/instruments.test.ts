@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { instrumentSchema } from '#domain/instruments';
 import { createHandler as createGetInstrument } from '#handlers/rest/get-instrument';
 import { createHandler as createListInstruments } from '#handlers/rest/list-instruments';
-import { instrumentSchema } from '#domain/instruments';
 import { bodyOf, context, restEvent } from '../../support/events.ts';
 import { InMemoryInstrumentCatalog, instrument } from '../../support/fakes.ts';
 
-const catalog = new InMemoryInstrumentCatalog(['AAPL', 'MSFT', 'ES1!', 'BRK.B'].map((symbol) => instrument(symbol)));
+const catalog = new InMemoryInstrumentCatalog(
+  ['AAPL', 'MSFT', 'ES1!', 'BRK.B'].map((symbol) => instrument(symbol)),
+);
 const listInstruments = createListInstruments({ instruments: () => catalog });
 const getInstrument = createGetInstrument({ instruments: () => catalog });
 const list = (query?: Record<string, string>) =>
@@ -51,20 +53,23 @@ describe('GET /instruments/{symbol} handler', () => {
     expect(instrumentSchema.parse(bodyOf(result))).toEqual(instrument(symbol));
   });
 
-  it.each(['ZZZZ', '%E0%A4%A', '', '%20', 'X'.repeat(300)])('answers 404 unknown_symbol for %j', async (raw) => {
-    const result = await get(raw);
-    expect(result.statusCode).toBe(404);
-    expect(bodyOf(result)).toEqual({ error: { code: 'unknown_symbol', message: 'unknown symbol' } });
-  });
+  it.each(['ZZZZ', '%E0%A4%A', '', '%20', 'X'.repeat(300)])(
+    'answers 404 unknown_symbol for %j',
+    async (raw) => {
+      const result = await get(raw);
+      expect(result.statusCode).toBe(404);
+      expect(bodyOf(result)).toEqual({ error: { code: 'unknown_symbol', message: 'unknown symbol' } });
+    },
+  );
 
   it('answers 500 internal_error with no detail when the catalog fails', async () => {
     const failing = createGetInstrument({
-      instruments: () => ({
-        ...catalog,
-        get: async () => {
-          throw new Error('DynamoDB is down: secret detail');
-        },
-      }),
+      instruments: () =>
+        Object.assign(new InMemoryInstrumentCatalog(), {
+          get: async () => {
+            throw new Error('DynamoDB is down: secret detail');
+          },
+        }),
     });
     const result = await failing(
       restEvent({ resource: '/api/market/v1/instruments/{symbol}', pathParameters: { symbol: 'AAPL' } }),
