@@ -9,6 +9,8 @@ export const LOCAL_AWS = { region: 'us-east-1', accessKeyId: 'local', secretAcce
 
 export interface LocalDynamo {
   readonly endpoint: string;
+  /** DynamoDB API calls served so far (benchmarks report calls per request). */
+  requestCount(): number;
   stop(): Promise<void>;
 }
 
@@ -23,8 +25,13 @@ export async function startLocalDynamo(options: { port: number; path?: string })
     server.listen(options.port, '127.0.0.1', () => resolve());
   });
   const { port } = server.address() as AddressInfo;
+  let requests = 0;
+  server.on('request', () => {
+    requests++;
+  });
   return {
     endpoint: `http://127.0.0.1:${port}`,
+    requestCount: () => requests,
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

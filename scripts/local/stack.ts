@@ -37,6 +37,8 @@ export interface LocalStackOptions {
 export interface LocalStack {
   readonly restUrl: string;
   readonly dynamoEndpoint: string;
+  /** DynamoDB API calls served so far. */
+  dynamoRequestCount(): number;
   readonly demoKey: string;
   /** Whether this start loaded the universe (the first start on its data), and how many instruments. */
   readonly seeded: boolean;
@@ -128,6 +130,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   return {
     restUrl,
     dynamoEndpoint: dynamo.endpoint,
+    dynamoRequestCount: dynamo.requestCount,
     demoKey,
     seeded,
     seededInstruments,
