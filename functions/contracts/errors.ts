@@ -10,11 +10,16 @@ export const ERROR_STATUS = {
   missing_scope: 403,
   not_found: 404,
   unknown_symbol: 404,
+  /** Spec 4.5: an unrecognized `interval` is a 404 with no body at all. */
+  unknown_interval: 404,
   rate_limit_exceeded: 429,
   internal_error: 500,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** Codes answered with their status and an empty body. */
+export const BODILESS_ERRORS: ReadonlySet<ErrorCode> = new Set(['unknown_interval']);
 
 export interface ErrorEnvelope {
   error: { code: string; message: string };

@@ -43,6 +43,26 @@ export const REST_ROUTES = [
     handler: 'functions/handlers/rest/get-market-status.ts',
     tables: [],
   },
+  {
+    id: 'getLatestPrices',
+    method: 'GET',
+    path: '/prices/latest',
+    scope: 'prices:read',
+    handler: 'functions/handlers/rest/get-latest-prices.ts',
+    tables: [{ table: 'prices', access: 'read' }],
+  },
+  {
+    id: 'getCandles',
+    method: 'GET',
+    path: '/candles/{symbol}',
+    scope: 'candles:read',
+    handler: 'functions/handlers/rest/get-candles.ts',
+    tables: [
+      { table: 'instruments', access: 'read' },
+      { table: 'bars', access: 'read' },
+      { table: 'ledgers', access: 'read' },
+    ],
+  },
 ] as const satisfies readonly RestRoute[];
 
 /** The authorizer's Lambda entry and the tables it reads. */
@@ -51,6 +71,16 @@ export const AUTHORIZER = {
   tables: [
     { table: 'apiKeys', access: 'read' },
     { table: 'accounts', access: 'read' },
+  ],
+} as const satisfies { handler: string; tables: readonly TableBinding[] };
+
+/** The ingest Lambda: Kinesis batches of trades folded into prices, ledgers and bars (ARCHITECTURE A4). */
+export const INGEST = {
+  handler: 'functions/handlers/ingest/trades.ts',
+  tables: [
+    { table: 'prices', access: 'write' },
+    { table: 'ledgers', access: 'write' },
+    { table: 'bars', access: 'write' },
   ],
 } as const satisfies { handler: string; tables: readonly TableBinding[] };
 

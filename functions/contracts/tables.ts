@@ -54,6 +54,26 @@ export const TABLES = {
       },
     ],
   },
+  /** The latest trade per symbol; its stream feeds the `quotes` channel. */
+  prices: {
+    envVar: 'PRICES_TABLE',
+    partitionKey: { name: 'symbol', type: 'S' },
+    stream: 'NEW_AND_OLD_IMAGES',
+  },
+  /**
+   * The ingest path's state per symbol, written once per batch: the watermark of applied trades and the
+   * latest (forming) bar of every interval.
+   */
+  ledgers: {
+    envVar: 'LEDGERS_TABLE',
+    partitionKey: { name: 'symbol', type: 'S' },
+  },
+  /** Bars that a later period replaced in the ledger: one item per bar, `series` = `<symbol>#<interval>`. */
+  bars: {
+    envVar: 'BARS_TABLE',
+    partitionKey: { name: 'series', type: 'S' },
+    sortKey: { name: 'time', type: 'N' },
+  },
 } as const satisfies Record<string, TableDefinition>;
 
 export type TableId = keyof typeof TABLES;

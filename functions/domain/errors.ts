@@ -32,3 +32,10 @@ export class InvalidParameterError extends ServiceError {
     super('invalid_parameter', `invalid parameter: ${parameter} ${detail}`);
   }
 }
+
+/** Spec 4.5: an interval the service does not know; answered 404 with no body. */
+export class UnknownIntervalError extends ServiceError {
+  constructor(readonly interval: string) {
+    super('unknown_interval');
+  }
+}

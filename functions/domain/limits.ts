@@ -11,3 +11,5 @@ export interface ClampedLimit {
 }
 
 export const INSTRUMENTS_LIMIT: ClampedLimit = { default: 50, min: 1, max: 200 };
+
+export const CANDLES_LIMIT: ClampedLimit = { default: 500, min: 1, max: 5000 };

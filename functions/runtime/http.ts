@@ -1,5 +1,5 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { ERROR_STATUS, type ErrorCode, errorEnvelope } from '#contracts/errors';
+import { BODILESS_ERRORS, ERROR_STATUS, type ErrorCode, errorEnvelope } from '#contracts/errors';
 
 const JSON_HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
 
@@ -8,5 +8,6 @@ export function jsonResponse(statusCode: number, body: unknown): APIGatewayProxy
 }
 
 export function errorResponse(code: ErrorCode, message?: string): APIGatewayProxyResult {
+  if (BODILESS_ERRORS.has(code)) return { statusCode: ERROR_STATUS[code], body: '' };
   return jsonResponse(ERROR_STATUS[code], errorEnvelope(code, message));
 }

@@ -1,8 +1,11 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoAccountStore } from '#adapters/dynamo/account-store';
 import { DynamoApiKeyStore } from '#adapters/dynamo/api-key-store';
+import { DynamoBarStore } from '#adapters/dynamo/bar-store';
 import { documentClientFor } from '#adapters/dynamo/document-client';
 import { DynamoInstrumentCatalog } from '#adapters/dynamo/instrument-catalog';
+import { DynamoLedgerStore } from '#adapters/dynamo/ledger-store';
+import { DynamoPriceStore } from '#adapters/dynamo/price-store';
 import { clockFrom } from './clock.ts';
 import { environment, tableName } from './environment.ts';
 import { memo } from './memo.ts';
@@ -21,5 +24,11 @@ export const instrumentCatalog = memo(
 export const apiKeyStore = memo(() => new DynamoApiKeyStore(documentClient(), tableName('apiKeys')));
 
 export const accountStore = memo(() => new DynamoAccountStore(documentClient(), tableName('accounts')));
+
+export const priceStore = memo(() => new DynamoPriceStore(documentClient(), tableName('prices')));
+
+export const barStore = memo(() => new DynamoBarStore(documentClient(), tableName('bars')));
+
+export const ledgerStore = memo(() => new DynamoLedgerStore(documentClient(), tableName('ledgers')));
 
 export const clock = memo(() => clockFrom(environment()));

@@ -46,9 +46,9 @@ export async function batchGetAll(client: DynamoDBDocumentClient, table: string,
 }
 
 /** Writes every item, 25 per call, retrying what DynamoDB leaves unprocessed. */
-export async function batchPutAll(client: DynamoDBDocumentClient, table: string, items: readonly Item[]) {
+export async function batchPutAll(client: DynamoDBDocumentClient, table: string, items: readonly object[]) {
   for (const itemsOfChunk of chunk(items, MAX_WRITE_ITEMS)) {
-    let pending = itemsOfChunk.map((item) => ({ PutRequest: { Item: item } }));
+    let pending = itemsOfChunk.map((item) => ({ PutRequest: { Item: item as Item } }));
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt === MAX_ATTEMPTS)
         throw new Error(`BatchWrite on ${table} left ${pending.length} items unprocessed`);

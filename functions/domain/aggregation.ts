@@ -1,0 +1,270 @@
+/**
+ * The candle aggregation core of the ingest path: folds a symbol's trades, in order, into its latest price
+ * and the latest bar of each of the ten intervals (strat-rules section 1; docs/candles.md).
+ *
+ * - A trade is applied once: one whose (timestamp, tradeId) is not after the ledger's watermark (the last
+ *   applied trade; timestamps compared first, then trade ids as strings) is a redelivery or a late print,
+ *   and is skipped, so volume is never counted twice.
+ * - Trades outside every session (pre-market, after hours, weekends, holidays) are counted and ignored;
+ *   so are invalid ones (price not a finite number > 0, size not a finite number >= 0, timestamp outside
+ *   the calendar's range, another symbol, a trade id that is not a string).
+ * - For every applied trade, per interval: inside the forming bar's [startMs, endMs), the bar's high, low,
+ *   close and volume move; otherwise the forming bar is complete and a new one opens at the trade.
+ *
+ * Speed: the input ledger is copied once per call and the copy mutated; the per-trade loop allocates
+ * nothing while the trade stays in the current periods (one comparison with the earliest end of the ten
+ * forming bars), and asks the calendar only when a period rolls.
+ */
+import { INTERVALS, INTRADAY_STEP_MS, type Interval, type SessionInterval } from './intervals.ts';
+import { calendarPeriodOfDay, intradayStartMs, PERIOD_RANGE_MS, type SessionTimes, sessionTimesAt } from './periods.ts';
+
+export interface Trade {
+  readonly symbol: string;
+  readonly price: number;
+  readonly size: number;
+  /** Unix ms. */
+  readonly timestamp: number;
+  readonly tradeId: string;
+}
+
+/** A candle (spec 2.3). */
+export interface Bar {
+  /** Bar time, Unix seconds UTC (see periods.ts). */
+  time: number;
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  volume: number;
+}
+
+/** The latest bar of an interval, with the period it belongs to: [startMs, endMs). */
+export interface FormingBar extends Bar {
+  readonly startMs: number;
+  readonly endMs: number;
+}
+
+/** The watermark: the last applied trade. */
+export interface TradeMark {
+  timestamp: number;
+  tradeId: string;
+}
+
+/** The latest price (spec 2.2: volume = size of the last trade). */
+export interface LatestPrice {
+  price: number;
+  volume: number;
+  timestamp: number;
+  tradeId: string;
+}
+
+/** Everything the ingest path keeps per symbol between batches (persisted as one item). */
+export interface SymbolLedger {
+  readonly symbol: string;
+  lastTrade?: TradeMark;
+  price?: LatestPrice;
+  /** The latest bar of each interval, complete or still forming. */
+  forming: Partial<Record<Interval, FormingBar>>;
+}
+
+export interface CompletedBar {
+  interval: Interval;
+  bar: Bar;
+}
+
+export interface FoldResult {
+  /** A new ledger; the input ledger is not modified. */
+  ledger: SymbolLedger;
+  /** Bars a later trade moved out of `forming`, in the order they completed (oldest first per interval). */
+  completed: CompletedBar[];
+  applied: number;
+  /** At or before the watermark: redeliveries and late prints. */
+  duplicates: number;
+  /** Valid, after the watermark, but outside every session. */
+  outsideSession: number;
+  /** Bad price, size, timestamp, trade id or symbol. */
+  invalid: number;
+}
+
+const INTERVAL_COUNT = INTERVALS.length;
+const INTRADAY_COUNT = 5;
+const MS_PER_SECOND = 1_000;
+
+/** Per interval index: the intraday step, or 0 for a session-made interval. */
+const STEP_MS: readonly number[] = INTERVALS.map((interval) =>
+  interval in INTRADAY_STEP_MS ? INTRADAY_STEP_MS[interval as keyof typeof INTRADAY_STEP_MS] : 0,
+);
+
+/** Every bar is made here: one object shape, so the hot loop's property accesses stay monomorphic. */
+function formingBar(
+  time: number,
+  open: number,
+  high: number,
+  low: number,
+  close: number,
+  volume: number,
+  startMs: number,
+  endMs: number,
+): FormingBar {
+  return { time, open, high, low, close, volume, startMs, endMs };
+}
+
+function copyOf(bar: FormingBar): FormingBar {
+  return formingBar(bar.time, bar.open, bar.high, bar.low, bar.close, bar.volume, bar.startMs, bar.endMs);
+}
+
+/** A bar without its period bounds (what the API returns). */
+export function barOf(bar: Bar): Bar {
+  return { time: bar.time, open: bar.open, high: bar.high, low: bar.low, close: bar.close, volume: bar.volume };
+}
+
+/**
+ * Two bars of the same period, or consecutive parts of one, `earlier` first: the time and open of the
+ * earlier, the close of the later, the highest high, lowest low and summed volume.
+ */
+export function mergeBars(earlier: Bar, later: Bar): Bar {
+  return {
+    time: earlier.time,
+    open: earlier.open,
+    high: Math.max(earlier.high, later.high),
+    low: Math.min(earlier.low, later.low),
+    close: later.close,
+    volume: earlier.volume + later.volume,
+  };
+}
+
+export function emptyLedger(symbol: string): SymbolLedger {
+  return { symbol, forming: {} };
+}
+
+/**
+ * The bar of each interval opened by a trade at `timestampMs` in session `times`, or moved on by it;
+ * completed bars go to `completed`. Returns the earliest end of the ten forming bars.
+ */
+function rollBars(
+  bars: (FormingBar | undefined)[],
+  times: SessionTimes,
+  timestampMs: number,
+  price: number,
+  size: number,
+  completed: CompletedBar[],
+): number {
+  let earliestEnd = Number.POSITIVE_INFINITY;
+  for (let index = 0; index < INTERVAL_COUNT; index++) {
+    let bar = bars[index];
+    if (bar !== undefined && timestampMs < bar.endMs) {
+      if (price > bar.high) bar.high = price;
+      if (price < bar.low) bar.low = price;
+      bar.close = price;
+      bar.volume += size;
+    } else {
+      const interval = INTERVALS[index] as Interval;
+      if (bar !== undefined) completed.push({ interval, bar: barOf(bar) });
+      if (index < INTRADAY_COUNT) {
+        const stepMs = STEP_MS[index] as number;
+        const startMs = intradayStartMs(times, stepMs, timestampMs);
+        const endMs = Math.min(startMs + stepMs, times.closeMs);
+        bar = formingBar(startMs / MS_PER_SECOND, price, price, price, price, size, startMs, endMs);
+      } else {
+        const period = calendarPeriodOfDay(interval as SessionInterval, times.day);
+        if (period === undefined) throw new Error(`No ${interval} period holds ${times.session.date}`);
+        bar = formingBar(period.time, price, price, price, price, size, period.startMs, period.endMs);
+      }
+      bars[index] = bar;
+    }
+    if (bar.endMs < earliestEnd) earliestEnd = bar.endMs;
+  }
+  return earliestEnd;
+}
+
+/**
+ * Folds a symbol's trades, in time order, into its ledger (undefined: a symbol seen for the first time).
+ * Pure: returns a new ledger and the bars that completed. A RangeError if the ledger is another symbol's.
+ */
+export function foldTrades(ledger: SymbolLedger | undefined, symbol: string, trades: readonly Trade[]): FoldResult {
+  if (ledger !== undefined && ledger.symbol !== symbol) {
+    throw new RangeError(`Ledger of ${ledger.symbol} folded with trades of ${symbol}`);
+  }
+  const bars: (FormingBar | undefined)[] = new Array(INTERVAL_COUNT);
+  let earliestEnd = Number.POSITIVE_INFINITY;
+  for (let index = 0; index < INTERVAL_COUNT; index++) {
+    const bar = ledger?.forming[INTERVALS[index] as Interval];
+    const copy = bar === undefined ? undefined : copyOf(bar);
+    bars[index] = copy;
+    // A missing bar sends the first trade down the slow path, which opens it.
+    earliestEnd = copy === undefined ? Number.NEGATIVE_INFINITY : Math.min(earliestEnd, copy.endMs);
+  }
+
+  let markTimestamp = ledger?.lastTrade?.timestamp ?? Number.NEGATIVE_INFINITY;
+  let markTradeId = ledger?.lastTrade?.tradeId ?? '';
+  let lastPrice = 0;
+  let lastSize = 0;
+  const completed: CompletedBar[] = [];
+  let applied = 0;
+  let duplicates = 0;
+  let outsideSession = 0;
+  let invalid = 0;
+  const rangeStartMs = PERIOD_RANGE_MS.startMs;
+  const rangeEndMs = PERIOD_RANGE_MS.endMs;
+
+  for (const trade of trades) {
+    const timestamp = trade.timestamp;
+    const price = trade.price;
+    const size = trade.size;
+    const tradeId = trade.tradeId;
+    if (
+      typeof price !== 'number' ||
+      typeof size !== 'number' ||
+      typeof timestamp !== 'number' ||
+      !(price > 0 && price < Number.POSITIVE_INFINITY) ||
+      !(size >= 0 && size < Number.POSITIVE_INFINITY) ||
+      !(timestamp >= rangeStartMs && timestamp < rangeEndMs) ||
+      typeof tradeId !== 'string' ||
+      trade.symbol !== symbol
+    ) {
+      invalid++;
+      continue;
+    }
+    if (timestamp < markTimestamp || (timestamp === markTimestamp && tradeId <= markTradeId)) {
+      duplicates++;
+      continue;
+    }
+    if (timestamp < earliestEnd) {
+      // Inside every forming bar (each holds the watermark, and the 1m period nests in all the others).
+      for (let index = 0; index < INTERVAL_COUNT; index++) {
+        const bar = bars[index] as FormingBar;
+        if (price > bar.high) bar.high = price;
+        if (price < bar.low) bar.low = price;
+        bar.close = price;
+        bar.volume += size;
+      }
+    } else {
+      const times = sessionTimesAt(timestamp);
+      if (times === undefined) {
+        outsideSession++;
+        continue;
+      }
+      earliestEnd = rollBars(bars, times, timestamp, price, size, completed);
+    }
+    markTimestamp = timestamp;
+    markTradeId = tradeId;
+    lastPrice = price;
+    lastSize = size;
+    applied++;
+  }
+
+  const forming: Partial<Record<Interval, FormingBar>> = {};
+  for (let index = 0; index < INTERVAL_COUNT; index++) {
+    const bar = bars[index];
+    if (bar !== undefined) forming[INTERVALS[index] as Interval] = bar;
+  }
+  const next: SymbolLedger = { symbol, forming };
+  if (applied > 0) {
+    next.lastTrade = { timestamp: markTimestamp, tradeId: markTradeId };
+    next.price = { price: lastPrice, volume: lastSize, timestamp: markTimestamp, tradeId: markTradeId };
+  } else {
+    if (ledger?.lastTrade !== undefined) next.lastTrade = { ...ledger.lastTrade };
+    if (ledger?.price !== undefined) next.price = { ...ledger.price };
+  }
+  return { ledger: next, completed, applied, duplicates, outsideSession, invalid };
+}
