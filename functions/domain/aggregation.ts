@@ -16,7 +16,13 @@
  * forming bars), and asks the calendar only when a period rolls.
  */
 import { INTERVALS, INTRADAY_STEP_MS, type Interval, type SessionInterval } from './intervals.ts';
-import { calendarPeriodOfDay, intradayStartMs, PERIOD_RANGE_MS, type SessionTimes, sessionTimesAt } from './periods.ts';
+import {
+  calendarPeriodOfDay,
+  intradayStartMs,
+  PERIOD_RANGE_MS,
+  type SessionTimes,
+  sessionTimesAt,
+} from './periods.ts';
 
 export interface Trade {
   readonly symbol: string;
@@ -115,7 +121,14 @@ function copyOf(bar: FormingBar): FormingBar {
 
 /** A bar without its period bounds (what the API returns). */
 export function barOf(bar: Bar): Bar {
-  return { time: bar.time, open: bar.open, high: bar.high, low: bar.low, close: bar.close, volume: bar.volume };
+  return {
+    time: bar.time,
+    open: bar.open,
+    high: bar.high,
+    low: bar.low,
+    close: bar.close,
+    volume: bar.volume,
+  };
 }
 
 /**
@@ -181,7 +194,11 @@ function rollBars(
  * Folds a symbol's trades, in time order, into its ledger (undefined: a symbol seen for the first time).
  * Pure: returns a new ledger and the bars that completed. A RangeError if the ledger is another symbol's.
  */
-export function foldTrades(ledger: SymbolLedger | undefined, symbol: string, trades: readonly Trade[]): FoldResult {
+export function foldTrades(
+  ledger: SymbolLedger | undefined,
+  symbol: string,
+  trades: readonly Trade[],
+): FoldResult {
   if (ledger !== undefined && ledger.symbol !== symbol) {
     throw new RangeError(`Ledger of ${ledger.symbol} folded with trades of ${symbol}`);
   }

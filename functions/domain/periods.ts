@@ -21,8 +21,8 @@ import { CALENDAR_RANGE, type Session, sessionOn } from './calendar.ts';
 import {
   INTERVALS,
   INTRADAY_STEP_MS,
-  type IntradayInterval,
   type Interval,
+  type IntradayInterval,
   isIntraday,
   type SessionInterval,
 } from './intervals.ts';
@@ -100,7 +100,12 @@ function timesOfDay(epochDay: number): SessionTimes | null {
   const times =
     session === undefined
       ? null
-      : Object.freeze({ day: epochDay, openMs: session.open.getTime(), closeMs: session.close.getTime(), session });
+      : Object.freeze({
+          day: epochDay,
+          openMs: session.open.getTime(),
+          closeMs: session.close.getTime(),
+          session,
+        });
   timesByDay[epochDay - FIRST_DAY] = times;
   return times;
 }
@@ -140,7 +145,11 @@ function firstIntradayPeriod(interval: IntradayInterval, times: SessionTimes): P
 }
 
 function lastIntradayPeriod(interval: IntradayInterval, times: SessionTimes): Period {
-  return intradayPeriod(interval, times, intradayStartMs(times, INTRADAY_STEP_MS[interval], times.closeMs - 1));
+  return intradayPeriod(
+    interval,
+    times,
+    intradayStartMs(times, INTRADAY_STEP_MS[interval], times.closeMs - 1),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -232,7 +241,8 @@ export function periodInSession(interval: Interval, times: SessionTimes, instant
     return intradayPeriod(interval, times, intradayStartMs(times, INTRADAY_STEP_MS[interval], instantMs));
   }
   const period = calendarPeriodOfDay(interval, times.day);
-  if (period === undefined) throw new Error(`No ${interval} period holds the session of ${times.session.date}`);
+  if (period === undefined)
+    throw new Error(`No ${interval} period holds the session of ${times.session.date}`);
   return period;
 }
 

@@ -7,17 +7,20 @@ import { pathToFileURL } from 'node:url';
 import { DynamoAccountStore } from '#adapters/dynamo/account-store';
 import { DynamoApiKeyStore } from '#adapters/dynamo/api-key-store';
 import { DynamoInstrumentCatalog } from '#adapters/dynamo/instrument-catalog';
-import { AUTHORIZER, REST_BASE_PATH } from '#contracts/routes';
+import { AUTHORIZER, INGEST, REST_BASE_PATH } from '#contracts/routes';
 import { TABLE_IDS, TABLES } from '#contracts/tables';
 import { REST_THROTTLE } from '#contracts/throttling';
 import type { KeyAdministrationPorts } from '#domain/key-administration';
 import { LOCAL_STACK_STATE_FILE, PROJECT_ROOT } from '../lib/project.ts';
 import { seedUniverse } from '../lib/universe.ts';
+import { CONTROL_PREFIX, handleControl } from './control-plane.ts';
 import { ensureDemoKey } from './demo-key.ts';
 import { LOCAL_AWS, localDocumentClient, localDynamoClient, startLocalDynamo } from './dynamo.ts';
 import { type AuthorizerHandler, LocalRestGateway, loadRestRoutes } from './rest-gateway.ts';
 import { ensureTables, localTableName } from './tables.ts';
+import { lambdaContext } from './lambda-context.ts';
 import { TokenBuckets } from './token-bucket.ts';
+import { LocalTradeStream, type StreamConsumer } from './trade-stream.ts';
 
 export interface LocalStackOptions {
   /** The gateway's port; 0 picks a free one. */
@@ -44,6 +47,8 @@ export interface LocalStack {
   readonly seeded: boolean;
   readonly seededInstruments: number;
   readonly keyAdministration: KeyAdministrationPorts;
+  /** The local trades stream feeding the ingest handler. */
+  readonly trades: LocalTradeStream;
   stop(): Promise<void>;
 }
 
@@ -110,8 +115,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     (await importEntry(AUTHORIZER.handler)).handler as AuthorizerHandler,
     new TokenBuckets(options.throttle ?? REST_THROTTLE),
   );
+  const ingest = (await importEntry(INGEST.handler)).handler as StreamConsumer;
+  const trades = new LocalTradeStream((event) => ingest(event, lambdaContext('ingest')));
   const server = createServer((request, response) => {
-    gateway.handle(request).then(
+    const handled = request.url?.startsWith(CONTROL_PREFIX) ? handleControl(request, trades) : gateway.handle(request);
+    handled.then(
       (answer) => response.writeHead(answer.statusCode, answer.headers).end(answer.body),
       () => response.writeHead(500).end(),
     );
@@ -135,7 +143,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     seeded,
     seededInstruments,
     keyAdministration,
+    trades,
     stop: async () => {
+      await trades.stop();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await dynamo.stop();

@@ -1,0 +1,230 @@
+/**
+ * Benchmark of the candle aggregation core (functions/domain/aggregation.ts): trades per second through
+ * `foldTrades` (latest price + the ten intervals), against a loop that only reads each trade's fields, on
+ * one core, after a warm-up, median of several runs.
+ *
+ * The streams are synthetic but shaped like the ingest path's: 500 symbols, trades in time order through
+ * five sessions (Wednesday 2024-05-29 to Tuesday 2024-06-04: a weekend, a week and a month roll), folded
+ * in per-symbol batches of a few hundred trades with the ledger carried between batches, a few pre-market
+ * and after-hours prints, and some batches delivered twice (at-least-once redelivery).
+ *
+ * `npm run bench -- aggregation`, or on its own: `npx tsx scripts/bench/aggregation.ts`.
+ */
+import { pathToFileURL } from 'node:url';
+import { foldTrades, type SymbolLedger, type Trade } from '#domain/aggregation';
+import { sessionOn } from '#domain/calendar';
+import type { BenchResult } from './types.ts';
+
+const SESSION_DATES = ['2024-05-29', '2024-05-30', '2024-05-31', '2024-06-03', '2024-06-04'];
+const SYMBOLS = 500;
+const BATCH_SIZE = 250;
+/** Every REDELIVERY_EVERY-th batch is delivered a second time right after the first. */
+const REDELIVERY_EVERY = 50;
+const OUTSIDE_SESSION_SHARE = 0.01;
+const WARM_UP_RUNS = 2;
+const TIMED_RUNS = 7;
+
+interface Batch {
+  readonly symbolIndex: number;
+  readonly symbol: string;
+  readonly trades: readonly Trade[];
+}
+
+interface Stream {
+  readonly batches: readonly Batch[];
+  readonly trades: number;
+  readonly symbols: number;
+}
+
+/** A small deterministic generator (mulberry32), so every run folds the same stream. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+function sessionBounds(): { openMs: number; closeMs: number }[] {
+  return SESSION_DATES.map((date) => {
+    const session = sessionOn(date);
+    if (session === undefined) throw new Error(`no session on ${date}`);
+    return { openMs: session.open.getTime(), closeMs: session.close.getTime() };
+  });
+}
+
+/** One symbol's trades through the sessions: `perSession` trades a session, sorted, a random-walk price. */
+function symbolTrades(symbol: string, perSession: number, next: () => number): Trade[] {
+  const trades: Trade[] = [];
+  let price = 20 + next() * 480;
+  let sequence = 0;
+  for (const { openMs, closeMs } of sessionBounds()) {
+    const stamps: number[] = [];
+    for (let i = 0; i < perSession; i++) {
+      const outside = next() < OUTSIDE_SESSION_SHARE;
+      stamps.push(
+        outside
+          ? openMs - 3_600_000 + Math.floor(next() * 3_600_000) // pre-market
+          : openMs + Math.floor(next() * (closeMs - openMs)),
+      );
+    }
+    stamps.sort((a, b) => a - b);
+    for (const timestamp of stamps) {
+      price = Math.max(0.01, Math.round(price * (1 + (next() - 0.5) * 0.002) * 100) / 100);
+      const size = 1 + Math.floor(next() * next() * 500);
+      trades.push({ symbol, price, size, timestamp, tradeId: (sequence++).toString(36).padStart(8, '0') });
+    }
+  }
+  return trades;
+}
+
+/**
+ * The batches, round robin over the symbols in time order (each symbol's i-th batch before its i+1-th),
+ * like shards handing each symbol's next few hundred trades to the ingest function.
+ */
+function streamOf(tradesPerSession: (symbolIndex: number) => number, seed: number): Stream {
+  const next = random(seed);
+  const perSymbol: Trade[][] = [];
+  for (let s = 0; s < SYMBOLS; s++) {
+    perSymbol.push(symbolTrades(`SYM${s.toString().padStart(3, '0')}`, tradesPerSession(s), next));
+  }
+  const batches: Batch[] = [];
+  let trades = 0;
+  let batchCount = 0;
+  for (let offset = 0; ; offset += BATCH_SIZE) {
+    let any = false;
+    for (let s = 0; s < SYMBOLS; s++) {
+      const all = perSymbol[s] ?? [];
+      if (offset >= all.length) continue;
+      any = true;
+      const batch = {
+        symbolIndex: s,
+        symbol: all[0]?.symbol ?? '',
+        trades: all.slice(offset, offset + BATCH_SIZE),
+      };
+      batches.push(batch);
+      trades += batch.trades.length;
+      if (++batchCount % REDELIVERY_EVERY === 0) {
+        batches.push(batch);
+        trades += batch.trades.length;
+      }
+    }
+    if (!any) break;
+  }
+  return { batches, trades, symbols: SYMBOLS };
+}
+
+interface FoldTotals {
+  applied: number;
+  duplicates: number;
+  outsideSession: number;
+  invalid: number;
+  completed: number;
+}
+
+function foldAll(stream: Stream): FoldTotals {
+  const ledgers: (SymbolLedger | undefined)[] = new Array(stream.symbols).fill(undefined);
+  const totals: FoldTotals = { applied: 0, duplicates: 0, outsideSession: 0, invalid: 0, completed: 0 };
+  for (const batch of stream.batches) {
+    const result = foldTrades(ledgers[batch.symbolIndex], batch.symbol, batch.trades);
+    ledgers[batch.symbolIndex] = result.ledger;
+    totals.applied += result.applied;
+    totals.duplicates += result.duplicates;
+    totals.outsideSession += result.outsideSession;
+    totals.invalid += result.invalid;
+    totals.completed += result.completed.length;
+  }
+  return totals;
+}
+
+let sink = 0;
+
+/** The floor: read each trade's price and size, nothing else. */
+function readAll(stream: Stream): number {
+  let sum = 0;
+  for (const batch of stream.batches) {
+    for (const trade of batch.trades) sum += trade.price * trade.size;
+  }
+  return sum;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] ?? Number.NaN)
+    : ((sorted[middle - 1] ?? Number.NaN) + (sorted[middle] ?? Number.NaN)) / 2;
+}
+
+function timeRuns(run: () => void): number {
+  for (let i = 0; i < WARM_UP_RUNS; i++) run();
+  const seconds: number[] = [];
+  for (let i = 0; i < TIMED_RUNS; i++) {
+    const start = process.hrtime.bigint();
+    run();
+    seconds.push(Number(process.hrtime.bigint() - start) / 1e9);
+  }
+  return median(seconds);
+}
+
+function measure(name: string, stream: Stream): BenchResult {
+  let totals: FoldTotals | undefined;
+  const foldSeconds = timeRuns(() => {
+    totals = foldAll(stream);
+  });
+  const readSeconds = timeRuns(() => {
+    sink += readAll(stream);
+  });
+  const foldRate = stream.trades / foldSeconds;
+  const readRate = stream.trades / readSeconds;
+  return {
+    name,
+    figures: {
+      symbols: stream.symbols,
+      sessions: SESSION_DATES.length,
+      batches: stream.batches.length,
+      'trades per batch (mean)': Math.round(stream.trades / stream.batches.length),
+      'trades folded per run': stream.trades,
+      applied: totals?.applied ?? 0,
+      'duplicates (redelivered batches)': totals?.duplicates ?? 0,
+      'outside session': totals?.outsideSession ?? 0,
+      'completed bars': totals?.completed ?? 0,
+      'foldTrades trades/s (median)': Math.round(foldRate),
+      'foldTrades ns/trade': Number(((foldSeconds / stream.trades) * 1e9).toFixed(1)),
+      'read-only loop trades/s (median)': Math.round(readRate),
+      'read-only / foldTrades': Number((readRate / foldRate).toFixed(1)),
+      runs: `${TIMED_RUNS} timed after ${WARM_UP_RUNS} warm-up`,
+    },
+  };
+}
+
+export async function benchAggregation(): Promise<BenchResult[]> {
+  const results: BenchResult[] = [];
+  // Liquid to thin, ~1M trades: symbol s trades about 7,000 / (s + 1)^0.6 times a session.
+  results.push(
+    measure(
+      'foldTrades, realistic mix (500 symbols, liquid to thin)',
+      streamOf((s) => Math.max(20, Math.round(7_000 / (s + 1) ** 0.6)), 1),
+    ),
+  );
+  // One trade a minute per symbol: nearly every trade rolls the 1m bar (the slow path).
+  results.push(
+    measure(
+      'foldTrades, roll-heavy (a trade a minute per symbol)',
+      streamOf(() => 390, 2),
+    ),
+  );
+  if (sink === 42) process.stdout.write('');
+  return results;
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  for (const result of await benchAggregation()) {
+    process.stdout.write(`\n${result.name}\n`);
+    for (const [figure, value] of Object.entries(result.figures))
+      process.stdout.write(`  ${figure}: ${value}\n`);
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * `npm run deploy:local`: deploys the MarketDataAlerts stack, unchanged, to a running LocalStack.
+ *
+ *   LOCALSTACK_ENDPOINT     LocalStack's edge endpoint (default http://localhost:4566)
+ *   LOCALSTACK_S3_ENDPOINT  S3 endpoint for asset uploads (default: s3.localhost.localstack.cloud on the
+ *                           same protocol and port; a public DNS name for 127.0.0.1 whose subdomains also
+ *                           resolve, which the CDK's virtual-hosted-style bucket addresses need)
+ *   LOCALSTACK_REGION       region to deploy to (default us-east-1)
+ *   Extra arguments go to `cdk deploy`, e.g. `npm run deploy:local -- --hotswap`.
+ *
+ * This does what LocalStack's `cdklocal` wrapper does for aws-cdk >= 2.177 (localstack/aws-cdk-local,
+ * src/index.js), without adding it as a dependency: the CDK CLI's AWS SDK v3 honours AWS_ENDPOINT_URL and
+ * AWS_ENDPOINT_URL_S3, so the stock CLI deploys to LocalStack once they are set. Every other AWS_* variable
+ * is dropped and dummy credentials are set, so a profile or real keys in the shell can never send this
+ * deployment to a real account. It bootstraps first (idempotent), then deploys without approval prompts.
+ */
+import { spawnSync } from 'node:child_process';
+import { SERVICE_STACK_NAME } from '#lib/stack-outputs';
+
+const endpoint = new URL(process.env.LOCALSTACK_ENDPOINT ?? 'http://localhost:4566');
+const port = endpoint.port ? `:${endpoint.port}` : '';
+const s3Endpoint =
+  process.env.LOCALSTACK_S3_ENDPOINT ?? `${endpoint.protocol}//s3.localhost.localstack.cloud${port}`;
+const region = process.env.LOCALSTACK_REGION ?? 'us-east-1';
+
+const inheritedWithoutAws = Object.fromEntries(
+  Object.entries(process.env).filter(([name]) => !name.startsWith('AWS_')),
+);
+const env: NodeJS.ProcessEnv = {
+  ...inheritedWithoutAws,
+  AWS_ENDPOINT_URL: endpoint.origin,
+  AWS_ENDPOINT_URL_S3: s3Endpoint,
+  AWS_ACCESS_KEY_ID: 'test',
+  AWS_SECRET_ACCESS_KEY: 'test',
+  AWS_REGION: region,
+  AWS_DEFAULT_REGION: region,
+};
+
+function cdk(args: readonly string[]): void {
+  console.log(`> cdk ${args.join(' ')}   (LocalStack at ${endpoint.origin})`);
+  const result = spawnSync('npx', ['cdk', ...args], { stdio: 'inherit', env });
+  if (result.status !== 0) {
+    process.exit(result.status ?? 1);
+  }
+}
+
+cdk(['bootstrap']);
+cdk(['deploy', SERVICE_STACK_NAME, '--require-approval', 'never', ...process.argv.slice(2)]);

@@ -1,0 +1,59 @@
+import type { IncomingMessage } from 'node:http';
+import { z } from 'zod';
+import type { HttpAnswer } from './rest-gateway.ts';
+import type { LocalTradeStream } from './trade-stream.ts';
+
+/**
+ * Local-only endpoints beside the API, under `/_local/` (never on AWS): how `npm run replay` and tests put
+ * records on the local trades stream, like Kinesis PutRecords. The answer comes once the records are
+ * ingested, which gives a replay natural back-pressure.
+ */
+export const CONTROL_PREFIX = '/_local/';
+const MAX_BODY_BYTES = 16 * 1024 * 1024;
+const MAX_RECORDS = 50_000;
+
+const putRecordsSchema = z.object({
+  records: z
+    .array(z.object({ partitionKey: z.string().min(1).max(256), data: z.string().max(1024 * 1024) }))
+    .max(MAX_RECORDS),
+});
+
+function answer(statusCode: number, body: unknown): HttpAnswer {
+  return { statusCode, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) };
+}
+
+async function readBody(request: IncomingMessage): Promise<string | undefined> {
+  let size = 0;
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export async function handleControl(request: IncomingMessage, stream: LocalTradeStream): Promise<HttpAnswer> {
+  const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+  if (path === `${CONTROL_PREFIX}records` && request.method === 'POST') {
+    const body = await readBody(request);
+    if (body === undefined) return answer(413, { error: { code: 'too_large', message: 'body over 16 MiB' } });
+    let json: unknown;
+    try {
+      json = JSON.parse(body);
+    } catch {
+      return answer(400, { error: { code: 'invalid_body', message: 'the body is not JSON' } });
+    }
+    const parsed = putRecordsSchema.safeParse(json);
+    if (!parsed.success) {
+      return answer(400, { error: { code: 'invalid_body', message: z.prettifyError(parsed.error) } });
+    }
+    stream.put(parsed.data.records);
+    await stream.flush();
+    return answer(200, { accepted: parsed.data.records.length, deadLetters: stream.deadLetters.length });
+  }
+  if (path === `${CONTROL_PREFIX}stream` && request.method === 'GET') {
+    return answer(200, { deadLetters: stream.deadLetters });
+  }
+  return answer(404, { error: { code: 'not_found', message: 'not found' } });
+}
