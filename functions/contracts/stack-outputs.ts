@@ -7,6 +7,7 @@ export const STACK_OUTPUTS = {
   restApiUrl: 'RestApiUrl',
   restApiId: 'RestApiId',
   usagePlanId: 'UsagePlanId',
+  tradeStreamName: 'TradeStreamName',
 } as const;
 
 export function tableOutputName(id: TableId): string {

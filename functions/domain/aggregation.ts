@@ -119,6 +119,55 @@ function copyOf(bar: FormingBar): FormingBar {
   return formingBar(bar.time, bar.open, bar.high, bar.low, bar.close, bar.volume, bar.startMs, bar.endMs);
 }
 
+function copyOrNone(bar: FormingBar | undefined): FormingBar | undefined {
+  return bar === undefined ? undefined : copyOf(bar);
+}
+
+/**
+ * Copies of the forming bars, in INTERVALS order. Literal keys, not `forming[INTERVALS[i]]`: ten keys through
+ * one keyed access site go megamorphic, and this runs once per call.
+ */
+function copiedBars(forming: Partial<Record<Interval, FormingBar>> | undefined): (FormingBar | undefined)[] {
+  if (forming === undefined) return new Array(INTERVAL_COUNT).fill(undefined);
+  return [
+    copyOrNone(forming['1m']),
+    copyOrNone(forming['15m']),
+    copyOrNone(forming['30m']),
+    copyOrNone(forming['60m']),
+    copyOrNone(forming['4h']),
+    copyOrNone(forming['1d']),
+    copyOrNone(forming['1w']),
+    copyOrNone(forming['1mo']),
+    copyOrNone(forming['1q']),
+    copyOrNone(forming['1y']),
+  ];
+}
+
+/** The forming bars as a record of the intervals that have one (all ten, once a symbol has traded). */
+function formingRecord(bars: readonly (FormingBar | undefined)[]): Partial<Record<Interval, FormingBar>> {
+  const [m1, m15, m30, m60, h4, d1, w1, mo1, q1, y1] = bars;
+  if (
+    m1 !== undefined &&
+    m15 !== undefined &&
+    m30 !== undefined &&
+    m60 !== undefined &&
+    h4 !== undefined &&
+    d1 !== undefined &&
+    w1 !== undefined &&
+    mo1 !== undefined &&
+    q1 !== undefined &&
+    y1 !== undefined
+  ) {
+    return { '1m': m1, '15m': m15, '30m': m30, '60m': m60, '4h': h4, '1d': d1, '1w': w1, '1mo': mo1, '1q': q1, '1y': y1 };
+  }
+  const forming: Partial<Record<Interval, FormingBar>> = {};
+  for (let index = 0; index < INTERVAL_COUNT; index++) {
+    const bar = bars[index];
+    if (bar !== undefined) forming[INTERVALS[index] as Interval] = bar;
+  }
+  return forming;
+}
+
 /** A bar without its period bounds (what the API returns). */
 export function barOf(bar: Bar): Bar {
   return {
@@ -202,14 +251,11 @@ export function foldTrades(
   if (ledger !== undefined && ledger.symbol !== symbol) {
     throw new RangeError(`Ledger of ${ledger.symbol} folded with trades of ${symbol}`);
   }
-  const bars: (FormingBar | undefined)[] = new Array(INTERVAL_COUNT);
+  const bars = copiedBars(ledger?.forming);
   let earliestEnd = Number.POSITIVE_INFINITY;
-  for (let index = 0; index < INTERVAL_COUNT; index++) {
-    const bar = ledger?.forming[INTERVALS[index] as Interval];
-    const copy = bar === undefined ? undefined : copyOf(bar);
-    bars[index] = copy;
+  for (const bar of bars) {
     // A missing bar sends the first trade down the slow path, which opens it.
-    earliestEnd = copy === undefined ? Number.NEGATIVE_INFINITY : Math.min(earliestEnd, copy.endMs);
+    earliestEnd = bar === undefined ? Number.NEGATIVE_INFINITY : Math.min(earliestEnd, bar.endMs);
   }
 
   let markTimestamp = ledger?.lastTrade?.timestamp ?? Number.NEGATIVE_INFINITY;
@@ -270,11 +316,7 @@ export function foldTrades(
     applied++;
   }
 
-  const forming: Partial<Record<Interval, FormingBar>> = {};
-  for (let index = 0; index < INTERVAL_COUNT; index++) {
-    const bar = bars[index];
-    if (bar !== undefined) forming[INTERVALS[index] as Interval] = bar;
-  }
+  const forming = formingRecord(bars);
   const next: SymbolLedger = { symbol, forming };
   if (applied > 0) {
     next.lastTrade = { timestamp: markTimestamp, tradeId: markTradeId };

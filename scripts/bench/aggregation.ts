@@ -15,8 +15,6 @@ import { foldTrades, type SymbolLedger, type Trade } from '#domain/aggregation';
 import { sessionOn } from '#domain/calendar';
 import type { BenchResult } from './types.ts';
 
-const SESSION_DATES = ['2024-05-29', '2024-05-30', '2024-05-31', '2024-06-03', '2024-06-04'];
-const SYMBOLS = 500;
 const BATCH_SIZE = 250;
 /** Every REDELIVERY_EVERY-th batch is delivered a second time right after the first. */
 const REDELIVERY_EVERY = 50;
@@ -34,6 +32,7 @@ interface Stream {
   readonly batches: readonly Batch[];
   readonly trades: number;
   readonly symbols: number;
+  readonly sessions: number;
 }
 
 /** A small deterministic generator (mulberry32), so every run folds the same stream. */
@@ -48,8 +47,8 @@ function random(seed: number): () => number {
   };
 }
 
-function sessionBounds(): { openMs: number; closeMs: number }[] {
-  return SESSION_DATES.map((date) => {
+function sessionBounds(dates: readonly string[]): { openMs: number; closeMs: number }[] {
+  return dates.map((date) => {
     const session = sessionOn(date);
     if (session === undefined) throw new Error(`no session on ${date}`);
     return { openMs: session.open.getTime(), closeMs: session.close.getTime() };
@@ -57,11 +56,16 @@ function sessionBounds(): { openMs: number; closeMs: number }[] {
 }
 
 /** One symbol's trades through the sessions: `perSession` trades a session, sorted, a random-walk price. */
-function symbolTrades(symbol: string, perSession: number, next: () => number): Trade[] {
+function symbolTrades(
+  symbol: string,
+  dates: readonly string[],
+  perSession: number,
+  next: () => number,
+): Trade[] {
   const trades: Trade[] = [];
   let price = 20 + next() * 480;
   let sequence = 0;
-  for (const { openMs, closeMs } of sessionBounds()) {
+  for (const { openMs, closeMs } of sessionBounds(dates)) {
     const stamps: number[] = [];
     for (let i = 0; i < perSession; i++) {
       const outside = next() < OUTSIDE_SESSION_SHARE;
@@ -81,22 +85,32 @@ function symbolTrades(symbol: string, perSession: number, next: () => number): T
   return trades;
 }
 
+interface Scenario {
+  readonly name: string;
+  readonly symbols: number;
+  readonly dates: readonly string[];
+  /** Trades a session of the i-th symbol. */
+  readonly tradesPerSession: (symbolIndex: number) => number;
+  readonly seed: number;
+}
+
 /**
  * The batches, round robin over the symbols in time order (each symbol's i-th batch before its i+1-th),
  * like shards handing each symbol's next few hundred trades to the ingest function.
  */
-function streamOf(tradesPerSession: (symbolIndex: number) => number, seed: number): Stream {
-  const next = random(seed);
+function streamOf(scenario: Scenario): Stream {
+  const next = random(scenario.seed);
   const perSymbol: Trade[][] = [];
-  for (let s = 0; s < SYMBOLS; s++) {
-    perSymbol.push(symbolTrades(`SYM${s.toString().padStart(3, '0')}`, tradesPerSession(s), next));
+  for (let s = 0; s < scenario.symbols; s++) {
+    const symbol = `SYM${s.toString().padStart(4, '0')}`;
+    perSymbol.push(symbolTrades(symbol, scenario.dates, scenario.tradesPerSession(s), next));
   }
   const batches: Batch[] = [];
   let trades = 0;
   let batchCount = 0;
   for (let offset = 0; ; offset += BATCH_SIZE) {
     let any = false;
-    for (let s = 0; s < SYMBOLS; s++) {
+    for (let s = 0; s < scenario.symbols; s++) {
       const all = perSymbol[s] ?? [];
       if (offset >= all.length) continue;
       any = true;
@@ -114,7 +128,7 @@ function streamOf(tradesPerSession: (symbolIndex: number) => number, seed: numbe
     }
     if (!any) break;
   }
-  return { batches, trades, symbols: SYMBOLS };
+  return { batches, trades, symbols: scenario.symbols, sessions: scenario.dates.length };
 }
 
 interface FoldTotals {
@@ -184,7 +198,7 @@ function measure(name: string, stream: Stream): BenchResult {
     name,
     figures: {
       symbols: stream.symbols,
-      sessions: SESSION_DATES.length,
+      sessions: stream.sessions,
       batches: stream.batches.length,
       'trades per batch (mean)': Math.round(stream.trades / stream.batches.length),
       'trades folded per run': stream.trades,
@@ -201,22 +215,38 @@ function measure(name: string, stream: Stream): BenchResult {
   };
 }
 
+const FIVE_SESSIONS = ['2024-05-29', '2024-05-30', '2024-05-31', '2024-06-03', '2024-06-04'];
+
+const SCENARIOS: readonly Scenario[] = [
+  {
+    // ~1M trades: symbol i trades about 7,000 / (i + 1)^0.6 times a session (18 a minute down to 1 in 4).
+    name: 'foldTrades, realistic mix (500 symbols, liquid to thin, 5 sessions)',
+    symbols: 500,
+    dates: FIVE_SESSIONS,
+    tradesPerSession: (s) => Math.max(20, Math.round(7_000 / (s + 1) ** 0.6)),
+    seed: 1,
+  },
+  {
+    // Nearly every trade rolls the 1m bar: the slow path.
+    name: 'foldTrades, roll-heavy (500 symbols, a trade a minute each, 5 sessions)',
+    symbols: 500,
+    dates: FIVE_SESSIONS,
+    tradesPerSession: () => 390,
+    seed: 2,
+  },
+  {
+    // ~26 trades a minute per symbol: mostly the fast path.
+    name: 'foldTrades, liquid (100 symbols, ~26 trades a minute each, 1 session)',
+    symbols: 100,
+    dates: ['2024-05-31'],
+    tradesPerSession: () => 10_000,
+    seed: 3,
+  },
+];
+
 export async function benchAggregation(): Promise<BenchResult[]> {
   const results: BenchResult[] = [];
-  // Liquid to thin, ~1M trades: symbol s trades about 7,000 / (s + 1)^0.6 times a session.
-  results.push(
-    measure(
-      'foldTrades, realistic mix (500 symbols, liquid to thin)',
-      streamOf((s) => Math.max(20, Math.round(7_000 / (s + 1) ** 0.6)), 1),
-    ),
-  );
-  // One trade a minute per symbol: nearly every trade rolls the 1m bar (the slow path).
-  results.push(
-    measure(
-      'foldTrades, roll-heavy (a trade a minute per symbol)',
-      streamOf(() => 390, 2),
-    ),
-  );
+  for (const scenario of SCENARIOS) results.push(measure(scenario.name, streamOf(scenario)));
   if (sink === 42) process.stdout.write('');
   return results;
 }

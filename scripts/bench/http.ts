@@ -18,7 +18,7 @@ export async function loadUrl(
   path: string,
   options: { connections?: number; seconds?: number; headers?: Record<string, string> } = {},
 ): Promise<HttpFigures> {
-  const callsBefore = stack.dynamoRequestCount();
+  const callsBefore = await stack.dynamoRequestCount();
   const result = await autocannon({
     url: `${stack.restUrl}${path}`,
     connections: options.connections ?? 10,
@@ -32,7 +32,7 @@ export async function loadUrl(
     'p99 ms': result.latency.p99,
     'non-2xx': result.non2xx,
     'DynamoDB calls/request': Number(
-      ((stack.dynamoRequestCount() - callsBefore) / Math.max(1, requests)).toFixed(2),
+      (((await stack.dynamoRequestCount()) - callsBefore) / Math.max(1, requests)).toFixed(2),
     ),
   };
 }

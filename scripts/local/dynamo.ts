@@ -1,7 +1,8 @@
-import type { AddressInfo } from 'node:net';
+import { fork } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import dynalite from 'dynalite';
 import { documentClientFor } from '#adapters/dynamo/document-client';
 
 /** Credentials and region for talking to the local DynamoDB; dynalite accepts any. */
@@ -10,29 +11,45 @@ export const LOCAL_AWS = { region: 'us-east-1', accessKeyId: 'local', secretAcce
 export interface LocalDynamo {
   readonly endpoint: string;
   /** DynamoDB API calls served so far (benchmarks report calls per request). */
-  requestCount(): number;
+  requestCount(): Promise<number>;
   stop(): Promise<void>;
 }
 
+const SERVER_SCRIPT = fileURLToPath(new URL('./dynalite-server.mjs', import.meta.url));
+
+type ServerMessage = { type: 'listening'; port: number } | { type: 'count'; requests: number } | { type: 'error'; message: string };
+
 /**
- * dynalite: DynamoDB's wire protocol on LevelDB (ARCHITECTURE A5). With `path` the data is kept there
- * between starts; without, it lives in memory (tests).
+ * dynalite: DynamoDB's wire protocol on LevelDB (ARCHITECTURE A5), in a child process so that it has a
+ * core of its own. With `path` the data is kept there between starts; without, it lives in memory.
  */
 export async function startLocalDynamo(options: { port: number; path?: string }): Promise<LocalDynamo> {
-  const server = dynalite({ path: options.path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  let requests = 0;
-  server.on('request', () => {
-    requests++;
+  const child = fork(SERVER_SCRIPT, [String(options.port), options.path ?? ''], { stdio: 'inherit' });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the local DynamoDB exited (${code}) before listening`)));
+    child.on('message', (message: ServerMessage) => {
+      if (message.type === 'listening') resolve(message.port);
+      if (message.type === 'error') reject(new Error(message.message));
+    });
   });
   return {
     endpoint: `http://127.0.0.1:${port}`,
-    requestCount: () => requests,
-    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    requestCount: () =>
+      new Promise((resolve) => {
+        const listener = (message: ServerMessage) => {
+          if (message.type !== 'count') return;
+          child.off('message', listener);
+          resolve(message.requests);
+        };
+        child.on('message', listener);
+        child.send({ type: 'count' });
+      }),
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = once(child, 'exit');
+      child.send({ type: 'stop' });
+      await exited;
+    },
   };
 }
 

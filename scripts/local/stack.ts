@@ -41,7 +41,7 @@ export interface LocalStack {
   readonly restUrl: string;
   readonly dynamoEndpoint: string;
   /** DynamoDB API calls served so far. */
-  dynamoRequestCount(): number;
+  dynamoRequestCount(): Promise<number>;
   readonly demoKey: string;
   /** Whether this start loaded the universe (the first start on its data), and how many instruments. */
   readonly seeded: boolean;

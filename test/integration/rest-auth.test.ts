@@ -17,8 +17,9 @@ afterAll(async () => {
 const keyWith = async (accountId: string, scopes: (typeof SCOPES)[number][]) =>
   (await createKey({ accountId, label: 'test', scopes }, local.stack.keyAdministration)).rawKey;
 
-/** A concrete path for a route, filling `{symbol}` with a tracked ticker. */
-const pathOf = (route: RestRoute) => route.path.replace('{symbol}', 'AAPL');
+/** A request that each route answers with 200 for a key with its scope; a new route must add one. */
+const SAMPLE_QUERIES: Record<string, string> = { getLatestPrices: '?symbols=AAPL' };
+const pathOf = (route: RestRoute) => `${route.path.replace('{symbol}', 'AAPL')}${SAMPLE_QUERIES[route.id] ?? ''}`;
 
 describe('REST authentication over HTTP', () => {
   it.each([

@@ -1,0 +1,24 @@
+import type { Trade } from '#domain/aggregation';
+import { encodeTradeRecord } from '#domain/trade-records';
+import type { TradeSink } from '#ports/trade-sink';
+
+const RECORDS_PER_REQUEST = 5_000;
+
+/** Puts trades on a running local stack's trades stream (`POST /_local/records`), waiting for ingestion. */
+export class LocalTradeSink implements TradeSink {
+  constructor(private readonly origin: string) {}
+
+  async put(trades: readonly Trade[]): Promise<void> {
+    for (let start = 0; start < trades.length; start += RECORDS_PER_REQUEST) {
+      const records = trades
+        .slice(start, start + RECORDS_PER_REQUEST)
+        .map((trade) => ({ partitionKey: trade.symbol, data: encodeTradeRecord(trade) }));
+      const response = await fetch(`${this.origin}/_local/records`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ records }),
+      });
+      if (!response.ok) throw new Error(`the local stack refused the records: ${response.status} ${await response.text()}`);
+    }
+  }
+}

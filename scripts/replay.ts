@@ -1,0 +1,93 @@
+/**
+ * `npm run replay -- --file F [--speed N|max]`: replays a CSV of trades or of 1-minute bars through the
+ * ingest path (docs/replay.md), so every interval is built by the same code as live trades.
+ *
+ *   --file F        `time,symbol,price,size` or `time,symbol,open,high,low,close,volume` (time ISO or Unix s)
+ *   --speed N|max   N: N times the file's own pace; max (default): as fast as ingestion takes them
+ *   --url U         a local stack's origin (default: the running one's, from .data/local-stack.json)
+ *   --stack NAME    put on the deployed stack's Kinesis trades stream instead [--region R]
+ */
+import { readFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { KinesisClient } from '@aws-sdk/client-kinesis';
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { KinesisTradeSink } from '#adapters/kinesis/trade-sink';
+import { STACK_OUTPUTS } from '#contracts/stack-outputs';
+import type { Trade } from '#domain/aggregation';
+import { parseReplayCsv, ReplayFileError } from '#domain/replay-file';
+import type { TradeSink } from '#ports/trade-sink';
+import { exitWith, UsageError } from './lib/cli.ts';
+import { LocalTradeSink } from './lib/local-trade-sink.ts';
+import { DEFAULT_DATA_DIR, LOCAL_STACK_STATE_FILE } from './lib/project.ts';
+
+/** Trades sent together while pacing: at most this much of the file's time apart. */
+const PACING_SLICE_MS = 100;
+const UNPACED_CHUNK = 5_000;
+
+async function localOrigin(url: string | undefined, dataDir: string): Promise<string> {
+  if (url) return new URL(url).origin;
+  try {
+    const state = JSON.parse(await readFile(join(dataDir, LOCAL_STACK_STATE_FILE), 'utf8')) as { restUrl: string };
+    return new URL(state.restUrl).origin;
+  } catch {
+    throw new UsageError('no running local stack found (start one with npm start, or pass --url or --stack)');
+  }
+}
+
+async function kinesisSink(stack: string, region?: string): Promise<TradeSink> {
+  const { Stacks } = await new CloudFormationClient({ region }).send(new DescribeStacksCommand({ StackName: stack }));
+  const streamName = Stacks?.[0]?.Outputs?.find((output) => output.OutputKey === STACK_OUTPUTS.tradeStreamName)?.OutputValue;
+  if (!streamName) throw new Error(`stack ${stack} has no output ${STACK_OUTPUTS.tradeStreamName}`);
+  return new KinesisTradeSink(new KinesisClient({ region }), streamName);
+}
+
+/** Sends the trades in slices of the file's time, each when its moment comes at `speed` times real time. */
+async function replay(trades: readonly Trade[], sink: TradeSink, speed: number | 'max'): Promise<void> {
+  if (speed === 'max') {
+    for (let start = 0; start < trades.length; start += UNPACED_CHUNK) await sink.put(trades.slice(start, start + UNPACED_CHUNK));
+    return;
+  }
+  const firstMs = trades[0]?.timestamp ?? 0;
+  const startedAt = Date.now();
+  let start = 0;
+  while (start < trades.length) {
+    const sliceStart = trades[start]?.timestamp ?? firstMs;
+    let end = start;
+    while (end < trades.length && (trades[end]?.timestamp ?? 0) < sliceStart + PACING_SLICE_MS) end++;
+    const due = startedAt + (sliceStart - firstMs) / speed;
+    const wait = due - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    await sink.put(trades.slice(start, end));
+    start = end;
+  }
+}
+
+try {
+  const { values } = parseArgs({
+    options: {
+      file: { type: 'string' },
+      speed: { type: 'string', default: 'max' },
+      url: { type: 'string' },
+      stack: { type: 'string' },
+      region: { type: 'string' },
+      'data-dir': { type: 'string', default: DEFAULT_DATA_DIR },
+    },
+  });
+  if (!values.file) throw new UsageError('--file is required (a CSV of trades or of 1-minute bars)');
+  const speed = values.speed === 'max' ? 'max' : Number(values.speed);
+  if (speed !== 'max' && !(speed > 0)) throw new UsageError(`--speed ${values.speed} must be a positive number or max`);
+
+  const { kind, trades } = parseReplayCsv(await readFile(values.file, 'utf8'), basename(values.file));
+  const sink = values.stack
+    ? await kinesisSink(values.stack, values.region)
+    : new LocalTradeSink(await localOrigin(values.url, values['data-dir']));
+  const started = Date.now();
+  await replay(trades, sink, speed);
+  const seconds = (Date.now() - started) / 1000;
+  process.stdout.write(
+    `Replayed ${trades.length} trades from ${kind === 'bars' ? '1-minute bars' : 'trades'} in ${values.file} in ${seconds.toFixed(1)} s\n`,
+  );
+} catch (error) {
+  exitWith('replay', error instanceof ReplayFileError ? new UsageError(error.message) : error);
+}
