@@ -2,9 +2,11 @@
  * `npm run deploy:local`: deploys the MarketDataAlerts stack, unchanged, to a running LocalStack.
  *
  *   LOCALSTACK_ENDPOINT     LocalStack's edge endpoint (default http://localhost:4566)
- *   LOCALSTACK_S3_ENDPOINT  S3 endpoint for asset uploads (default: s3.localhost.localstack.cloud on the
- *                           same protocol and port; a public DNS name for 127.0.0.1 whose subdomains also
- *                           resolve, which the CDK's virtual-hosted-style bucket addresses need)
+ *   LOCALSTACK_S3_ENDPOINT  S3 endpoint for asset uploads; required when LocalStack runs elsewhere. For a
+ *                           local LocalStack it defaults to s3.localhost.localstack.cloud on the same
+ *                           protocol and port: a public DNS name for 127.0.0.1 whose subdomains resolve too,
+ *                           which the CDK's virtual-hosted-style bucket addresses need (`bucket.localhost`
+ *                           does not resolve for the CDK, per LocalStack's cdklocal)
  *   LOCALSTACK_REGION       region to deploy to (default us-east-1)
  *   Extra arguments go to `cdk deploy`, e.g. `npm run deploy:local -- --hotswap`.
  *
@@ -15,12 +17,20 @@
  * deployment to a real account. It bootstraps first (idempotent), then deploys without approval prompts.
  */
 import { spawnSync } from 'node:child_process';
-import { SERVICE_STACK_NAME } from '#lib/stack-outputs';
+import { STACK_NAME } from '#contracts/stack-outputs';
 
 const endpoint = new URL(process.env.LOCALSTACK_ENDPOINT ?? 'http://localhost:4566');
 const port = endpoint.port ? `:${endpoint.port}` : '';
+const isLocalMachine = ['localhost', '127.0.0.1', 'localhost.localstack.cloud'].includes(endpoint.hostname);
 const s3Endpoint =
-  process.env.LOCALSTACK_S3_ENDPOINT ?? `${endpoint.protocol}//s3.localhost.localstack.cloud${port}`;
+  process.env.LOCALSTACK_S3_ENDPOINT ??
+  (isLocalMachine ? `${endpoint.protocol}//s3.localhost.localstack.cloud${port}` : undefined);
+if (s3Endpoint === undefined) {
+  console.error(
+    `LocalStack at ${endpoint.origin} is not on this machine: set LOCALSTACK_S3_ENDPOINT as well.`,
+  );
+  process.exit(2);
+}
 const region = process.env.LOCALSTACK_REGION ?? 'us-east-1';
 
 const inheritedWithoutAws = Object.fromEntries(
@@ -45,4 +55,4 @@ function cdk(args: readonly string[]): void {
 }
 
 cdk(['bootstrap']);
-cdk(['deploy', SERVICE_STACK_NAME, '--require-approval', 'never', ...process.argv.slice(2)]);
+cdk(['deploy', STACK_NAME, '--require-approval', 'never', ...process.argv.slice(2)]);

@@ -10,8 +10,8 @@
 import { readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { KinesisClient } from '@aws-sdk/client-kinesis';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { KinesisClient } from '@aws-sdk/client-kinesis';
 import { KinesisTradeSink } from '#adapters/kinesis/trade-sink';
 import { STACK_OUTPUTS } from '#contracts/stack-outputs';
 import type { Trade } from '#domain/aggregation';
@@ -28,7 +28,9 @@ const UNPACED_CHUNK = 5_000;
 async function localOrigin(url: string | undefined, dataDir: string): Promise<string> {
   if (url) return new URL(url).origin;
   try {
-    const state = JSON.parse(await readFile(join(dataDir, LOCAL_STACK_STATE_FILE), 'utf8')) as { restUrl: string };
+    const state = JSON.parse(await readFile(join(dataDir, LOCAL_STACK_STATE_FILE), 'utf8')) as {
+      restUrl: string;
+    };
     return new URL(state.restUrl).origin;
   } catch {
     throw new UsageError('no running local stack found (start one with npm start, or pass --url or --stack)');
@@ -36,8 +38,12 @@ async function localOrigin(url: string | undefined, dataDir: string): Promise<st
 }
 
 async function kinesisSink(stack: string, region?: string): Promise<TradeSink> {
-  const { Stacks } = await new CloudFormationClient({ region }).send(new DescribeStacksCommand({ StackName: stack }));
-  const streamName = Stacks?.[0]?.Outputs?.find((output) => output.OutputKey === STACK_OUTPUTS.tradeStreamName)?.OutputValue;
+  const { Stacks } = await new CloudFormationClient({ region }).send(
+    new DescribeStacksCommand({ StackName: stack }),
+  );
+  const streamName = Stacks?.[0]?.Outputs?.find(
+    (output) => output.OutputKey === STACK_OUTPUTS.tradeStreamName,
+  )?.OutputValue;
   if (!streamName) throw new Error(`stack ${stack} has no output ${STACK_OUTPUTS.tradeStreamName}`);
   return new KinesisTradeSink(new KinesisClient({ region }), streamName);
 }
@@ -45,7 +51,8 @@ async function kinesisSink(stack: string, region?: string): Promise<TradeSink> {
 /** Sends the trades in slices of the file's time, each when its moment comes at `speed` times real time. */
 async function replay(trades: readonly Trade[], sink: TradeSink, speed: number | 'max'): Promise<void> {
   if (speed === 'max') {
-    for (let start = 0; start < trades.length; start += UNPACED_CHUNK) await sink.put(trades.slice(start, start + UNPACED_CHUNK));
+    for (let start = 0; start < trades.length; start += UNPACED_CHUNK)
+      await sink.put(trades.slice(start, start + UNPACED_CHUNK));
     return;
   }
   const firstMs = trades[0]?.timestamp ?? 0;
@@ -76,7 +83,8 @@ try {
   });
   if (!values.file) throw new UsageError('--file is required (a CSV of trades or of 1-minute bars)');
   const speed = values.speed === 'max' ? 'max' : Number(values.speed);
-  if (speed !== 'max' && !(speed > 0)) throw new UsageError(`--speed ${values.speed} must be a positive number or max`);
+  if (speed !== 'max' && !(speed > 0))
+    throw new UsageError(`--speed ${values.speed} must be a positive number or max`);
 
   const { kind, trades } = parseReplayCsv(await readFile(values.file, 'utf8'), basename(values.file));
   const sink = values.stack

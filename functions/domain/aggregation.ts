@@ -145,7 +145,16 @@ function copiedBars(forming: Partial<Record<Interval, FormingBar>> | undefined):
 
 /** The forming bars as a record of the intervals that have one (all ten, once a symbol has traded). */
 function formingRecord(bars: readonly (FormingBar | undefined)[]): Partial<Record<Interval, FormingBar>> {
-  const [m1, m15, m30, m60, h4, d1, w1, mo1, q1, y1] = bars;
+  const m1 = bars[0];
+  const m15 = bars[1];
+  const m30 = bars[2];
+  const m60 = bars[3];
+  const h4 = bars[4];
+  const d1 = bars[5];
+  const w1 = bars[6];
+  const mo1 = bars[7];
+  const q1 = bars[8];
+  const y1 = bars[9];
   if (
     m1 !== undefined &&
     m15 !== undefined &&
@@ -158,7 +167,18 @@ function formingRecord(bars: readonly (FormingBar | undefined)[]): Partial<Recor
     q1 !== undefined &&
     y1 !== undefined
   ) {
-    return { '1m': m1, '15m': m15, '30m': m30, '60m': m60, '4h': h4, '1d': d1, '1w': w1, '1mo': mo1, '1q': q1, '1y': y1 };
+    return {
+      '1m': m1,
+      '15m': m15,
+      '30m': m30,
+      '60m': m60,
+      '4h': h4,
+      '1d': d1,
+      '1w': w1,
+      '1mo': mo1,
+      '1q': q1,
+      '1y': y1,
+    };
   }
   const forming: Partial<Record<Interval, FormingBar>> = {};
   for (let index = 0; index < INTERVAL_COUNT; index++) {
@@ -270,7 +290,9 @@ export function foldTrades(
   const rangeStartMs = PERIOD_RANGE_MS.startMs;
   const rangeEndMs = PERIOD_RANGE_MS.endMs;
 
-  for (const trade of trades) {
+  const count = trades.length;
+  for (let position = 0; position < count; position++) {
+    const trade = trades[position] as Trade;
     const timestamp = trade.timestamp;
     const price = trade.price;
     const size = trade.size;

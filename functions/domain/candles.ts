@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { BarStore, LedgerStore } from '#ports/market-data';
 import type { InstrumentCatalog } from '#ports/instrument-catalog';
+import type { BarStore, LedgerStore } from '#ports/market-data';
 import { type Bar, barOf } from './aggregation.ts';
 import { sessionAt } from './calendar.ts';
 import { UnknownIntervalError, UnknownSymbolError } from './errors.ts';
@@ -123,8 +123,10 @@ export async function getCandles(symbol: string, query: CandlesQuery, ports: Can
 
   const bars = stored.map(barOf);
   const latest = ledger?.ledger.forming[interval];
-  const inRange = (time: number) => (fromTime === undefined || time >= fromTime) && (toTime === undefined || time <= toTime);
-  if (latest && inRange(latest.time) && (bars.at(-1)?.time ?? -Infinity) < latest.time) bars.push(barOf(latest));
+  const inRange = (time: number) =>
+    (fromTime === undefined || time >= fromTime) && (toTime === undefined || time <= toTime);
+  if (latest && inRange(latest.time) && (bars.at(-1)?.time ?? -Infinity) < latest.time)
+    bars.push(barOf(latest));
   const kept = bars.slice(-query.limit);
   return {
     symbol,
@@ -133,4 +135,3 @@ export async function getCandles(symbol: string, query: CandlesQuery, ports: Can
     partial_bar_included: isPartial(interval, kept.at(-1), ports.now().getTime()),
   };
 }
-

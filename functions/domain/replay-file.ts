@@ -67,7 +67,11 @@ function splitVolume(volume: number): number[] {
  * replaying the same file twice applies nothing the second time.
  */
 export function parseReplayCsv(text: string, source: string): { kind: ReplayKind; trades: Trade[] } {
-  const rows: Record<string, string>[] = parse(text, { columns: (header: string[]) => header.map((name) => name.trim().toLowerCase()), skip_empty_lines: true, trim: true });
+  const rows: Record<string, string>[] = parse(text, {
+    columns: (header: string[]) => header.map((name) => name.trim().toLowerCase()),
+    skip_empty_lines: true,
+    trim: true,
+  });
   const header = Object.keys(rows[0] ?? {});
   const kind: ReplayKind | undefined = BAR_COLUMNS.every((column) => header.includes(column))
     ? 'bars'
@@ -85,7 +89,13 @@ export function parseReplayCsv(text: string, source: string): { kind: ReplayKind
     if (!parsed.success) throw new ReplayFileError(`line ${line}: ${z.prettifyError(parsed.error)}`);
     const value = parsed.data;
     if ('price' in value) {
-      trades.push({ symbol: value.symbol, price: value.price, size: value.size, timestamp: value.time, tradeId: id });
+      trades.push({
+        symbol: value.symbol,
+        price: value.price,
+        size: value.size,
+        timestamp: value.time,
+        tradeId: id,
+      });
       return;
     }
     const volumes = splitVolume(value.volume);

@@ -18,7 +18,8 @@ export class LocalTradeSink implements TradeSink {
         headers: { 'Content-Type': 'application/json' },
         body: JSON.stringify({ records }),
       });
-      if (!response.ok) throw new Error(`the local stack refused the records: ${response.status} ${await response.text()}`);
+      if (!response.ok)
+        throw new Error(`the local stack refused the records: ${response.status} ${await response.text()}`);
     }
   }
 }

@@ -17,7 +17,10 @@ export interface LocalDynamo {
 
 const SERVER_SCRIPT = fileURLToPath(new URL('./dynalite-server.mjs', import.meta.url));
 
-type ServerMessage = { type: 'listening'; port: number } | { type: 'count'; requests: number } | { type: 'error'; message: string };
+type ServerMessage =
+  | { type: 'listening'; port: number }
+  | { type: 'count'; requests: number }
+  | { type: 'error'; message: string };
 
 /**
  * dynalite: DynamoDB's wire protocol on LevelDB (ARCHITECTURE A5), in a child process so that it has a

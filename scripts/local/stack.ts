@@ -16,9 +16,9 @@ import { seedUniverse } from '../lib/universe.ts';
 import { CONTROL_PREFIX, handleControl } from './control-plane.ts';
 import { ensureDemoKey } from './demo-key.ts';
 import { LOCAL_AWS, localDocumentClient, localDynamoClient, startLocalDynamo } from './dynamo.ts';
+import { lambdaContext } from './lambda-context.ts';
 import { type AuthorizerHandler, LocalRestGateway, loadRestRoutes } from './rest-gateway.ts';
 import { ensureTables, localTableName } from './tables.ts';
-import { lambdaContext } from './lambda-context.ts';
 import { TokenBuckets } from './token-bucket.ts';
 import { LocalTradeStream, type StreamConsumer } from './trade-stream.ts';
 
@@ -118,7 +118,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const ingest = (await importEntry(INGEST.handler)).handler as StreamConsumer;
   const trades = new LocalTradeStream((event) => ingest(event, lambdaContext('ingest')));
   const server = createServer((request, response) => {
-    const handled = request.url?.startsWith(CONTROL_PREFIX) ? handleControl(request, trades) : gateway.handle(request);
+    const handled = request.url?.startsWith(CONTROL_PREFIX)
+      ? handleControl(request, trades)
+      : gateway.handle(request);
     handled.then(
       (answer) => response.writeHead(answer.statusCode, answer.headers).end(answer.body),
       () => response.writeHead(500).end(),

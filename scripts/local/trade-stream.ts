@@ -1,5 +1,10 @@
 import { createHash } from 'node:crypto';
-import type { Context, KinesisStreamBatchResponse, KinesisStreamEvent, KinesisStreamRecord } from 'aws-lambda';
+import type {
+  Context,
+  KinesisStreamBatchResponse,
+  KinesisStreamEvent,
+  KinesisStreamRecord,
+} from 'aws-lambda';
 import { LOCAL_AWS } from './dynamo.ts';
 
 /**
@@ -82,7 +87,12 @@ export class LocalTradeStream {
     this.options = { shards: 2, batchSize: 1000, batchWindowMs: 100, maxAttempts: 3, ...options };
     this.shards = Array.from(
       { length: this.options.shards },
-      (_, index) => new Shard(`shardId-${String(index).padStart(12, '0')}`, (shard, batch) => this.deliver(shard, batch), this.options),
+      (_, index) =>
+        new Shard(
+          `shardId-${String(index).padStart(12, '0')}`,
+          (shard, batch) => this.deliver(shard, batch),
+          this.options,
+        ),
     );
   }
 

@@ -19,7 +19,8 @@ const keyWith = async (accountId: string, scopes: (typeof SCOPES)[number][]) =>
 
 /** A request that each route answers with 200 for a key with its scope; a new route must add one. */
 const SAMPLE_QUERIES: Record<string, string> = { getLatestPrices: '?symbols=AAPL' };
-const pathOf = (route: RestRoute) => `${route.path.replace('{symbol}', 'AAPL')}${SAMPLE_QUERIES[route.id] ?? ''}`;
+const pathOf = (route: RestRoute) =>
+  `${route.path.replace('{symbol}', 'AAPL')}${SAMPLE_QUERIES[route.id] ?? ''}`;
 
 describe('REST authentication over HTTP', () => {
   it.each([

@@ -52,7 +52,10 @@ export class DynamoBarStore implements BarStore {
     await batchPutAll(
       this.client,
       this.tableName,
-      bars.map((entry) => ({ series: seriesKey(entry), ...toBar(entry.bar as unknown as Record<string, unknown>) })),
+      bars.map((entry) => ({
+        series: seriesKey(entry),
+        ...toBar(entry.bar as unknown as Record<string, unknown>),
+      })),
     );
   }
 }

@@ -5,10 +5,17 @@ import type { LedgerStore, VersionedLedger } from '#ports/market-data';
 import { batchGetAll } from './batch.ts';
 
 function toVersioned(item: Record<string, unknown>): VersionedLedger {
-  const { version, symbol, lastTrade, price, forming } = item as unknown as SymbolLedger & { version: number };
+  const { version, symbol, lastTrade, price, forming } = item as unknown as SymbolLedger & {
+    version: number;
+  };
   return {
     version,
-    ledger: { symbol, forming: forming ?? {}, ...(lastTrade ? { lastTrade } : {}), ...(price ? { price } : {}) },
+    ledger: {
+      symbol,
+      forming: forming ?? {},
+      ...(lastTrade ? { lastTrade } : {}),
+      ...(price ? { price } : {}),
+    },
   };
 }
 

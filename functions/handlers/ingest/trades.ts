@@ -1,6 +1,6 @@
 import type { KinesisStreamBatchResponse, KinesisStreamEvent } from 'aws-lambda';
-import { type IngestPorts, ingestTrades } from '#domain/ingest';
 import type { Trade } from '#domain/aggregation';
+import { type IngestPorts, ingestTrades } from '#domain/ingest';
 import { decodeTradeRecord } from '#domain/trade-records';
 import { logger } from '#runtime/logger';
 import { barStore, ledgerStore, priceStore } from '#runtime/ports';
@@ -21,7 +21,9 @@ export const createHandler =
       const trade = decodeTradeRecord(Buffer.from(record.kinesis.data, 'base64').toString('utf8'));
       if (!trade) {
         poison++;
-        logger.warn('skipped a record that is not a trade', { sequenceNumber: record.kinesis.sequenceNumber });
+        logger.warn('skipped a record that is not a trade', {
+          sequenceNumber: record.kinesis.sequenceNumber,
+        });
         continue;
       }
       trades.push(trade);

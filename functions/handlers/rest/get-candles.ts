@@ -1,5 +1,5 @@
-import type { Clock } from '#domain/clock';
 import { candlesQuerySchema, getCandles } from '#domain/candles';
+import type { Clock } from '#domain/clock';
 import type { InstrumentCatalog } from '#ports/instrument-catalog';
 import type { BarStore, LedgerStore } from '#ports/market-data';
 import { barStore, clock, instrumentCatalog, ledgerStore } from '#runtime/ports';

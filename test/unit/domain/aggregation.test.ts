@@ -317,6 +317,30 @@ describe('foldTrades: purity', () => {
     expect(result.ledger.forming['1d']).not.toBe(ledger.forming['1d']);
     expect(fold([], ledger).ledger.price).not.toBe(ledger.price);
   });
+
+  it('continues from a ledger read back from storage (a JSON round trip)', () => {
+    const batchA = [trade('2024-05-15T14:00:00Z', 10, 1), trade('2024-05-15T14:00:30Z', 11, 2)];
+    const batchB = [trade('2024-05-15T14:00:40Z', 12, 3), trade('2024-05-16T14:03:00Z', 9, 4)];
+    const stored = JSON.parse(JSON.stringify(fold(batchA).ledger)) as SymbolLedger;
+    const resumed = fold(batchB, stored);
+    const once = fold([...batchA, ...batchB]);
+    expect(resumed.ledger).toEqual(once.ledger);
+  });
+
+  it('opens the bar of an interval missing from the ledger at the next trade', () => {
+    const { ledger } = fold([trade('2024-05-15T14:00:00Z', 10, 1)]);
+    const { '1w': _week, ...withoutWeek } = ledger.forming;
+    const result = fold([trade('2024-05-15T14:00:10Z', 11, 2)], { ...ledger, forming: withoutWeek });
+    expect(barOf(formingOf(result.ledger, '1w'))).toEqual({
+      time: seconds('2024-05-13T00:00:00Z'),
+      open: 11,
+      high: 11,
+      low: 11,
+      close: 11,
+      volume: 2,
+    });
+    expect(formingOf(result.ledger, '1d')).toMatchObject({ open: 10, close: 11, volume: 3 });
+  });
 });
 
 describe('mergeBars and barOf', () => {

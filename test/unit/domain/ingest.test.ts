@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import type { Trade } from '#domain/aggregation';
+import { ingestTrades } from '#domain/ingest';
+import { InMemoryBarStore, InMemoryLedgerStore, InMemoryPriceStore } from '../../support/fakes.ts';
+
+const open = Date.parse('2024-11-26T14:30:00Z');
+const trade = (symbol: string, minute: number, price: number, size: number, id: number): Trade => ({
+  symbol,
+  price,
+  size,
+  timestamp: open + minute * 60_000,
+  tradeId: String(id).padStart(6, '0'),
+});
+const ports = () => ({
+  ledgers: new InMemoryLedgerStore(),
+  bars: new InMemoryBarStore(),
+  prices: new InMemoryPriceStore(),
+});
+
+describe('ingestTrades', () => {
+  it('writes the latest price per symbol, the ledger, and the bars a later period completed', async () => {
+    const stores = ports();
+    const outcome = await ingestTrades(
+      [trade('AAPL', 0, 100, 10, 1), trade('MSFT', 0, 50, 5, 2), trade('AAPL', 1, 101, 20, 3)],
+      stores,
+    );
+
+    expect(outcome).toEqual({ applied: 3, duplicates: 0, outsideSession: 0, invalid: 0, failedSymbols: [] });
+    expect(await stores.prices.getMany(['AAPL', 'MSFT'])).toEqual([
+      { symbol: 'AAPL', price: 101, volume: 20, timestamp: open + 60_000, tradeId: '000003' },
+      { symbol: 'MSFT', price: 50, volume: 5, timestamp: open, tradeId: '000002' },
+    ]);
+    expect(await stores.bars.query({ symbol: 'AAPL', interval: '1m' }, { limit: 10 })).toEqual([
+      { time: open / 1000, open: 100, high: 100, low: 100, close: 100, volume: 10 },
+    ]);
+    expect((await stores.ledgers.get('AAPL'))?.ledger.forming['1d']).toMatchObject({
+      open: 100,
+      close: 101,
+      volume: 30,
+    });
+  });
+
+  it('changes nothing when the same batch is delivered again', async () => {
+    const stores = ports();
+    const batch = [trade('AAPL', 0, 100, 10, 1), trade('AAPL', 1, 101, 20, 2)];
+    await ingestTrades(batch, stores);
+    const version = (await stores.ledgers.get('AAPL'))?.version;
+
+    const again = await ingestTrades(batch, stores);
+
+    expect(again).toMatchObject({ applied: 0, duplicates: 2 });
+    expect((await stores.ledgers.get('AAPL'))?.version).toBe(version);
+    expect((await stores.ledgers.get('AAPL'))?.ledger.forming['1d']?.volume).toBe(30);
+  });
+
+  it('reports a symbol whose ledger another writer changed meanwhile, and writes the others', async () => {
+    const stores = ports();
+    await ingestTrades([trade('AAPL', 0, 100, 10, 1)], stores);
+    const racing = {
+      ...stores,
+      ledgers: Object.assign(Object.create(stores.ledgers) as InMemoryLedgerStore, {
+        put: async (ledger: Parameters<InMemoryLedgerStore['put']>[0], version: number | undefined) =>
+          ledger.symbol === 'AAPL' ? false : stores.ledgers.put(ledger, version),
+      }),
+    };
+
+    const outcome = await ingestTrades([trade('AAPL', 1, 101, 1, 2), trade('MSFT', 1, 50, 1, 3)], racing);
+
+    expect(outcome.failedSymbols).toEqual(['AAPL']);
+    expect((await stores.ledgers.get('MSFT'))?.ledger.price?.price).toBe(50);
+  });
+
+  it('ignores trades outside the session and writes nothing for them', async () => {
+    const stores = ports();
+    const outcome = await ingestTrades(
+      [{ ...trade('AAPL', 0, 100, 1, 1), timestamp: open - 60_000 }],
+      stores,
+    );
+    expect(outcome).toMatchObject({ applied: 0, outsideSession: 1 });
+    expect(await stores.ledgers.get('AAPL')).toBeUndefined();
+    expect(await stores.prices.getMany(['AAPL'])).toEqual([]);
+  });
+});
