@@ -241,8 +241,7 @@ export function periodInSession(interval: Interval, times: SessionTimes, instant
     return intradayPeriod(interval, times, intradayStartMs(times, INTRADAY_STEP_MS[interval], instantMs));
   }
   const period = calendarPeriodOfDay(interval, times.day);
-  if (period === undefined)
-    throw new Error(`No ${interval} period holds the session of ${times.session.date}`);
+  if (period === undefined) throw new Error(`No ${interval} period holds ${times.session.date}`);
   return period;
 }
 

@@ -17,7 +17,7 @@ import { LOCAL_AWS } from './dynamo.ts';
 export type StreamConsumer = (
   event: KinesisStreamEvent,
   context?: Context,
-) => Promise<KinesisStreamBatchResponse | undefined | void>;
+) => Promise<KinesisStreamBatchResponse | undefined>;
 
 export interface LocalStreamOptions {
   readonly shards?: number;

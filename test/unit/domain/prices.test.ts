@@ -41,7 +41,10 @@ describe('getLatestPrices', () => {
     ]);
   });
 
-  it.each([{}, { symbols: '' }, { symbols: ' , ,' }])('throws missing_symbols for %j', async (query) => {
-    await expect(latest(query)).rejects.toBeInstanceOf(MissingSymbolsError);
-  });
+  it.each<Record<string, string>>([{}, { symbols: '' }, { symbols: ' , ,' }])(
+    'throws missing_symbols for %j',
+    async (query) => {
+      await expect(latest(query)).rejects.toBeInstanceOf(MissingSymbolsError);
+    },
+  );
 });

@@ -14,6 +14,7 @@ describe('LocalTradeStream', () => {
       async (event) => {
         seen.push(...dataOf(event));
         sequences.push(...event.Records.map((record) => record.kinesis.sequenceNumber));
+        return undefined;
       },
       { batchWindowMs: 0, batchSize: 3 },
     );
@@ -61,6 +62,7 @@ describe('LocalTradeStream', () => {
         const data = dataOf(event);
         if (data.includes('poison')) throw new Error('cannot process');
         delivered.push(...data);
+        return undefined;
       },
       { shards: 1, batchWindowMs: 0, maxAttempts: 2 },
     );

@@ -1,0 +1,225 @@
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import {
+  AccessLogField,
+  AccessLogFormat,
+  ApiKeySourceType,
+  AuthorizationType,
+  CfnAuthorizer,
+  EndpointType,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  RequestAuthorizer,
+  ResponseType,
+  RestApi,
+  type UsagePlan,
+} from 'aws-cdk-lib/aws-apigateway';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import {
+  bodyTemplate,
+  GATEWAY_RESPONSES,
+  type GatewayResponseDefinition,
+} from '#contracts/gateway-responses';
+import { AUTHORIZER, REST_BASE_PATH, REST_ROUTES, type RestRoute, resourcePath } from '#contracts/routes';
+import { REST_THROTTLE } from '#contracts/throttling';
+import { ServiceFunction, type TableConstructs } from './service-function.ts';
+
+export const REST_STAGE_NAME = 'live';
+
+/**
+ * Seconds the authorizer keeps a key lookup in memory. API Gateway's own authorizer cache is off (it needs
+ * an identity source, see below), so this short cache keeps DynamoDB reads off the hot path.
+ */
+export const AUTHORIZER_CACHE_TTL_SECONDS = 10;
+
+export type RestRouteId = (typeof REST_ROUTES)[number]['id'];
+
+export interface PartnerRestApiProps {
+  readonly tables: TableConstructs;
+}
+
+/** One access-log line per request, as JSON. The partner's key is never logged, not even the usage key. */
+const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
+  JSON.stringify({
+    requestId: AccessLogField.contextRequestId(),
+    requestTime: AccessLogField.contextRequestTime(),
+    sourceIp: AccessLogField.contextIdentitySourceIp(),
+    httpMethod: AccessLogField.contextHttpMethod(),
+    resourcePath: AccessLogField.contextResourcePath(),
+    path: AccessLogField.contextPath(),
+    status: AccessLogField.contextStatus(),
+    responseLength: AccessLogField.contextResponseLength(),
+    responseLatencyMs: AccessLogField.contextResponseLatency(),
+    integrationLatencyMs: AccessLogField.contextIntegrationLatency(),
+    authorizerLatencyMs: AccessLogField.contextAuthorizerLatency(),
+    principalId: AccessLogField.contextAuthorizerPrincipalId(),
+    denyCode: AccessLogField.contextAuthorizer('code'),
+    errorType: AccessLogField.contextErrorResponseType(),
+    errorMessage: AccessLogField.contextErrorMessage(),
+  }),
+);
+
+/** Acknowledged cdk-nag findings on the REST API, with the reason for each. */
+const API_ACKNOWLEDGEMENTS = [
+  {
+    id: 'AwsSolutions-APIG2',
+    reason:
+      'Requests are validated by each handler with its route schema (ARCHITECTURE A6), so a bad parameter ' +
+      'gets the spec envelope with invalid_parameter; an API Gateway validator would answer first, differently.',
+  },
+  {
+    id: 'AwsSolutions-APIG3',
+    reason:
+      'Every method requires a partner key checked by the Lambda authorizer and is throttled per key by the ' +
+      'usage plan; a WAFv2 web ACL can be associated with the stage later without changing this stack.',
+  },
+  {
+    id: 'AwsSolutions-APIG6',
+    reason:
+      'Execution logging needs the account-wide API Gateway CloudWatch role (AWS::ApiGateway::Account), a ' +
+      'per-region singleton this service must not own (cdk.json sets disableCloudWatchRole). Access logs, ' +
+      'stage metrics, X-Ray traces and the function logs cover each request.',
+  },
+  {
+    id: 'AwsSolutions-COG4',
+    reason:
+      'Partners authenticate with API keys, not Cognito users: every method uses the custom Lambda ' +
+      'authorizer, which checks the key, its entitlement and its scopes (ARCHITECTURE A1).',
+  },
+] as const;
+
+/**
+ * The partner REST API (ARCHITECTURE A1): the routes of REST_ROUTES under REST_BASE_PATH, each a Lambda
+ * proxy integration behind the Lambda authorizer with the key required, the gateway responses in the
+ * spec's error envelope, and the usage plan that throttles each key.
+ */
+export class PartnerRestApi extends Construct {
+  readonly api: RestApi;
+  readonly authorizerFunction: ServiceFunction;
+  readonly routeFunctions: Readonly<Record<RestRouteId, ServiceFunction>>;
+  readonly usagePlan: UsagePlan;
+  /** The REST base URL including the versioned prefix. */
+  readonly baseUrl: string;
+
+  constructor(scope: Construct, id: string, props: PartnerRestApiProps) {
+    super(scope, id);
+
+    this.authorizerFunction = new ServiceFunction(this, 'Authorizer', {
+      entry: AUTHORIZER.handler,
+      description: 'REST Lambda authorizer: API key, entitlement and scope',
+      tables: props.tables,
+      bindings: AUTHORIZER.tables,
+      environment: { AUTH_CACHE_TTL_SECONDS: String(AUTHORIZER_CACHE_TTL_SECONDS) },
+    });
+
+    const accessLogs = new LogGroup(this, 'AccessLogs', {
+      retention: RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+
+    this.api = new RestApi(this, 'Api', {
+      restApiName: 'market-data-alerts',
+      description: 'Market Data Alerts partner REST API',
+      endpointTypes: [EndpointType.REGIONAL],
+      // The usage plan identifies the key by the `usageIdentifierKey` the authorizer returns, so partners
+      // never send an API Gateway key themselves (ARCHITECTURE A1).
+      apiKeySourceType: ApiKeySourceType.AUTHORIZER,
+      // Explicit, so it does not depend on the cdk.json feature flag: see the APIG6 acknowledgement.
+      cloudWatchRole: false,
+      deployOptions: {
+        stageName: REST_STAGE_NAME,
+        accessLogDestination: new LogGroupLogDestination(accessLogs),
+        accessLogFormat: ACCESS_LOG_FORMAT,
+        metricsEnabled: true,
+        tracingEnabled: true,
+      },
+      // Applied to every method of the API, so no route can be added without the authorizer and the key.
+      defaultMethodOptions: {
+        authorizer: createRequestAuthorizer(this, this.authorizerFunction),
+        authorizationType: AuthorizationType.CUSTOM,
+        apiKeyRequired: true,
+      },
+    });
+    // RestApi always adds an `Endpoint` output under a generated key, pointing at the stage root; the stack
+    // publishes the versioned base URL as `RestApiUrl` instead, so this one would only mislead.
+    this.api.node.tryRemoveChild('Endpoint');
+    for (const acknowledgement of API_ACKNOWLEDGEMENTS) {
+      Validations.of(this.api).acknowledge(acknowledgement);
+    }
+
+    const routes = new Construct(this, 'Routes');
+    this.routeFunctions = Object.fromEntries(
+      REST_ROUTES.map((route) => [route.id, this.addRoute(routes, route, props.tables)]),
+    ) as Record<RestRouteId, ServiceFunction>;
+
+    for (const response of GATEWAY_RESPONSES) {
+      this.addGatewayResponse(response);
+    }
+
+    this.usagePlan = this.api.addUsagePlan('UsagePlan', {
+      name: 'market-data-alerts-partners',
+      description: 'Per-key REST throttle; the key CLI registers each partner key here.',
+      throttle: { rateLimit: REST_THROTTLE.rateLimit, burstLimit: REST_THROTTLE.burstLimit },
+      apiStages: [{ api: this.api, stage: this.api.deploymentStage }],
+    });
+
+    this.baseUrl = this.api.urlForPath(REST_BASE_PATH);
+  }
+
+  private addRoute(scope: Construct, route: RestRoute, tables: TableConstructs): ServiceFunction {
+    const handler = new ServiceFunction(scope, route.id, {
+      entry: route.handler,
+      description: `${route.method} ${resourcePath(route)}`,
+      tables,
+      bindings: route.tables,
+    });
+    this.api.root
+      .resourceForPath(resourcePath(route))
+      .addMethod(route.method, new LambdaIntegration(handler.lambda));
+    return handler;
+  }
+
+  private addGatewayResponse(response: GatewayResponseDefinition): void {
+    this.api.addGatewayResponse(response.type, {
+      type: ResponseType.of(response.type),
+      statusCode: response.statusCode?.toString(),
+      responseHeaders: staticHeaderValues({ 'Content-Type': 'application/json', ...response.headers }),
+      templates: { 'application/json': bodyTemplate(response) },
+    });
+  }
+}
+
+/**
+ * The REQUEST authorizer with no identity source and no API Gateway cache (ARCHITECTURE A1): a key may
+ * come as `Authorization: Bearer` or as `X-API-Key`, and API Gateway answers 401 without invoking the
+ * authorizer when any listed identity source is missing.
+ *
+ * The L2 accepts `identitySources: []` only with a cache TTL of 0 (aws-cdk-lib 2.276.0,
+ * aws-apigateway/lib/authorizers/lambda.js, error `LeastOneIdentitySourceRequired`), but it still renders
+ * the empty list as `IdentitySource: ""`. CloudFormation and the API Gateway API document IdentitySource as
+ * required only when caching is enabled, and tools that target it omit the property for uncached REQUEST
+ * authorizers (serverless/serverless#10168), so the override removes it rather than sending "".
+ */
+function createRequestAuthorizer(scope: Construct, handler: ServiceFunction): RequestAuthorizer {
+  const authorizer = new RequestAuthorizer(scope, 'RequestAuthorizer', {
+    handler: handler.lambda,
+    identitySources: [],
+    resultsCacheTtl: Duration.seconds(0),
+  });
+  const resource = authorizer.node.defaultChild;
+  if (!(resource instanceof CfnAuthorizer)) {
+    throw new Error('RequestAuthorizer no longer has a CfnAuthorizer as its default child');
+  }
+  resource.addPropertyDeletionOverride('IdentitySource');
+  return authorizer;
+}
+
+/** Gateway response header values are mapping expressions: a literal is written in single quotes. */
+function staticHeaderValues(headers: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => {
+      if (value.includes("'")) throw new Error(`gateway response header ${name} cannot contain a quote`);
+      return [name, `'${value}'`];
+    }),
+  );
+}

@@ -1,0 +1,185 @@
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CfnResource, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { TABLES, type TableBinding, type TableDefinition, type TableId } from '#contracts/tables';
+
+/**
+ * The project root, where `package.json` and the contracts' relative handler paths start. Found from this
+ * file's own location: tsx and vitest run it as ESM, where `__dirname` is not defined, and `process.cwd()`
+ * depends on where a command was started.
+ */
+export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Powertools' `service` field on every log line and metric. */
+export const SERVICE_NAME = 'market-data-alerts';
+
+export type PowertoolsLogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
+
+/** Every table of the stack, by contract id; a function is bound to some of them. */
+export type TableConstructs = Readonly<Record<TableId, ITable>>;
+
+export interface ServiceFunctionProps {
+  /** The Lambda entry relative to the project root, exactly as the contracts write it. */
+  readonly entry: string;
+  /** The stack's tables: `bindTable` looks a binding's table up here. */
+  readonly tables: TableConstructs;
+  /** The tables the function reads or writes (the contract's `tables`); bound at creation. */
+  readonly bindings?: readonly TableBinding[];
+  readonly description?: string;
+  /** Extra environment; the table variables come from the bindings, never from here. */
+  readonly environment?: Readonly<Record<string, string>>;
+  /** @default 512 (MB; on ARM a good price/latency point for SDK-heavy handlers) */
+  readonly memorySize?: number;
+  /** @default 10 seconds */
+  readonly timeout?: Duration;
+  /** @default 'INFO' */
+  readonly logLevel?: PowertoolsLogLevel;
+}
+
+/**
+ * esbuild on the local machine (never Docker), ESM output (`index.mjs`), the AWS SDK bundled rather than
+ * taken from the runtime, so the version we test is the version we run (middy's and Powertools' advice).
+ */
+const ESM_BUNDLING: BundlingOptions = {
+  forceDockerBundling: false,
+  format: OutputFormat.ESM,
+  target: 'node22',
+  minify: true,
+  sourceMap: true,
+  // Node only needs the mappings for stack traces; the sources would double the asset for nothing.
+  sourcesContent: false,
+  bundleAwsSDK: true,
+  // Prefer the ES module build of dependencies (better tree shaking), falling back to CommonJS.
+  mainFields: ['module', 'main'],
+  // Bundled CommonJS dependencies still call `require` for Node built-ins, which ESM does not define.
+  banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+};
+
+/** Acknowledged cdk-nag findings that every service function shares, with the reason for each. */
+const FUNCTION_ACKNOWLEDGEMENTS = [
+  {
+    id: 'AwsSolutions-L1',
+    reason:
+      'The service pins the Node.js 22 runtime (AWS-supported LTS), matching the esbuild target and the ' +
+      'local toolchain; moving to a newer runtime is a deliberate, tested upgrade rather than drift.',
+  },
+  {
+    id: 'AwsSolutions-IAM5[Resource::*]',
+    reason:
+      'Active tracing adds xray:PutTraceSegments and xray:PutTelemetryRecords, which do not support ' +
+      'resource-level permissions, so their resource must be "*". Every other statement is scoped.',
+  },
+] as const;
+
+/**
+ * One Lambda function of the service: Node.js 22 on ARM64, bundled ESM, active tracing, its own log group
+ * with a retention, and a role that can do nothing beyond writing that log group until tables are bound.
+ *
+ * A construct adds a function bound to tables like this:
+ *
+ *   const fanOut = new ServiceFunction(this, 'FanOut', {
+ *     entry: 'functions/handlers/stream/fan-out.ts',
+ *     tables: props.tables,
+ *     bindings: [{ table: 'connections', access: 'write' }],
+ *   });
+ *   fanOut.lambda.addEventSource(...);
+ */
+export class ServiceFunction extends Construct {
+  readonly lambda: NodejsFunction;
+  readonly logGroup: LogGroup;
+  private readonly tables: TableConstructs;
+  private readonly boundTables = new Set<TableId>();
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    super(scope, id);
+    this.tables = props.tables;
+
+    // An explicit log group instead of Lambda's implicit /aws/lambda/<name>: it gets a retention, is
+    // removed with the stack, and needs no log-retention custom resource.
+    this.logGroup = new LogGroup(this, 'Logs', {
+      retention: RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+
+    // Our own role instead of the default one with the AWSLambdaBasicExecutionRole managed policy: that
+    // policy allows creating and writing any log group in the account; this role may only write its own.
+    const role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `Execution role of ${this.node.path}`,
+    });
+    this.logGroup.grantWrite(role);
+
+    this.lambda = new NodejsFunction(this, 'Function', {
+      entry: resolve(PROJECT_ROOT, props.entry),
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+      handler: 'handler',
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize ?? 512,
+      timeout: props.timeout ?? Duration.seconds(10),
+      tracing: Tracing.ACTIVE,
+      role,
+      logGroup: this.logGroup,
+      description: props.description,
+      environment: {
+        NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+        POWERTOOLS_LOG_LEVEL: props.logLevel ?? 'INFO',
+        ...props.environment,
+      },
+      bundling: ESM_BUNDLING,
+    });
+
+    for (const acknowledgement of FUNCTION_ACKNOWLEDGEMENTS) {
+      Validations.of(this).acknowledge(acknowledgement);
+    }
+    for (const binding of props.bindings ?? []) {
+      this.bindTable(binding);
+    }
+  }
+
+  /**
+   * Gives the function a table: its name in the contract's environment variable and the matching grant,
+   * in one call so the two cannot drift. `read` grants reads only (no PutItem, UpdateItem, DeleteItem).
+   */
+  bindTable({ table, access }: TableBinding): void {
+    if (this.boundTables.has(table)) {
+      throw new Error(`${this.node.path} binds table ${table} twice; bind it once with the access it needs`);
+    }
+    this.boundTables.add(table);
+
+    const target = this.tables[table];
+    const definition: TableDefinition = TABLES[table];
+    this.lambda.addEnvironment(definition.envVar, target.tableName);
+    if (access === 'write') {
+      target.grantReadWriteData(this.lambda);
+    } else {
+      target.grantReadData(this.lambda);
+    }
+
+    if (definition.indexes?.length) {
+      Validations.of(this).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${logicalIdOf(target)}.Arn>/index/*]`,
+        reason:
+          `The ${table} table grant includes its own global secondary indexes (${table} ARN + /index/*), ` +
+          'which the handler queries; the wildcard covers no other table.',
+      });
+    }
+  }
+}
+
+/** The CloudFormation logical id of a construct's primary resource, as cdk-nag names it in findings. */
+function logicalIdOf(construct: Construct): string {
+  const resource = construct.node.defaultChild;
+  if (!CfnResource.isCfnResource(resource)) {
+    throw new Error(`${construct.node.path} has no CloudFormation resource`);
+  }
+  return Stack.of(construct).resolve(resource.logicalId);
+}

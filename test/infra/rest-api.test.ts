@@ -1,0 +1,199 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { bodyTemplate, GATEWAY_RESPONSES, RETRY_AFTER_SECONDS } from '#contracts/gateway-responses';
+import { REST_ROUTES, resourcePath } from '#contracts/routes';
+import { REST_THROTTLE } from '#contracts/throttling';
+import { AUTHORIZER_CACHE_TTL_SECONDS, REST_STAGE_NAME } from '#lib/constructs/rest-api';
+import { synthServiceStack } from './support/service-stack.ts';
+import {
+  apiResourcePath,
+  logicalIdOf,
+  resourceOf,
+  resourcesOfType,
+  templateOfResource,
+} from './support/template.ts';
+
+const { stack, template } = synthServiceStack();
+const restApi = stack.restApi;
+const restApiId = logicalIdOf(restApi.api);
+const stageId = logicalIdOf(restApi.api.deploymentStage);
+
+function onlyResourceOfType(type: string): string {
+  const matches = resourcesOfType(template, type);
+  expect(matches, `exactly one ${type}`).toHaveLength(1);
+  return (matches[0] as [string, unknown])[0];
+}
+
+const authorizerId = onlyResourceOfType('AWS::ApiGateway::Authorizer');
+
+/** `arn:…:lambda:path/2015-03-31/functions/<function ARN>/invocations` for the given function. */
+const invocationUriOf = (functionId: string) =>
+  Match.objectLike({ 'Fn::Join': ['', Match.arrayWith([{ 'Fn::GetAtt': [functionId, 'Arn'] }])] });
+
+describe('PartnerRestApi routes', () => {
+  it('has exactly one method per route of REST_ROUTES', () => {
+    template.resourceCountIs('AWS::ApiGateway::Method', REST_ROUTES.length);
+  });
+
+  it.each(REST_ROUTES)(
+    '$method $path: under the base path, behind the authorizer, proxied to $id',
+    (route) => {
+      const methods = resourcesOfType(template, 'AWS::ApiGateway::Method').filter(
+        ([, method]) =>
+          method.Properties.HttpMethod === route.method &&
+          apiResourcePath(template, method.Properties.ResourceId) === resourcePath(route),
+      );
+      expect(methods, `${route.method} ${resourcePath(route)}`).toHaveLength(1);
+      const [methodId] = methods[0] as [string, unknown];
+      const functionId = logicalIdOf(restApi.routeFunctions[route.id].lambda);
+
+      templateOfResource(template, methodId).hasResourceProperties('AWS::ApiGateway::Method', {
+        RestApiId: { Ref: restApiId },
+        AuthorizationType: 'CUSTOM',
+        AuthorizerId: { Ref: authorizerId },
+        ApiKeyRequired: true,
+        Integration: {
+          Type: 'AWS_PROXY',
+          IntegrationHttpMethod: 'POST',
+          Uri: invocationUriOf(functionId),
+        },
+      });
+    },
+  );
+
+  it.each(REST_ROUTES)('$id may be invoked by API Gateway for its own method only', (route) => {
+    const functionId = logicalIdOf(restApi.routeFunctions[route.id].lambda);
+    const methodArnPath = `/${route.method}${resourcePath(route).replace(/\{[^}]+\}/g, '*')}`;
+    template.hasResourceProperties('AWS::Lambda::Permission', {
+      Action: 'lambda:InvokeFunction',
+      FunctionName: { 'Fn::GetAtt': [functionId, 'Arn'] },
+      Principal: 'apigateway.amazonaws.com',
+      SourceArn: { 'Fn::Join': ['', Match.arrayWith([{ Ref: stageId }, methodArnPath])] },
+    });
+  });
+});
+
+describe('PartnerRestApi authorizer', () => {
+  const authorizerFunctionId = logicalIdOf(restApi.authorizerFunction.lambda);
+
+  it('is a REQUEST authorizer with no identity source and no API Gateway cache (ARCHITECTURE A1)', () => {
+    templateOfResource(template, authorizerId).hasResourceProperties('AWS::ApiGateway::Authorizer', {
+      RestApiId: { Ref: restApiId },
+      Type: 'REQUEST',
+      AuthorizerResultTtlInSeconds: 0,
+      IdentitySource: Match.absent(),
+      AuthorizerUri: invocationUriOf(authorizerFunctionId),
+    });
+  });
+
+  it('keeps its own short in-memory cache instead', () => {
+    templateOfResource(template, authorizerFunctionId).hasResourceProperties('AWS::Lambda::Function', {
+      Environment: {
+        Variables: Match.objectLike({ AUTH_CACHE_TTL_SECONDS: String(AUTHORIZER_CACHE_TTL_SECONDS) }),
+      },
+    });
+  });
+
+  it('may be invoked by API Gateway as this API’s authorizer', () => {
+    template.hasResourceProperties('AWS::Lambda::Permission', {
+      Action: 'lambda:InvokeFunction',
+      FunctionName: { 'Fn::GetAtt': [authorizerFunctionId, 'Arn'] },
+      Principal: 'apigateway.amazonaws.com',
+      SourceArn: { 'Fn::Join': ['', Match.arrayWith(['/authorizers/', { Ref: authorizerId }])] },
+    });
+  });
+});
+
+describe('PartnerRestApi gateway responses', () => {
+  const gatewayResponseOf = (type: string) => {
+    const matches = resourcesOfType(template, 'AWS::ApiGateway::GatewayResponse').filter(
+      ([, response]) => response.Properties.ResponseType === type,
+    );
+    expect(matches, type).toHaveLength(1);
+    return (matches[0] as [string, { Properties: Record<string, unknown> }])[1].Properties;
+  };
+
+  /** Renders API Gateway's `$context` variables as sample strings, so the template parses as JSON. */
+  const renderWithSampleContext = (template: string): unknown =>
+    JSON.parse(
+      template.replace(/"\$context\.[\w.]+"/g, '"sample"').replace(/\$context\.[\w.]+/g, '"sample"'),
+    );
+
+  it('registers one gateway response per entry of GATEWAY_RESPONSES', () => {
+    template.resourceCountIs('AWS::ApiGateway::GatewayResponse', GATEWAY_RESPONSES.length);
+  });
+
+  it.each(GATEWAY_RESPONSES)('$type answers with its status and the error envelope', (response) => {
+    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+      RestApiId: { Ref: restApiId },
+      ResponseType: response.type,
+      StatusCode: response.statusCode === undefined ? Match.absent() : String(response.statusCode),
+      ResponseTemplates: { 'application/json': bodyTemplate(response) },
+    });
+
+    const body = gatewayResponseOf(response.type).ResponseTemplates as Record<string, string>;
+    expect(renderWithSampleContext(body['application/json'] ?? '')).toEqual({
+      error: { code: response.code.literal ?? 'sample', message: response.message.literal ?? 'sample' },
+    });
+  });
+
+  it.each(GATEWAY_RESPONSES)('$type sends JSON and exactly its contract headers', (response) => {
+    const expected = Object.fromEntries(
+      Object.entries({ 'Content-Type': 'application/json', ...response.headers }).map(([name, value]) => [
+        `gatewayresponse.header.${name}`,
+        `'${value}'`,
+      ]),
+    );
+    expect(gatewayResponseOf(response.type).ResponseParameters).toEqual(expected);
+  });
+
+  it('THROTTLED answers 429 and tells the client when to retry', () => {
+    const throttled = gatewayResponseOf('THROTTLED');
+    expect(throttled.StatusCode).toBe('429');
+    expect(throttled.ResponseParameters).toMatchObject({
+      'gatewayresponse.header.Retry-After': `'${RETRY_AFTER_SECONDS}'`,
+    });
+  });
+});
+
+describe('PartnerRestApi API, stage and usage plan', () => {
+  it('takes the usage-plan key from the authorizer', () => {
+    templateOfResource(template, restApiId).hasResourceProperties('AWS::ApiGateway::RestApi', {
+      ApiKeySourceType: 'AUTHORIZER',
+      EndpointConfiguration: { Types: ['REGIONAL'] },
+    });
+  });
+
+  it(`deploys the "${REST_STAGE_NAME}" stage with access logs, metrics and tracing`, () => {
+    const stage = resourceOf(template, stageId);
+    templateOfResource(template, stageId).hasResourceProperties('AWS::ApiGateway::Stage', {
+      RestApiId: { Ref: restApiId },
+      StageName: REST_STAGE_NAME,
+      TracingEnabled: true,
+      AccessLogSetting: { DestinationArn: { 'Fn::GetAtt': [Match.anyValue(), 'Arn'] } },
+      MethodSettings: [Match.objectLike({ HttpMethod: '*', ResourcePath: '/*', MetricsEnabled: true })],
+    });
+    const accessLogGroupId = stage.Properties.AccessLogSetting.DestinationArn['Fn::GetAtt'][0];
+    templateOfResource(template, accessLogGroupId).hasResourceProperties('AWS::Logs::LogGroup', {
+      RetentionInDays: 30,
+    });
+  });
+
+  it('never writes the partner’s key to the access log', () => {
+    const format: string = resourceOf(template, stageId).Properties.AccessLogSetting.Format;
+    expect(JSON.parse(format)).toBeTypeOf('object');
+    expect(format).not.toContain('$context.identity.apiKey');
+  });
+
+  it('does not manage the account-wide API Gateway CloudWatch role', () => {
+    template.resourceCountIs('AWS::ApiGateway::Account', 0);
+  });
+
+  it('throttles each key of the usage plan at REST_THROTTLE on the live stage', () => {
+    template.resourceCountIs('AWS::ApiGateway::UsagePlan', 1);
+    template.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
+      Throttle: { RateLimit: REST_THROTTLE.rateLimit, BurstLimit: REST_THROTTLE.burstLimit },
+      ApiStages: [Match.objectLike({ ApiId: { Ref: restApiId }, Stage: { Ref: stageId } })],
+    });
+  });
+});

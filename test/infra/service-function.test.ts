@@ -1,0 +1,191 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { AUTHORIZER, REST_ROUTES } from '#contracts/routes';
+import { TABLE_IDS, TABLES, type TableBinding, type TableId } from '#contracts/tables';
+import { DataTables, type TableMap } from '#lib/constructs/data-tables';
+import { PROJECT_ROOT, SERVICE_NAME, ServiceFunction } from '#lib/constructs/service-function';
+import { synthServiceStack, testApp } from './support/service-stack.ts';
+import {
+  actionsOf,
+  logicalIdOf,
+  policyStatementsOfRole,
+  resourceOf,
+  resourcesOfType,
+  statementTargets,
+  templateOfResource,
+} from './support/template.ts';
+
+const WRITE_ACTIONS = [
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+];
+const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'];
+
+const { stack, template } = synthServiceStack();
+const tableIdOf = Object.fromEntries(TABLE_IDS.map((id) => [id, logicalIdOf(stack.data.tables[id])]));
+
+/** Every function the contracts bind to tables: one per route, plus the authorizer. */
+const BOUND_FUNCTIONS = [
+  ...REST_ROUTES.map((route) => ({
+    name: route.id,
+    tables: route.tables as readonly TableBinding[],
+    construct: stack.restApi.routeFunctions[route.id],
+  })),
+  {
+    name: 'authorizer',
+    tables: AUTHORIZER.tables as readonly TableBinding[],
+    construct: stack.restApi.authorizerFunction,
+  },
+];
+
+/** What a function's role may do to each table, collected from all the statements of its policies. */
+function tableActionsOf(template: Template, fn: ServiceFunction, tables: TableMap): Map<TableId, string[]> {
+  const role = fn.lambda.role;
+  if (!role) throw new Error(`${fn.node.path} has no role`);
+  const roleId = logicalIdOf(role);
+  const statements = policyStatementsOfRole(template, roleId).filter(
+    (statement) => statement.Effect === 'Allow',
+  );
+  return new Map(
+    TABLE_IDS.map((tableId) => {
+      const tableLogicalId = logicalIdOf(tables[tableId]);
+      const actions = statements
+        .filter((statement) => statementTargets(statement, tableLogicalId))
+        .flatMap((statement) => actionsOf(statement));
+      return [tableId, [...new Set(actions)]];
+    }),
+  );
+}
+
+describe('ServiceFunction defaults', () => {
+  const functions = resourcesOfType(template, 'AWS::Lambda::Function');
+
+  it('creates one function per route plus the authorizer', () => {
+    expect(functions).toHaveLength(BOUND_FUNCTIONS.length);
+  });
+
+  it.each(functions)(
+    '%s runs Node.js 22 on ARM64, traced, with source maps and Powertools settings',
+    (id) => {
+      templateOfResource(template, id).hasResourceProperties('AWS::Lambda::Function', {
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        MemorySize: 512,
+        Timeout: 10,
+        TracingConfig: { Mode: 'Active' },
+        Environment: {
+          Variables: Match.objectLike({
+            NODE_OPTIONS: '--enable-source-maps',
+            POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+            POWERTOOLS_LOG_LEVEL: 'INFO',
+          }),
+        },
+      });
+    },
+  );
+
+  it.each(functions)('%s logs to its own log group, kept for a month', (id) => {
+    const logGroupId = resourceOf(template, id).Properties.LoggingConfig?.LogGroup?.Ref;
+    expect(logGroupId).toBeTypeOf('string');
+    templateOfResource(template, logGroupId).hasResourceProperties('AWS::Logs::LogGroup', {
+      RetentionInDays: 30,
+    });
+  });
+
+  it.each(functions)('%s has a role without managed policies, writing only its own log group', (id) => {
+    const fn = resourceOf(template, id);
+    const roleId = fn.Properties.Role['Fn::GetAtt'][0];
+    templateOfResource(template, roleId).hasResourceProperties('AWS::IAM::Role', {
+      ManagedPolicyArns: Match.absent(),
+    });
+    const logStatements = policyStatementsOfRole(template, roleId).filter((statement) =>
+      actionsOf(statement).some((action) => action.startsWith('logs:')),
+    );
+    expect(logStatements).toEqual([
+      {
+        Effect: 'Allow',
+        Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        Resource: { 'Fn::GetAtt': [fn.Properties.LoggingConfig.LogGroup.Ref, 'Arn'] },
+      },
+    ]);
+  });
+
+  it('resolves handler entries against the project root', () => {
+    expect(existsSync(join(PROJECT_ROOT, 'package.json'))).toBe(true);
+    expect(existsSync(join(PROJECT_ROOT, 'functions', 'contracts', 'routes.ts'))).toBe(true);
+  });
+});
+
+describe.each(BOUND_FUNCTIONS)('$name table bindings', ({ tables, construct }) => {
+  const functionId = logicalIdOf(construct.lambda);
+  const bound = new Map(tables.map((binding) => [binding.table, binding.access]));
+
+  it('gets exactly the environment variables of its tables, naming those tables', () => {
+    const variables: Record<string, unknown> = resourceOf(template, functionId).Properties.Environment
+      .Variables;
+    const tableVariables = Object.fromEntries(
+      TABLE_IDS.filter((tableId) => TABLES[tableId].envVar in variables).map((tableId) => [
+        TABLES[tableId].envVar,
+        variables[TABLES[tableId].envVar],
+      ]),
+    );
+    expect(tableVariables).toEqual(
+      Object.fromEntries(tables.map(({ table }) => [TABLES[table].envVar, { Ref: tableIdOf[table] }])),
+    );
+  });
+
+  it.each(TABLE_IDS)('has the contract’s access to %s and nothing more', (tableId) => {
+    const actions = tableActionsOf(template, construct, stack.data.tables).get(tableId) ?? [];
+    const access = bound.get(tableId);
+    if (access === undefined) {
+      expect(actions).toEqual([]);
+      return;
+    }
+    expect(actions).toEqual(expect.arrayContaining(READ_ACTIONS));
+    if (access === 'read') {
+      expect(actions.filter((action) => WRITE_ACTIONS.includes(action))).toEqual([]);
+    } else {
+      expect(actions).toEqual(expect.arrayContaining(WRITE_ACTIONS));
+    }
+  });
+});
+
+describe('ServiceFunction.bindTable', () => {
+  const standalone = (bindings: readonly TableBinding[]) => {
+    const testStack = new Stack(testApp(), 'BindTableTest');
+    const { tables } = new DataTables(testStack, 'Tables');
+    const fn = new ServiceFunction(testStack, 'Fn', {
+      entry: 'test/infra/fixtures/noop-handler.ts',
+      tables,
+      bindings,
+    });
+    return { fn, template: Template.fromStack(testStack), tables };
+  };
+
+  it('grants writes for a write binding', () => {
+    const { fn, template, tables } = standalone([{ table: 'accounts', access: 'write' }]);
+    templateOfResource(template, logicalIdOf(fn.lambda)).hasResourceProperties('AWS::Lambda::Function', {
+      Environment: {
+        Variables: Match.objectLike({ [TABLES.accounts.envVar]: { Ref: logicalIdOf(tables.accounts) } }),
+      },
+    });
+    expect(tableActionsOf(template, fn, tables).get('accounts')).toEqual(
+      expect.arrayContaining([...READ_ACTIONS, ...WRITE_ACTIONS]),
+    );
+  });
+
+  it('refuses to bind the same table twice', () => {
+    expect(() =>
+      standalone([
+        { table: 'accounts', access: 'read' },
+        { table: 'accounts', access: 'write' },
+      ]),
+    ).toThrow(/binds table accounts twice/);
+  });
+});
