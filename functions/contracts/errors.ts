@@ -3,6 +3,8 @@
  * One table: handlers, the authorizer, the gateway responses and the local gateway all read it.
  */
 export const ERROR_STATUS = {
+  /** API Gateway's own 4xx answers (DEFAULT_4XX gateway response). */
+  bad_request: 400,
   invalid_parameter: 400,
   missing_symbols: 400,
   missing_api_key: 401,

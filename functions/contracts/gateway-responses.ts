@@ -1,4 +1,4 @@
-import { defaultMessage } from './errors.ts';
+import { defaultMessage, type ErrorCode } from './errors.ts';
 
 /**
  * API Gateway's own answers (ARCHITECTURE A1), rendered in the spec's error envelope. The CDK registers each
@@ -44,6 +44,8 @@ export const GATEWAY_RESPONSES: readonly GatewayResponseDefinition[] = [
   { type: 'UNAUTHORIZED', statusCode: 401, ...documented('missing_api_key') },
   // A key that is valid in our tables but not registered with the usage plan: "no valid key" to the caller.
   { type: 'INVALID_API_KEY', statusCode: 401, ...documented('missing_api_key') },
+  // The authorizer's Deny context carries one of our own codes and its message (plain lower-case words),
+  // so the unescaped `$context.authorizer.*` values always make valid JSON.
   {
     type: 'ACCESS_DENIED',
     statusCode: 403,
@@ -67,7 +69,7 @@ export const GATEWAY_RESPONSES: readonly GatewayResponseDefinition[] = [
   { type: 'RESOURCE_NOT_FOUND', statusCode: 404, ...documented('not_found') },
   {
     type: 'DEFAULT_4XX',
-    code: literal('bad_request'),
+    code: literal('bad_request' satisfies ErrorCode),
     message: { contextVariable: 'context.error.messageString', quoted: true },
   },
   { type: 'DEFAULT_5XX', ...documented('internal_error') },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AUTH_CACHE_TTL_SECONDS } from '#contracts/runtime-settings';
 import { TABLES, type TableId } from '#contracts/tables';
 import { memo } from './memo.ts';
 
@@ -8,7 +9,7 @@ import { memo } from './memo.ts';
  */
 const environmentSchema = z.object({
   /** The authorizer's in-memory cache of keys and entitlements, in seconds (0: no cache). */
-  AUTH_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).max(300).default(10),
+  AUTH_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).max(300).default(AUTH_CACHE_TTL_SECONDS),
   /** The local stack's virtual clock (`npm start -- --clock ... --speed N`); absent on AWS. */
   MARKET_CLOCK_START: z.iso.datetime({ offset: true }).optional(),
   MARKET_CLOCK_ANCHOR_MS: z.coerce.number().int().optional(),

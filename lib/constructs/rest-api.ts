@@ -21,16 +21,11 @@ import {
   type GatewayResponseDefinition,
 } from '#contracts/gateway-responses';
 import { AUTHORIZER, REST_BASE_PATH, REST_ROUTES, type RestRoute, resourcePath } from '#contracts/routes';
+import { AUTH_CACHE_TTL_SECONDS } from '#contracts/runtime-settings';
 import { REST_THROTTLE } from '#contracts/throttling';
 import { ServiceFunction, type TableConstructs } from './service-function.ts';
 
 export const REST_STAGE_NAME = 'live';
-
-/**
- * Seconds the authorizer keeps a key lookup in memory. API Gateway's own authorizer cache is off (it needs
- * an identity source, see below), so this short cache keeps DynamoDB reads off the hot path.
- */
-export const AUTHORIZER_CACHE_TTL_SECONDS = 10;
 
 export type RestRouteId = (typeof REST_ROUTES)[number]['id'];
 
@@ -109,7 +104,7 @@ export class PartnerRestApi extends Construct {
       description: 'REST Lambda authorizer: API key, entitlement and scope',
       tables: props.tables,
       bindings: AUTHORIZER.tables,
-      environment: { AUTH_CACHE_TTL_SECONDS: String(AUTHORIZER_CACHE_TTL_SECONDS) },
+      environment: { AUTH_CACHE_TTL_SECONDS: String(AUTH_CACHE_TTL_SECONDS) },
     });
 
     const accessLogs = new LogGroup(this, 'AccessLogs', {

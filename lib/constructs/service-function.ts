@@ -7,6 +7,7 @@ import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { SERVICE_NAME } from '#contracts/runtime-settings';
 import { TABLES, type TableBinding, type TableDefinition, type TableId } from '#contracts/tables';
 
 /**
@@ -15,9 +16,6 @@ import { TABLES, type TableBinding, type TableDefinition, type TableId } from '#
  * depends on where a command was started.
  */
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-/** Powertools' `service` field on every log line and metric. */
-export const SERVICE_NAME = 'market-data-alerts';
 
 export type PowertoolsLogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
 

@@ -8,6 +8,7 @@ import { DynamoAccountStore } from '#adapters/dynamo/account-store';
 import { DynamoApiKeyStore } from '#adapters/dynamo/api-key-store';
 import { DynamoInstrumentCatalog } from '#adapters/dynamo/instrument-catalog';
 import { AUTHORIZER, INGEST, REST_BASE_PATH } from '#contracts/routes';
+import { AUTH_CACHE_TTL_SECONDS } from '#contracts/runtime-settings';
 import { TABLE_IDS, TABLES } from '#contracts/tables';
 import { REST_THROTTLE } from '#contracts/throttling';
 import type { KeyAdministrationPorts } from '#domain/key-administration';
@@ -65,7 +66,7 @@ function configureHandlerEnvironment(options: LocalStackOptions, dynamoEndpoint:
     AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
     POWERTOOLS_SERVICE_NAME: 'market-data-alerts-local',
     POWERTOOLS_LOG_LEVEL: options.logLevel ?? process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
-    AUTH_CACHE_TTL_SECONDS: String(options.authCacheTtlSeconds ?? 10),
+    AUTH_CACHE_TTL_SECONDS: String(options.authCacheTtlSeconds ?? AUTH_CACHE_TTL_SECONDS),
   };
   for (const id of TABLE_IDS) environment[TABLES[id].envVar] = localTableName(id);
   if (options.clock) {

@@ -2,8 +2,9 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { bodyTemplate, GATEWAY_RESPONSES, RETRY_AFTER_SECONDS } from '#contracts/gateway-responses';
 import { REST_ROUTES, resourcePath } from '#contracts/routes';
+import { AUTH_CACHE_TTL_SECONDS } from '#contracts/runtime-settings';
 import { REST_THROTTLE } from '#contracts/throttling';
-import { AUTHORIZER_CACHE_TTL_SECONDS, REST_STAGE_NAME } from '#lib/constructs/rest-api';
+import { REST_STAGE_NAME } from '#lib/constructs/rest-api';
 import { synthServiceStack } from './support/service-stack.ts';
 import {
   apiResourcePath,
@@ -89,7 +90,7 @@ describe('PartnerRestApi authorizer', () => {
   it('keeps its own short in-memory cache instead', () => {
     templateOfResource(template, authorizerFunctionId).hasResourceProperties('AWS::Lambda::Function', {
       Environment: {
-        Variables: Match.objectLike({ AUTH_CACHE_TTL_SECONDS: String(AUTHORIZER_CACHE_TTL_SECONDS) }),
+        Variables: Match.objectLike({ AUTH_CACHE_TTL_SECONDS: String(AUTH_CACHE_TTL_SECONDS) }),
       },
     });
   });

@@ -4,9 +4,10 @@ import { Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { AUTHORIZER, REST_ROUTES } from '#contracts/routes';
+import { SERVICE_NAME } from '#contracts/runtime-settings';
 import { TABLE_IDS, TABLES, type TableBinding, type TableId } from '#contracts/tables';
 import { DataTables, type TableMap } from '#lib/constructs/data-tables';
-import { PROJECT_ROOT, SERVICE_NAME, ServiceFunction } from '#lib/constructs/service-function';
+import { PROJECT_ROOT, ServiceFunction } from '#lib/constructs/service-function';
 import { synthServiceStack, testApp } from './support/service-stack.ts';
 import {
   actionsOf,
