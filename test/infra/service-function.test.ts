@@ -5,9 +5,10 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { AUTHORIZER, REST_ROUTES } from '#contracts/routes';
 import { SERVICE_NAME } from '#contracts/runtime-settings';
-import { TABLE_IDS, TABLES, type TableBinding, type TableId } from '#contracts/tables';
-import { DataTables, type TableMap } from '#lib/constructs/data-tables';
+import { TABLE_IDS, TABLES, type TableBinding } from '#contracts/tables';
+import { DataTables } from '#lib/constructs/data-tables';
 import { PROJECT_ROOT, ServiceFunction } from '#lib/constructs/service-function';
+import { READ_ACTIONS, tableActionsOf, WRITE_ACTIONS } from './support/grants.ts';
 import { synthServiceStack, testApp } from './support/service-stack.ts';
 import {
   actionsOf,
@@ -15,22 +16,16 @@ import {
   policyStatementsOfRole,
   resourceOf,
   resourcesOfType,
-  statementTargets,
   templateOfResource,
 } from './support/template.ts';
-
-const WRITE_ACTIONS = [
-  'dynamodb:PutItem',
-  'dynamodb:UpdateItem',
-  'dynamodb:DeleteItem',
-  'dynamodb:BatchWriteItem',
-];
-const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'];
 
 const { stack, template } = synthServiceStack();
 const tableIdOf = Object.fromEntries(TABLE_IDS.map((id) => [id, logicalIdOf(stack.data.tables[id])]));
 
-/** Every function the contracts bind to tables: one per route, plus the authorizer. */
+/**
+ * The REST API's functions and the tables their contracts bind: one per route, plus the authorizer. The
+ * ingest function's bindings are asserted in trade-ingestion.test.ts.
+ */
 const BOUND_FUNCTIONS = [
   ...REST_ROUTES.map((route) => ({
     name: route.id,
@@ -44,30 +39,16 @@ const BOUND_FUNCTIONS = [
   },
 ];
 
-/** What a function's role may do to each table, collected from all the statements of its policies. */
-function tableActionsOf(template: Template, fn: ServiceFunction, tables: TableMap): Map<TableId, string[]> {
-  const role = fn.lambda.role;
-  if (!role) throw new Error(`${fn.node.path} has no role`);
-  const roleId = logicalIdOf(role);
-  const statements = policyStatementsOfRole(template, roleId).filter(
-    (statement) => statement.Effect === 'Allow',
-  );
-  return new Map(
-    TABLE_IDS.map((tableId) => {
-      const tableLogicalId = logicalIdOf(tables[tableId]);
-      const actions = statements
-        .filter((statement) => statementTargets(statement, tableLogicalId))
-        .flatMap((statement) => actionsOf(statement));
-      return [tableId, [...new Set(actions)]];
-    }),
-  );
-}
+/** Functions sized differently from the ServiceFunction defaults (512 MB, 10 s), by logical id. */
+const SIZED_FUNCTIONS = new Map([
+  [logicalIdOf(stack.ingestion.ingestFunction.lambda), { MemorySize: 1024, Timeout: 60 }],
+]);
 
 describe('ServiceFunction defaults', () => {
   const functions = resourcesOfType(template, 'AWS::Lambda::Function');
 
-  it('creates one function per route plus the authorizer', () => {
-    expect(functions).toHaveLength(BOUND_FUNCTIONS.length);
+  it('creates one function per route, the authorizer and the ingest function', () => {
+    expect(functions).toHaveLength(BOUND_FUNCTIONS.length + 1);
   });
 
   it.each(functions)(
@@ -77,8 +58,7 @@ describe('ServiceFunction defaults', () => {
         Runtime: 'nodejs22.x',
         Architectures: ['arm64'],
         Handler: 'index.handler',
-        MemorySize: 512,
-        Timeout: 10,
+        ...(SIZED_FUNCTIONS.get(id) ?? { MemorySize: 512, Timeout: 10 }),
         TracingConfig: { Mode: 'Active' },
         Environment: {
           Variables: Match.objectLike({

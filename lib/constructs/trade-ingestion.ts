@@ -1,0 +1,142 @@
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Stream, StreamEncryption, StreamMode } from 'aws-cdk-lib/aws-kinesis';
+import { StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { KinesisEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { INGEST } from '#contracts/routes';
+import { ServiceFunction, type TableConstructs } from './service-function.ts';
+
+/** The ingest function's iterator age (milliseconds) above which a shard is falling behind or stuck. */
+export const ITERATOR_AGE_ALARM_THRESHOLD_MS = 60_000;
+
+export interface TradeIngestionProps {
+  /** The stack's tables; the ingest function binds the ones INGEST names. */
+  readonly tables: TableConstructs;
+}
+
+/**
+ * Trade ingestion (ARCHITECTURE A4): the Kinesis stream producers put trades on, the ingest Lambda that folds
+ * each shard batch into prices, ledgers and bars, the dead-letter queue for batches it gives up on, and the
+ * alarms that show an operator a stuck shard.
+ *
+ * Producers (the provider collector, the simulator, `npm run replay -- --stack`) use the trade's symbol as
+ * the partition key: Kinesis keeps the records of one partition key on one shard, in order, so every trade
+ * of a symbol reaches the ingest function in the order it was put.
+ */
+export class TradeIngestion extends Construct {
+  readonly stream: Stream;
+  readonly ingestFunction: ServiceFunction;
+  /** The event source mapping's on-failure destination: one message per batch Lambda stopped retrying. */
+  readonly deadLetterQueue: Queue;
+  readonly deadLetterAlarm: Alarm;
+  readonly iteratorAgeAlarm: Alarm;
+
+  constructor(scope: Construct, id: string, props: TradeIngestionProps) {
+    super(scope, id);
+
+    this.stream = new Stream(this, 'TradeStream', {
+      // On-demand: capacity follows the market's open, close and quiet hours without shard management.
+      streamMode: StreamMode.ON_DEMAND,
+      // The AWS-managed key (aws/kinesis): encrypted at rest (cdk-nag KDS1, KDS3) with no key to own, and
+      // producers and the ingest function need no KMS permissions.
+      encryption: StreamEncryption.MANAGED,
+      // 24 hours, Kinesis' minimum: the durable state is in the tables; the stream only has to hold
+      // records long enough to retry, and to re-read a batch named in the dead-letter queue (maxRecordAge
+      // below is one hour).
+      retentionPeriod: Duration.hours(24),
+      // At most a day of trades the tables already hold; a retained on-demand stream would bill by the
+      // hour with nothing left to read it.
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+
+    this.ingestFunction = new ServiceFunction(this, 'Ingest', {
+      entry: INGEST.handler,
+      description: 'Kinesis trades: one shard batch folded into prices, ledgers and bars',
+      tables: props.tables,
+      bindings: INGEST.tables,
+      // A full batch (1000 trades) reads and writes the ledgers and bars of every symbol in it; more memory
+      // also means more CPU on Lambda. The timeout leaves room for DynamoDB retries without letting a stuck
+      // invocation hold its shard for long.
+      memorySize: 1024,
+      timeout: Duration.seconds(60),
+    });
+
+    this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    Validations.of(this.deadLetterQueue).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason:
+        'This queue IS a dead-letter queue: the on-failure destination of the trades event source mapping ' +
+        '(cdk-nag only recognizes queues named in a redrive policy or a function DeadLetterConfig). Nothing ' +
+        'consumes it automatically, so it needs no dead-letter queue of its own.',
+    });
+
+    this.ingestFunction.lambda.addEventSource(
+      new KinesisEventSource(this.stream, {
+        // Up to 1000 trades or 1 second, whichever comes first: big batches amortize the per-symbol ledger
+        // reads and writes, and the window keeps quotes within about a second of the trade.
+        batchSize: 1000,
+        maxBatchingWindow: Duration.seconds(1),
+        // TRIM_HORIZON, not LATEST: a mapping created (or replaced) after producers started, e.g. a replay
+        // put right after `cdk deploy` while the mapping is still being enabled, would skip those records
+        // with LATEST. Reading the stream from its oldest record only costs re-delivery, which the ingest
+        // handler skips by the ledger's watermark (duplicates never double-count volume, ARCHITECTURE A4).
+        startingPosition: StartingPosition.TRIM_HORIZON,
+        // The handler skips undecodable records itself and reports a symbol whose write failed as a batch
+        // item failure (its first sequence number): Lambda retries from the lowest one reported. A thrown
+        // error (a timeout, say) splits the batch in two instead, so one bad slice cannot hold the whole
+        // batch; splitting does not use up retries.
+        reportBatchItemFailures: true,
+        bisectBatchOnError: true,
+        // Bounded, so a batch that cannot succeed stops blocking its shard (the default is to retry until
+        // the record expires): after 5 retries or once a record is an hour old, Lambda sends the batch's
+        // shard and sequence-number range to the dead-letter queue and moves on. An hour is well inside the
+        // 24 h retention, so the records it names can still be read and replayed.
+        retryAttempts: 5,
+        maxRecordAge: Duration.hours(1),
+        // One batch per shard at a time: each symbol's trades are applied strictly in order and a retry
+        // never races a newer batch of the same shard. Lambda keeps per-partition-key order at higher
+        // factors too, so raising it is the throughput lever if one shard's batches cannot keep up.
+        parallelizationFactor: 1,
+        onFailure: new SqsDlq(this.deadLetterQueue),
+      }),
+    );
+
+    // Alarms only: no SNS topic or action yet. They show the state on the CloudWatch console, and an
+    // operator (or a later change) attaches a notification action without touching this construct.
+    this.deadLetterAlarm = new Alarm(this, 'DeadLetterAlarm', {
+      alarmDescription:
+        'Trade ingestion gave up on at least one Kinesis batch: each message names the shard and the ' +
+        'sequence-number range to re-read (within 24 h) and replay.',
+      metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+        statistic: Stats.MAXIMUM,
+        period: Duration.minutes(1),
+      }),
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      threshold: 0,
+      evaluationPeriods: 1,
+      // SQS stops sending metrics for a queue that stays empty: no data means no dead letters.
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+
+    this.iteratorAgeAlarm = new Alarm(this, 'IteratorAgeAlarm', {
+      alarmDescription:
+        'The ingest function is reading trades more than a minute old for three minutes: a shard is stuck ' +
+        'retrying a batch or ingestion cannot keep up, so quotes and candles are stale.',
+      metric: this.ingestFunction.lambda.metric('IteratorAge', {
+        statistic: Stats.MAXIMUM,
+        period: Duration.minutes(1),
+      }),
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      threshold: ITERATOR_AGE_ALARM_THRESHOLD_MS,
+      evaluationPeriods: 3,
+      // Lambda reports IteratorAge only when it delivers a batch: no data means an idle stream.
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+  }
+}

@@ -1,0 +1,291 @@
+import { Validations } from 'aws-cdk-lib';
+import { Match } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { describe, expect, it } from 'vitest';
+import { INGEST } from '#contracts/routes';
+import { SERVICE_NAME } from '#contracts/runtime-settings';
+import { TABLE_IDS, TABLES, type TableBinding } from '#contracts/tables';
+import { ITERATOR_AGE_ALARM_THRESHOLD_MS } from '#lib/constructs/trade-ingestion';
+import {
+  actionsOnResource,
+  allowStatementsOf,
+  READ_ACTIONS,
+  tableActionsOf,
+  WRITE_ACTIONS,
+} from './support/grants.ts';
+import { synthServiceStack } from './support/service-stack.ts';
+import {
+  actionsOf,
+  logicalIdOf,
+  resourceOf,
+  resourcesOfType,
+  templateOfResource,
+} from './support/template.ts';
+
+const { stack, template } = synthServiceStack();
+const ingestion = stack.ingestion;
+const streamId = logicalIdOf(ingestion.stream);
+const queueId = logicalIdOf(ingestion.deadLetterQueue);
+const functionId = logicalIdOf(ingestion.ingestFunction.lambda);
+
+/** The stack's event source mappings that invoke the ingest function. */
+const ingestMappings = () =>
+  resourcesOfType(template, 'AWS::Lambda::EventSourceMapping').filter(
+    ([, mapping]) => mapping.Properties.FunctionName?.Ref === functionId,
+  );
+
+const mapping = () => {
+  const [only] = ingestMappings();
+  if (!only) throw new Error('no event source mapping invokes the ingest function');
+  return only[1].Properties;
+};
+
+describe('TradeIngestion stream', () => {
+  it('is the stack’s only Kinesis stream', () => {
+    template.resourceCountIs('AWS::Kinesis::Stream', 1);
+  });
+
+  it('is on-demand, so no shard count is managed', () => {
+    templateOfResource(template, streamId).hasResourceProperties('AWS::Kinesis::Stream', {
+      StreamModeDetails: { StreamMode: 'ON_DEMAND' },
+      ShardCount: Match.absent(),
+    });
+  });
+
+  it('is encrypted with the AWS-managed aws/kinesis key, creating no KMS key', () => {
+    templateOfResource(template, streamId).hasResourceProperties('AWS::Kinesis::Stream', {
+      StreamEncryption: { EncryptionType: 'KMS', KeyId: 'alias/aws/kinesis' },
+    });
+    template.resourceCountIs('AWS::KMS::Key', 0);
+  });
+
+  it('keeps records for 24 hours', () => {
+    templateOfResource(template, streamId).hasResourceProperties('AWS::Kinesis::Stream', {
+      RetentionPeriodHours: 24,
+    });
+  });
+
+  it('is deleted with the stack (the tables, not the stream, hold the state)', () => {
+    templateOfResource(template, streamId).hasResource('AWS::Kinesis::Stream', {
+      DeletionPolicy: 'Delete',
+      UpdateReplacePolicy: 'Delete',
+    });
+  });
+});
+
+describe('TradeIngestion event source mapping', () => {
+  it('is the one mapping of the ingest function, reading the trades stream', () => {
+    expect(ingestMappings()).toHaveLength(1);
+    expect(mapping().EventSourceArn).toEqual({ 'Fn::GetAtt': [streamId, 'Arn'] });
+    expect(mapping().Enabled ?? true).toBe(true);
+  });
+
+  it.each([
+    { property: 'BatchSize', value: 1000 },
+    { property: 'MaximumBatchingWindowInSeconds', value: 1 },
+    { property: 'StartingPosition', value: 'TRIM_HORIZON' },
+    { property: 'BisectBatchOnFunctionError', value: true },
+    { property: 'FunctionResponseTypes', value: ['ReportBatchItemFailures'] },
+    { property: 'MaximumRetryAttempts', value: 5 },
+    { property: 'MaximumRecordAgeInSeconds', value: 3600 },
+    { property: 'ParallelizationFactor', value: 1 },
+  ])('sets $property to $value', ({ property, value }) => {
+    expect(mapping()[property]).toEqual(value);
+  });
+
+  it('sends the batches it gives up on to the dead-letter queue', () => {
+    expect(mapping().DestinationConfig).toEqual({
+      OnFailure: { Destination: { 'Fn::GetAtt': [queueId, 'Arn'] } },
+    });
+  });
+
+  it('gives up on a record while the stream still holds it, so it can be re-read and replayed', () => {
+    const retentionSeconds = resourceOf(template, streamId).Properties.RetentionPeriodHours * 3600;
+    expect(mapping().MaximumRecordAgeInSeconds).toBeGreaterThan(0);
+    expect(mapping().MaximumRecordAgeInSeconds).toBeLessThan(retentionSeconds);
+  });
+});
+
+describe('TradeIngestion ingest function', () => {
+  const bindings = new Map((INGEST.tables as readonly TableBinding[]).map((b) => [b.table, b.access]));
+
+  it('has the memory and time for a full batch', () => {
+    templateOfResource(template, functionId).hasResourceProperties('AWS::Lambda::Function', {
+      MemorySize: 1024,
+      Timeout: 60,
+      Runtime: 'nodejs22.x',
+      Architectures: ['arm64'],
+    });
+  });
+
+  it('gets exactly the environment of the INGEST tables, naming those tables', () => {
+    expect(resourceOf(template, functionId).Properties.Environment.Variables).toEqual({
+      NODE_OPTIONS: '--enable-source-maps',
+      POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+      POWERTOOLS_LOG_LEVEL: 'INFO',
+      ...Object.fromEntries(
+        INGEST.tables.map(({ table }) => [
+          TABLES[table].envVar,
+          { Ref: logicalIdOf(stack.data.tables[table]) },
+        ]),
+      ),
+    });
+  });
+
+  it.each(TABLE_IDS)('has INGEST’s access to %s and nothing more', (tableId) => {
+    const actions = tableActionsOf(template, ingestion.ingestFunction, stack.data.tables).get(tableId);
+    const access = bindings.get(tableId);
+    if (access === undefined) {
+      expect(actions).toEqual([]);
+      return;
+    }
+    expect(actions).toEqual(expect.arrayContaining(READ_ACTIONS));
+    if (access === 'write') {
+      expect(actions).toEqual(expect.arrayContaining(WRITE_ACTIONS));
+    } else {
+      expect(actions?.filter((action) => WRITE_ACTIONS.includes(action))).toEqual([]);
+    }
+  });
+
+  it('may read the trades stream but not put records on it', () => {
+    const actions = actionsOnResource(template, ingestion.ingestFunction, streamId);
+    expect(actions).toEqual(
+      expect.arrayContaining([
+        'kinesis:DescribeStream',
+        'kinesis:DescribeStreamSummary',
+        'kinesis:GetRecords',
+        'kinesis:GetShardIterator',
+        'kinesis:ListShards',
+      ]),
+    );
+    expect(actions).not.toContain('kinesis:PutRecord');
+    expect(actions).not.toContain('kinesis:PutRecords');
+  });
+
+  it('may send to the dead-letter queue but not receive, delete or purge', () => {
+    const actions = actionsOnResource(template, ingestion.ingestFunction, queueId);
+    expect(actions).toContain('sqs:SendMessage');
+    expect(actions.filter((action) => /^sqs:(Receive|Delete|Purge|ChangeMessage)/.test(action))).toEqual([]);
+  });
+
+  it('has Kinesis and SQS permissions on the trades stream and its dead-letter queue only', () => {
+    const statements = allowStatementsOf(template, ingestion.ingestFunction).filter((statement) =>
+      actionsOf(statement).some((action) => /^(kinesis|sqs):/.test(action)),
+    );
+    expect(statements.map((statement) => statement.Resource)).toEqual(
+      expect.arrayContaining([{ 'Fn::GetAtt': [streamId, 'Arn'] }, { 'Fn::GetAtt': [queueId, 'Arn'] }]),
+    );
+    for (const statement of statements) {
+      expect([{ 'Fn::GetAtt': [streamId, 'Arn'] }, { 'Fn::GetAtt': [queueId, 'Arn'] }]).toContainEqual(
+        statement.Resource,
+      );
+    }
+  });
+});
+
+describe('TradeIngestion dead-letter queue', () => {
+  it('is encrypted with SQS-managed keys and keeps messages for 14 days', () => {
+    templateOfResource(template, queueId).hasResourceProperties('AWS::SQS::Queue', {
+      SqsManagedSseEnabled: true,
+      MessageRetentionPeriod: 14 * 24 * 3600,
+    });
+  });
+
+  it('refuses requests that do not use TLS', () => {
+    template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      Queues: [{ Ref: queueId }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          {
+            Effect: 'Deny',
+            Principal: { AWS: '*' },
+            Action: 'sqs:*',
+            Resource: { 'Fn::GetAtt': [queueId, 'Arn'] },
+            Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+          },
+        ]),
+      },
+    });
+  });
+});
+
+describe('TradeIngestion alarms', () => {
+  it('alarms as soon as the dead-letter queue holds a message', () => {
+    templateOfResource(template, logicalIdOf(ingestion.deadLetterAlarm)).hasResourceProperties(
+      'AWS::CloudWatch::Alarm',
+      {
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } }],
+        Statistic: 'Maximum',
+        Period: 60,
+        ComparisonOperator: 'GreaterThanThreshold',
+        Threshold: 0,
+        EvaluationPeriods: 1,
+        TreatMissingData: 'notBreaching',
+      },
+    );
+  });
+
+  it('alarms when the ingest function reads trades over a minute old for three minutes', () => {
+    expect(ITERATOR_AGE_ALARM_THRESHOLD_MS).toBe(60_000);
+    templateOfResource(template, logicalIdOf(ingestion.iteratorAgeAlarm)).hasResourceProperties(
+      'AWS::CloudWatch::Alarm',
+      {
+        Namespace: 'AWS/Lambda',
+        MetricName: 'IteratorAge',
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId } }],
+        Statistic: 'Maximum',
+        Period: 60,
+        ComparisonOperator: 'GreaterThanThreshold',
+        Threshold: ITERATOR_AGE_ALARM_THRESHOLD_MS,
+        EvaluationPeriods: 3,
+        TreatMissingData: 'notBreaching',
+      },
+    );
+  });
+
+  it('only sets alarm state: no actions and no SNS topic', () => {
+    for (const alarm of [ingestion.deadLetterAlarm, ingestion.iteratorAgeAlarm]) {
+      templateOfResource(template, logicalIdOf(alarm)).hasResourceProperties('AWS::CloudWatch::Alarm', {
+        AlarmActions: Match.absent(),
+        OKActions: Match.absent(),
+        InsufficientDataActions: Match.absent(),
+      });
+    }
+    template.resourceCountIs('AWS::SNS::Topic', 0);
+  });
+});
+
+describe('TradeIngestion cdk-nag', () => {
+  it('has no unacknowledged AwsSolutions finding', () => {
+    const report = new AwsSolutionsChecks(stack.node.root, { verbose: true }).validateScope(ingestion);
+    const findings = report.violations.map(
+      (violation) =>
+        `${violation.severity} ${violation.ruleName}: ${violation.violatingResources.map((r) => r.constructPath).join(', ')}`,
+    );
+    expect(findings).toEqual([]);
+  });
+
+  it('acknowledges only SQS3 on the dead-letter queue beyond the shared function ones, each with a reason', () => {
+    const acknowledged = ingestion.node.findAll().flatMap((construct) =>
+      construct.node.metadata
+        .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+        .flatMap((entry) =>
+          Object.entries(entry.data as Record<string, string>).map(([rule, reason]) => ({
+            path: construct.node.path,
+            rule: rule.replace(/^annotation::/i, ''),
+            reason,
+          })),
+        ),
+    );
+    expect(acknowledged.map(({ path, rule }) => `${path} ${rule}`).sort()).toEqual(
+      [
+        `${ingestion.deadLetterQueue.node.path} AwsSolutions-SQS3`,
+        `${ingestion.ingestFunction.node.path} AwsSolutions-IAM5[Resource::*]`,
+        `${ingestion.ingestFunction.node.path} AwsSolutions-L1`,
+      ].sort(),
+    );
+    for (const { reason } of acknowledged) expect(reason.length).toBeGreaterThan(40);
+  });
+});
