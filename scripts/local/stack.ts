@@ -6,11 +6,15 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DynamoAccountStore } from '#adapters/dynamo/account-store';
 import { DynamoApiKeyStore } from '#adapters/dynamo/api-key-store';
+import { DynamoBarStore } from '#adapters/dynamo/bar-store';
 import { DynamoInstrumentCatalog } from '#adapters/dynamo/instrument-catalog';
+import { DynamoLedgerStore } from '#adapters/dynamo/ledger-store';
+import { DynamoPriceStore } from '#adapters/dynamo/price-store';
 import { AUTHORIZER, INGEST, REST_BASE_PATH } from '#contracts/routes';
 import { AUTH_CACHE_TTL_SECONDS } from '#contracts/runtime-settings';
 import { TABLE_IDS, TABLES } from '#contracts/tables';
 import { REST_THROTTLE } from '#contracts/throttling';
+import { type VirtualClockSettings, virtualTime } from '#domain/clock';
 import type { KeyAdministrationPorts } from '#domain/key-administration';
 import { LOCAL_STACK_STATE_FILE, PROJECT_ROOT } from '../lib/project.ts';
 import { seedUniverse } from '../lib/universe.ts';
@@ -18,6 +22,7 @@ import { CONTROL_PREFIX, handleControl } from './control-plane.ts';
 import { ensureDemoKey } from './demo-key.ts';
 import { LOCAL_AWS, localDocumentClient, localDynamoClient, startLocalDynamo } from './dynamo.ts';
 import { lambdaContext } from './lambda-context.ts';
+import { type MarketSimulation, startMarketSimulation } from './market-simulation.ts';
 import { type AuthorizerHandler, LocalRestGateway, loadRestRoutes } from './rest-gateway.ts';
 import { ensureTables, localTableName } from './tables.ts';
 import { TokenBuckets } from './token-bucket.ts';
@@ -36,6 +41,10 @@ export interface LocalStackOptions {
   readonly throttle?: { readonly rateLimit: number; readonly burstLimit: number };
   readonly authCacheTtlSeconds?: number;
   readonly logLevel?: string;
+  /** The market simulator and, on first start, its history (absent: an empty market, `--no-simulator`). */
+  readonly simulator?: { readonly seed: number };
+  /** Where the stack reports what it does in the background (history backfill). */
+  readonly log?: (line: string) => void;
 }
 
 export interface LocalStack {
@@ -50,6 +59,8 @@ export interface LocalStack {
   readonly keyAdministration: KeyAdministrationPorts;
   /** The local trades stream feeding the ingest handler. */
   readonly trades: LocalTradeStream;
+  /** The running simulation, when the simulator is on. */
+  readonly simulation?: Promise<MarketSimulation>;
   stop(): Promise<void>;
 }
 
@@ -58,7 +69,11 @@ export interface LocalStack {
  * Handlers read their environment once per process (as once per Lambda instance), so one process runs
  * one local stack.
  */
-function configureHandlerEnvironment(options: LocalStackOptions, dynamoEndpoint: string) {
+function configureHandlerEnvironment(
+  options: LocalStackOptions,
+  dynamoEndpoint: string,
+  clock: VirtualClockSettings | undefined,
+) {
   const environment: Record<string, string> = {
     AWS_REGION: LOCAL_AWS.region,
     AWS_ACCESS_KEY_ID: LOCAL_AWS.accessKeyId,
@@ -69,10 +84,10 @@ function configureHandlerEnvironment(options: LocalStackOptions, dynamoEndpoint:
     AUTH_CACHE_TTL_SECONDS: String(options.authCacheTtlSeconds ?? AUTH_CACHE_TTL_SECONDS),
   };
   for (const id of TABLE_IDS) environment[TABLES[id].envVar] = localTableName(id);
-  if (options.clock) {
-    environment.MARKET_CLOCK_START = options.clock.start.toISOString();
-    environment.MARKET_CLOCK_ANCHOR_MS = String(Date.now());
-    environment.MARKET_CLOCK_SPEED = String(options.clock.speed);
+  if (clock) {
+    environment.MARKET_CLOCK_START = clock.start.toISOString();
+    environment.MARKET_CLOCK_ANCHOR_MS = String(clock.anchorMs);
+    environment.MARKET_CLOCK_SPEED = String(clock.speed);
   }
   Object.assign(process.env, environment);
 }
@@ -92,7 +107,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     port: options.dynamoPort,
     path: options.dataDir ? join(options.dataDir, 'dynamodb') : undefined,
   });
-  configureHandlerEnvironment(options, dynamo.endpoint);
+  // One anchor for the handlers' clock and the simulator's: both read the same service time.
+  const clock = options.clock ? { ...options.clock, anchorMs: Date.now() } : undefined;
+  const nowMs = clock ? () => virtualTime(clock, Date.now()).getTime() : Date.now;
+  configureHandlerEnvironment(options, dynamo.endpoint, clock);
 
   await ensureTables(localDynamoClient(dynamo.endpoint));
   const documents = localDocumentClient(dynamo.endpoint);
@@ -131,6 +149,21 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const port = await listen(server, options.port, host);
   const restUrl = `http://${host === '0.0.0.0' ? 'localhost' : host}:${port}${REST_BASE_PATH}`;
 
+  const simulation = options.simulator
+    ? startMarketSimulation({
+        seed: options.simulator.seed,
+        instruments: await catalog.list({ limit: Number.MAX_SAFE_INTEGER }),
+        nowMs,
+        stream: trades,
+        stores: {
+          bars: new DynamoBarStore(documents, localTableName('bars')),
+          ledgers: new DynamoLedgerStore(documents, localTableName('ledgers')),
+          prices: new DynamoPriceStore(documents, localTableName('prices')),
+        },
+        log: options.log ?? (() => undefined),
+      })
+    : undefined;
+
   if (options.dataDir) {
     await writeFile(
       join(options.dataDir, LOCAL_STACK_STATE_FILE),
@@ -147,7 +180,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     seededInstruments,
     keyAdministration,
     trades,
+    simulation,
     stop: async () => {
+      await (await simulation)?.stop();
       await trades.stop();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -9,8 +9,14 @@
  *   --clock ISO       run the service's clock from this instant, e.g. 2024-11-29T15:00:00Z
  *   --speed N         with --clock: the clock runs N times as fast (default 1)
  *   --log-level L     the handlers' log level (default WARN)
+ *   --no-simulator    an empty market: no synthetic trades and no synthetic history (replays, tests)
+ *   --seed N          the simulator's seed (default 1)
+ *   --fresh           delete the data folder first
  */
+import { rm } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { previousSession, sessionAt, sessionOn } from '#domain/calendar';
+import { formatNewYorkIso, newYorkDate } from '#domain/time-zone';
 import { DEFAULT_DATA_DIR } from '../lib/project.ts';
 import { type LocalStack, startLocalStack } from './stack.ts';
 
@@ -30,8 +36,13 @@ function parseOptions() {
       clock: { type: 'string' },
       speed: { type: 'string', default: '1' },
       'log-level': { type: 'string' },
+      'no-simulator': { type: 'boolean', default: false },
+      seed: { type: 'string', default: '1' },
+      fresh: { type: 'boolean', default: false },
     },
   });
+  const seed = Number(values.seed);
+  if (!Number.isSafeInteger(seed)) fail(`--seed ${values.seed} must be a whole number`);
   const port = Number(values.port);
   const dynamoPort = Number(values['dynamo-port']);
   const speed = Number(values.speed);
@@ -49,6 +60,9 @@ function parseOptions() {
     dataDir: values['in-memory'] ? undefined : values['data-dir'],
     clock: start ? { start, speed } : undefined,
     logLevel: values['log-level'],
+    simulator: values['no-simulator'] ? undefined : { seed },
+    fresh: values.fresh,
+    log: (line: string) => process.stdout.write(`${line}\n`),
   };
 }
 
@@ -60,6 +74,7 @@ function banner(stack: LocalStack, options: ReturnType<typeof parseOptions>): st
   return [
     '',
     'Market Data Alerts Partner Service: local stack',
+    `  Simulator  ${options.simulator ? `on (seed ${options.simulator.seed})` : 'off: an empty market (--no-simulator)'}`,
     ...(stack.seeded ? [`  Seeded ${stack.seededInstruments} instruments from data/universe.csv`] : []),
     `  REST       ${stack.restUrl}`,
     `  DynamoDB   ${stack.dynamoEndpoint} (${options.dataDir ? `data in ${options.dataDir}` : 'in memory'})`,
@@ -71,14 +86,31 @@ function banner(stack: LocalStack, options: ReturnType<typeof parseOptions>): st
     `  curl -s -H 'X-API-Key: ${key}' '${stack.restUrl}/market-status'`,
     `  curl -s -H 'Authorization: Bearer ${key}' '${stack.restUrl}/instruments?search=aa&limit=5'`,
     `  curl -s -H 'X-API-Key: ${key}' '${stack.restUrl}/instruments/ES1%21'`,
+    `  curl -s -H 'X-API-Key: ${key}' '${stack.restUrl}/prices/latest?symbols=ES1!,SPY,AAPL'`,
+    `  curl -s -H 'X-API-Key: ${key}' '${stack.restUrl}/candles/SPY?interval=15m&limit=5'`,
     `  curl -s '${stack.restUrl}/instruments'     # no key: 401 missing_api_key`,
+    ...marketHint(options),
     '',
     'Ctrl-C stops it.',
     '',
   ].join('\n');
 }
 
+/** When the service clock is outside a session, how to watch one now. */
+function marketHint(options: ReturnType<typeof parseOptions>): string[] {
+  const now = options.clock?.start ?? new Date();
+  if (!options.simulator || sessionAt(now)) return [];
+  const last = previousSession(newYorkDate(now)) ?? sessionOn(newYorkDate(now));
+  const watch = last ? new Date(last.open.getTime() + 30 * 60_000).toISOString().replace('.000Z', 'Z') : '';
+  return [
+    '',
+    `The market is closed at ${formatNewYorkIso(now)}: prices and candles move only during sessions.`,
+    ...(watch ? [`To watch a session now: npm start -- --fresh --clock ${watch} --speed 60`] : []),
+  ];
+}
+
 const options = parseOptions();
+if (options.fresh && options.dataDir) await rm(options.dataDir, { recursive: true, force: true });
 let stack: LocalStack;
 try {
   stack = await startLocalStack(options);

@@ -4,6 +4,7 @@ import {
   BatchWriteCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
+import pLimit from 'p-limit';
 
 /** DynamoDB's own per-call limits. */
 const MAX_GET_KEYS = 100;
@@ -11,6 +12,8 @@ const MAX_WRITE_ITEMS = 25;
 /** Unprocessed keys or items are retried with exponential backoff, this many times at the most. */
 const MAX_ATTEMPTS = 8;
 const BASE_DELAY_MS = 25;
+/** BatchWrite calls in flight at once for one table. */
+const WRITE_CONCURRENCY = 4;
 
 type Item = Record<string, unknown>;
 

@@ -7,8 +7,8 @@ import { batchGetAll, batchPutAll } from './batch.ts';
 /** Every instrument sits in the one `byListing` partition, sorted by symbol, so pages come out ordered. */
 const LISTING = 'all';
 const LISTING_INDEX = TABLES.instruments.indexes[0].name;
-/** A search reads the listing in pages of this size until it has `limit` matches. */
-const SEARCH_PAGE_SIZE = 1000;
+/** The listing is read in pages of at most this many items until it has `limit` matches. */
+const PAGE_SIZE = 1000;
 
 function toInstrument(item: Record<string, unknown>): Instrument {
   const { symbol, name, market, exchange, type, sector, active } = item as Instrument;
@@ -47,7 +47,7 @@ export class DynamoInstrumentCatalog implements InstrumentCatalog {
           IndexName: LISTING_INDEX,
           KeyConditionExpression: 'listing = :listing',
           ExpressionAttributeValues: { ':listing': LISTING },
-          Limit: filter.search === undefined ? wanted : SEARCH_PAGE_SIZE,
+          Limit: filter.search === undefined ? Math.min(wanted, PAGE_SIZE) : PAGE_SIZE,
           ExclusiveStartKey: startKey,
         }),
       );

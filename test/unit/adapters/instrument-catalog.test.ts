@@ -91,3 +91,11 @@ describe('DynamoInstrumentCatalog.putAll', () => {
     });
   });
 });
+
+describe('DynamoInstrumentCatalog.list of the whole universe', () => {
+  it('asks for pages of at most 1,000 items, whatever the limit', async () => {
+    documents.on(QueryCommand).resolves({ Items: [item('A')] });
+    await catalog.list({ limit: Number.MAX_SAFE_INTEGER });
+    expect(documents.commandCalls(QueryCommand)[0]?.args[0].input.Limit).toBe(1000);
+  });
+});

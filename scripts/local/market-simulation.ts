@@ -1,0 +1,94 @@
+import type { Instrument } from '#domain/instruments';
+import { encodeTradeRecord } from '#domain/trade-records';
+import type { BarStore, LedgerStore } from '#ports/market-data';
+import type { PriceStore } from '#ports/price-store';
+import { createMarketModel } from '../simulator/model.ts';
+import { backfillOrder, backfillSymbol, lastHistoryPrices, planHistory } from './history-backfill.ts';
+import type { LocalTradeStream } from './trade-stream.ts';
+
+export interface MarketSimulationOptions {
+  readonly seed: number;
+  readonly instruments: readonly Instrument[];
+  /** The service clock, Unix ms. */
+  readonly nowMs: () => number;
+  readonly stream: LocalTradeStream;
+  readonly stores: { readonly bars: BarStore; readonly ledgers: LedgerStore; readonly prices: PriceStore };
+  readonly log: (line: string) => void;
+  /** Real milliseconds between two steps of the simulation. */
+  readonly tickMs?: number;
+}
+
+export interface MarketSimulation {
+  /** Resolves when every symbol has its history. */
+  readonly backfilled: Promise<void>;
+  stop(): Promise<void>;
+}
+
+const DEFAULT_TICK_MS = 250;
+const PROGRESS_EVERY = 100;
+
+/**
+ * The local stack's market (issue 3): every tracked symbol trades on the service clock during sessions,
+ * through the same trades stream and ingest handler as real trades. A symbol without a ledger (first start)
+ * first gets its history; it trades live from then on. A restart continues from the stored prices.
+ */
+export async function startMarketSimulation(options: MarketSimulationOptions): Promise<MarketSimulation> {
+  const symbols = options.instruments.map(({ symbol }) => symbol);
+  const stored = await options.stores.ledgers.getMany(symbols);
+  const ready = new Set(stored.keys());
+  const missing = options.instruments.filter(({ symbol }) => !ready.has(symbol));
+  const startMs = options.nowMs();
+
+  const startPrices = new Map<string, number>();
+  for (const { ledger } of stored.values())
+    if (ledger.price) startPrices.set(ledger.symbol, ledger.price.price);
+  const plan =
+    missing.length > 0
+      ? planHistory({ seed: options.seed, instruments: missing, nowMs: startMs })
+      : undefined;
+  if (plan) for (const [symbol, price] of lastHistoryPrices(plan)) startPrices.set(symbol, price);
+
+  const model = createMarketModel({ seed: options.seed, symbols: options.instruments, startMs, startPrices });
+  const timer = setInterval(() => {
+    const trades = model.advance(options.nowMs()).filter((trade) => ready.has(trade.symbol));
+    if (trades.length > 0) {
+      options.stream.put(
+        trades.map((trade) => ({ partitionKey: trade.symbol, data: encodeTradeRecord(trade) })),
+      );
+    }
+  }, options.tickMs ?? DEFAULT_TICK_MS);
+
+  let stopped = false;
+  const backfill = async () => {
+    if (!plan) return;
+    const order = backfillOrder(missing);
+    options.log(
+      `History: writing about 13 months for ${order.length} symbols in the background (futures and ETFs first)`,
+    );
+    const started = Date.now();
+    let items = 0;
+    for (const [index, symbol] of order.entries()) {
+      if (stopped) return;
+      items += await backfillSymbol(plan, symbol, options.stores);
+      ready.add(symbol);
+      if ((index + 1) % PROGRESS_EVERY === 0 || index + 1 === order.length) {
+        options.log(
+          `History: ${index + 1}/${order.length} symbols, ${items} items, ${((Date.now() - started) / 1000).toFixed(0)} s`,
+        );
+      }
+    }
+  };
+  const backfilled = backfill();
+  backfilled.catch((error: unknown) =>
+    options.log(`History backfill failed: ${error instanceof Error ? error.message : error}`),
+  );
+
+  return {
+    backfilled,
+    stop: async () => {
+      stopped = true;
+      clearInterval(timer);
+      await backfilled.catch(() => undefined);
+    },
+  };
+}
