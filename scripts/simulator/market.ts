@@ -20,13 +20,15 @@
  * Nothing here reads a clock: sessions come from the calendar, instants are passed in.
  */
 import { nextSession, type Session, sessionAt, sessionOn } from '#domain/calendar';
-import { isoDateOf, MS_PER_DAY, MS_PER_MINUTE } from '#domain/time-zone';
+import { isoDateOf, MS_PER_DAY } from '#domain/time-zone';
 import { type IndexId, MARKET_ANNUAL_VOL, type SymbolProfile } from './profiles.ts';
 import type { Random } from './random.ts';
 
 const TRADING_DAYS_PER_YEAR = 252;
+/** Local, not imported: module bindings can cost a getter call per use in transpiled test runs. */
+const MINUTE_MS = 60_000;
 /** A full regular session, 09:30-16:00. */
-export const FULL_SESSION_MS = 390 * MS_PER_MINUTE;
+export const FULL_SESSION_MS = 390 * MINUTE_MS;
 
 /** The market model's parameters (daily units unless named otherwise). */
 export const MARKET_PARAMS = Object.freeze({
@@ -62,7 +64,9 @@ const INTRADAY_SHARE = 1 - GAP_SHARE;
  * factor's, so its correlation with the market is beta / sqrt(beta^2 + ownRatio^2): NDX 0.95, RUT 0.93,
  * DJI 0.96; between indexes 0.88-0.91.
  */
-export const INDEX_FACTORS: Readonly<Record<IndexId, { readonly factor: number; readonly ownRatio: number }>> = {
+export const INDEX_FACTORS: Readonly<
+  Record<IndexId, { readonly factor: number; readonly ownRatio: number }>
+> = {
   SPX: { factor: 0, ownRatio: 0 },
   NDX: { factor: 1, ownRatio: 0.378 },
   RUT: { factor: 2, ownRatio: 0.435 },
@@ -92,7 +96,9 @@ function uShapeIntegral(shape: UShape, u: number): number {
 }
 
 function uShapeDensity(shape: UShape, u: number): number {
-  return shape.flat + shape.open * Math.exp(-u / shape.width) + shape.close * Math.exp(-(1 - u) / shape.width);
+  return (
+    shape.flat + shape.open * Math.exp(-u / shape.width) + shape.close * Math.exp(-(1 - u) / shape.width)
+  );
 }
 
 /** Intraday variance: about 2.3x the midday rate just after the open, 1.7x just before the close. */
@@ -123,7 +129,7 @@ function varianceShareTable(lengthMs: number, minutes: number): Float64Array {
   if (table === undefined) {
     table = new Float64Array(minutes + 1);
     for (let k = 0; k <= minutes; k++) {
-      const u = Math.min(k * MS_PER_MINUTE, lengthMs) / lengthMs;
+      const u = Math.min(k * MINUTE_MS, lengthMs) / lengthMs;
       table[k] = uShapeIntegral(VARIANCE_SHAPE, u) / VARIANCE_TOTAL;
     }
     table[minutes] = 1;
@@ -166,18 +172,18 @@ export class SessionPath {
   constructor(
     session: Session,
     before: Float64Array,
-    private readonly market: MarketPath,
+    private readonly market: { generateAfter(path: SessionPath): SessionPath | undefined },
   ) {
     this.date = session.date;
     this.openMs = session.open.getTime();
     this.closeMs = session.close.getTime();
     const lengthMs = this.closeMs - this.openMs;
     this.lengthFactor = lengthMs / FULL_SESSION_MS;
-    this.minutes = Math.ceil(lengthMs / MS_PER_MINUTE);
+    this.minutes = Math.ceil(lengthMs / MINUTE_MS);
     this.before = before;
     this.values = new Float64Array(FACTOR_COUNT * (this.minutes + 1));
     this.varianceShares = varianceShareTable(lengthMs, this.minutes);
-    this.lastNodeMs = this.openMs + (this.minutes - 1) * MS_PER_MINUTE;
+    this.lastNodeMs = this.openMs + (this.minutes - 1) * MINUTE_MS;
   }
 
   /** The next session (generated on first use); undefined past the calendar's range. */
@@ -190,7 +196,7 @@ export class SessionPath {
   position(t: number): number {
     if (t <= this.openMs) return 0;
     if (t >= this.closeMs) return this.minutes;
-    if (t < this.lastNodeMs) return (t - this.openMs) / MS_PER_MINUTE;
+    if (t < this.lastNodeMs) return (t - this.openMs) / MINUTE_MS;
     return this.minutes - 1 + (t - this.lastNodeMs) / (this.closeMs - this.lastNodeMs);
   }
 
@@ -224,24 +230,29 @@ export class SessionPath {
 }
 
 /**
- * Generates the market factors session after session, from its own random stream, so the path depends only
- * on the stream's seed and the first session, never on who asks for it or when. Sessions are linked forward
- * only: once no symbol points at an old session, it can be garbage collected.
+ * The market factors from `startMs` on: the first session (the one containing `startMs`, or the next one;
+ * undefined past the calendar's range), whose `next()` leads to the following ones.
+ *
+ * Sessions are generated one after the other from the market's own random stream, so the path depends only
+ * on the stream's seed and the first session, never on who asks for it or when. They are linked forward
+ * only, and nothing else holds them: once no symbol points at an old session, it is garbage collected.
  */
-export class MarketPath {
-  /** The first session generated: the one containing the start instant, or the next one. */
-  readonly first: SessionPath | undefined;
+export function startMarket(random: Random, startMs: number): SessionPath | undefined {
+  return new MarketPath(random).start(startMs);
+}
+
+class MarketPath {
   private tail: SessionPath | undefined;
   private variance = LONG_RUN_DAILY_VARIANCE;
   private trend: number;
 
-  constructor(
-    private readonly random: Random,
-    startMs: number,
-  ) {
+  constructor(private readonly random: Random) {
     this.trend = DAILY_DRIFT + TREND_SD * random.normal();
+  }
+
+  start(startMs: number): SessionPath | undefined {
     const session = sessionAtOrAfter(startMs);
-    this.first = session === undefined ? undefined : this.generate(session, new Float64Array(FACTOR_COUNT));
+    return session === undefined ? undefined : this.generate(session, new Float64Array(FACTOR_COUNT));
   }
 
   /** The session after `path`; only the latest generated session may ask (SessionPath.next caches it). */
@@ -271,7 +282,7 @@ export class MarketPath {
     for (let k = 1; k <= minutes; k++) {
       const share = path.varianceShareAt(k);
       const sd = Math.sqrt(intradayVariance * (share - previousShare));
-      const segmentMs = Math.min(MS_PER_MINUTE, lengthMs - (k - 1) * MS_PER_MINUTE);
+      const segmentMs = Math.min(MINUTE_MS, lengthMs - (k - 1) * MINUTE_MS);
       previousShare = share;
       values[k] = (values[k - 1] ?? 0) + (trend * segmentMs) / FULL_SESSION_MS + sd * random.normal();
       for (let f = 1; f < FACTOR_COUNT; f++) {
@@ -333,8 +344,9 @@ export class SymbolPath {
     first: SessionPath,
     private readonly random: Random,
   ) {
-    this.beta = profile.beta;
-    this.ownFactor = profile.index === undefined || profile.index === 'SPX' ? -1 : INDEX_FACTORS[profile.index].factor;
+    const exposure = factorExposure(profile);
+    this.beta = exposure.beta;
+    this.ownFactor = exposure.ownFactor;
     this.idioLongRun = (profile.idioVol * profile.idioVol) / TRADING_DAYS_PER_YEAR;
     this.idioVariance = this.idioLongRun;
     this.session = first;
@@ -342,7 +354,11 @@ export class SymbolPath {
     const position = inside ? first.position(startMs) : 0;
     const market = inside ? first.factorAt(0, position) : (first.before[0] ?? 0);
     const own =
-      this.ownFactor < 0 ? 0 : inside ? first.factorAt(this.ownFactor, position) : (first.before[this.ownFactor] ?? 0);
+      this.ownFactor < 0
+        ? 0
+        : inside
+          ? first.factorAt(this.ownFactor, position)
+          : (first.before[this.ownFactor] ?? 0);
     this.logBase = Math.log(startPrice) - this.beta * market - own;
     if (this.idioLongRun > 0) {
       if (inside) this.share = first.varianceShareAt(position);
@@ -388,11 +404,14 @@ export class SymbolPath {
   }
 }
 
-/** The market factor index and beta of a profile, for callers that anchor prices to the factors. */
-export function factorExposure(profile: SymbolProfile): { readonly beta: number; readonly ownFactor: number } {
+/** A profile's beta to the market factor and its index's own factor (-1: none). */
+export function factorExposure(profile: SymbolProfile): {
+  readonly beta: number;
+  readonly ownFactor: number;
+} {
   return {
     beta: profile.beta,
-    ownFactor: profile.index === undefined || profile.index === 'SPX' ? -1 : INDEX_FACTORS[profile.index].factor,
+    ownFactor:
+      profile.index === undefined || profile.index === 'SPX' ? -1 : INDEX_FACTORS[profile.index].factor,
   };
 }
-

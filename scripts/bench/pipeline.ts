@@ -1,0 +1,131 @@
+import { readFileSync } from 'node:fs';
+import { DynamoBarStore } from '#adapters/dynamo/bar-store';
+import type { Trade } from '#domain/aggregation';
+import { encodeTradeRecord } from '#domain/trade-records';
+import { parseUniverseCsv } from '#domain/universe';
+import { UNIVERSE_CSV } from '../lib/project.ts';
+import { localDocumentClient } from '../local/dynamo.ts';
+import { type LocalStack, startLocalStack } from '../local/stack.ts';
+import { localTableName } from '../local/tables.ts';
+import { loadUrl } from './http.ts';
+import type { BenchResult } from './types.ts';
+
+/** 10:00 New York on a regular Tuesday: every trade below falls inside the session. */
+const SESSION_START_MS = Date.parse('2024-11-26T15:00:00Z');
+const SYMBOLS = parseUniverseCsv(readFileSync(UNIVERSE_CSV, 'utf8')).map(({ symbol }) => symbol);
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+function put(stack: LocalStack, trades: readonly Trade[]) {
+  stack.trades.put(trades.map((trade) => ({ partitionKey: trade.symbol, data: encodeTradeRecord(trade) })));
+}
+
+let sequence = 0;
+function tradesAt(timestamp: number, count: number): Trade[] {
+  return Array.from({ length: count }, (_, index) => ({
+    symbol: SYMBOLS[(sequence + index) % SYMBOLS.length] ?? 'AAPL',
+    price: 100 + ((sequence + index) % 50) / 10,
+    size: 100,
+    timestamp,
+    tradeId: `bench-${String(sequence++).padStart(12, '0')}`,
+  }));
+}
+
+/** Sustained ingestion: trades spread over every symbol, put as fast as the pipeline drains them. */
+async function sustained(stack: LocalStack): Promise<BenchResult> {
+  const total = 200_000;
+  const perMs = 20;
+  const started = performance.now();
+  for (let offset = 0; offset * perMs < total; offset++)
+    put(stack, tradesAt(SESSION_START_MS + offset, perMs));
+  await stack.trades.flush();
+  const seconds = (performance.now() - started) / 1000;
+  return {
+    name: 'Local pipeline: stream -> ingest handler -> dynalite (511 symbols, 200,000 trades)',
+    figures: { 'trades/s': Math.round(total / seconds), seconds: Number(seconds.toFixed(1)) },
+  };
+}
+
+/** Lag from putting a trade to its 1m candle being readable over REST, under a steady background load. */
+async function lag(stack: LocalStack): Promise<BenchResult> {
+  const headers = { 'X-API-Key': stack.demoKey };
+  const lags: number[] = [];
+  const background = setInterval(() => put(stack, tradesAt(SESSION_START_MS + 10 * 60_000, 50)), 25);
+  try {
+    for (let probe = 0; probe < 100; probe++) {
+      const price = 1000 + probe;
+      const started = performance.now();
+      put(stack, [
+        {
+          symbol: 'SPY',
+          price,
+          size: 1,
+          timestamp: SESSION_START_MS + 20 * 60_000 + probe,
+          tradeId: `probe-${String(probe).padStart(6, '0')}`,
+        },
+      ]);
+      for (;;) {
+        const response = await fetch(`${stack.restUrl}/candles/SPY?interval=1m&limit=1`, { headers });
+        const body = (await response.json()) as { bars: { close: number }[] };
+        if (body.bars.at(-1)?.close === price) break;
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+      lags.push(performance.now() - started);
+    }
+  } finally {
+    clearInterval(background);
+    await stack.trades.flush();
+  }
+  lags.sort((a, b) => a - b);
+  return {
+    name: 'Lag: trade put -> its 1m candle readable at GET /candles (background load 2,000 trades/s)',
+    figures: {
+      'p50 ms': Math.round(percentile(lags, 50)),
+      'p99 ms': Math.round(percentile(lags, 99)),
+      probes: lags.length,
+    },
+  };
+}
+
+/** Market data endpoints at their largest: 250 symbols of prices, 5,000 bars of one series. */
+async function endpoints(stack: LocalStack): Promise<BenchResult[]> {
+  const bars = new DynamoBarStore(localDocumentClient(stack.dynamoEndpoint), localTableName('bars'));
+  const first = Date.parse('2024-01-02T14:30:00Z') / 1000;
+  await bars.putMany(
+    Array.from({ length: 5000 }, (_, index) => ({
+      symbol: 'QQQ',
+      interval: '1m' as const,
+      bar: { time: first + index * 60, open: 1, high: 2, low: 0.5, close: 1.5, volume: 100 },
+    })),
+  );
+  const symbols = SYMBOLS.slice(0, 250).join(',');
+  return [
+    {
+      name: 'GET /prices/latest with 250 symbols (10 connections)',
+      figures: await loadUrl(stack, `/prices/latest?symbols=${symbols}`),
+    },
+    {
+      name: 'GET /candles/QQQ?interval=1m&limit=5000 (10 connections)',
+      figures: await loadUrl(stack, '/candles/QQQ?interval=1m&limit=5000'),
+    },
+  ];
+}
+
+export async function benchPipeline(): Promise<BenchResult[]> {
+  const stack = await startLocalStack({
+    port: 0,
+    dynamoPort: 0,
+    clock: { start: new Date(SESSION_START_MS + 30 * 60_000), speed: 1 },
+    throttle: { rateLimit: 1_000_000, burstLimit: 1_000_000 },
+    logLevel: 'SILENT',
+  });
+  try {
+    const results = [await sustained(stack), await lag(stack)];
+    results.push(...(await endpoints(stack)));
+    return results;
+  } finally {
+    await stack.stop();
+  }
+}
