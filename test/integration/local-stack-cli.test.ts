@@ -23,6 +23,7 @@ async function start() {
     '0',
     '--data-dir',
     dataDir,
+    '--no-simulator',
   ]);
   const banner = await waitForOutput(child, /Ctrl-C stops it/);
   const restUrl = /REST\s+(\S+)/.exec(banner)?.[1] ?? '';
@@ -40,6 +41,7 @@ describe('npm start, Ctrl-C and a second start', () => {
   it('serves the printed curl examples, stops cleanly and keeps its data and demo key', async () => {
     const first = await start();
     expect(first.banner).toContain('Seeded 511 instruments');
+    expect(first.banner).toContain('Simulator  off: an empty market (--no-simulator)');
     expect(first.banner).toContain(
       `curl -s -H 'X-API-Key: ${first.demoKey}' '${first.restUrl}/market-status'`,
     );
