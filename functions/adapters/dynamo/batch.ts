@@ -48,16 +48,22 @@ export async function batchGetAll(client: DynamoDBDocumentClient, table: string,
   return pages.flat();
 }
 
-/** Writes every item, 25 per call, retrying what DynamoDB leaves unprocessed. */
+/** Writes every item, 25 per call, a few calls at once, retrying what DynamoDB leaves unprocessed. */
 export async function batchPutAll(client: DynamoDBDocumentClient, table: string, items: readonly object[]) {
-  for (const itemsOfChunk of chunk(items, MAX_WRITE_ITEMS)) {
-    let pending = itemsOfChunk.map((item) => ({ PutRequest: { Item: item as Item } }));
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt === MAX_ATTEMPTS)
-        throw new Error(`BatchWrite on ${table} left ${pending.length} items unprocessed`);
-      if (attempt > 0) await pause(attempt);
-      const output = await client.send(new BatchWriteCommand({ RequestItems: { [table]: pending } }));
-      pending = (output.UnprocessedItems?.[table] as typeof pending | undefined) ?? [];
-    }
-  }
+  const limit = pLimit(WRITE_CONCURRENCY);
+  await Promise.all(
+    chunk(items, MAX_WRITE_ITEMS).map((itemsOfChunk) =>
+      limit(async () => {
+        let pending = itemsOfChunk.map((item) => ({ PutRequest: { Item: item as Item } }));
+        for (let attempt = 0; pending.length > 0; attempt++) {
+          if (attempt === MAX_ATTEMPTS) {
+            throw new Error(`BatchWrite on ${table} left ${pending.length} items unprocessed`);
+          }
+          if (attempt > 0) await pause(attempt);
+          const output = await client.send(new BatchWriteCommand({ RequestItems: { [table]: pending } }));
+          pending = (output.UnprocessedItems?.[table] as typeof pending | undefined) ?? [];
+        }
+      }),
+    ),
+  );
 }
