@@ -63,6 +63,44 @@ export const REST_ROUTES = [
       { table: 'ledgers', access: 'read' },
     ],
   },
+  {
+    id: 'getState',
+    method: 'GET',
+    path: '/states/{symbol}',
+    scope: 'states:read',
+    handler: 'functions/handlers/rest/get-state.ts',
+    tables: [
+      { table: 'instruments', access: 'read' },
+      { table: 'ledgers', access: 'read' },
+    ],
+  },
+  {
+    id: 'getCurrentSetups',
+    method: 'GET',
+    path: '/setups/current',
+    scope: 'states:read',
+    handler: 'functions/handlers/rest/get-current-setups.ts',
+    tables: [
+      { table: 'states', access: 'read' },
+      { table: 'setups', access: 'read' },
+    ],
+  },
+  {
+    id: 'getInForceAlerts',
+    method: 'GET',
+    path: '/alerts/in-force',
+    scope: 'alerts:read',
+    handler: 'functions/handlers/rest/get-in-force-alerts.ts',
+    tables: [{ table: 'alerts', access: 'read' }],
+  },
+  {
+    id: 'getSimultaneousBreaks',
+    method: 'GET',
+    path: '/alerts/simultaneous-breaks',
+    scope: 'alerts:read',
+    handler: 'functions/handlers/rest/get-simultaneous-breaks.ts',
+    tables: [{ table: 'breaks', access: 'read' }],
+  },
 ] as const satisfies readonly RestRoute[];
 
 /** The authorizer's Lambda entry and the tables it reads. */
@@ -81,6 +119,26 @@ export const INGEST = {
     { table: 'prices', access: 'write' },
     { table: 'ledgers', access: 'write' },
     { table: 'bars', access: 'write' },
+    { table: 'instruments', access: 'read' },
+    { table: 'states', access: 'write' },
+    { table: 'setups', access: 'write' },
+    { table: 'alerts', access: 'write' },
+    { table: 'breaks', access: 'write' },
+    { table: 'eventGuards', access: 'write' },
+  ],
+} as const satisfies { handler: string; tables: readonly TableBinding[] };
+
+/**
+ * The clock tick (EventBridge schedule on AWS, the local stack's clock locally): derives every symbol's
+ * state again so periods that ended without trades roll over (issue 4).
+ */
+export const CLOCK_TICK = {
+  handler: 'functions/handlers/schedule/clock-tick.ts',
+  tables: [
+    { table: 'ledgers', access: 'read' },
+    { table: 'instruments', access: 'read' },
+    { table: 'states', access: 'write' },
+    { table: 'setups', access: 'write' },
   ],
 } as const satisfies { handler: string; tables: readonly TableBinding[] };
 

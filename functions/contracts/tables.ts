@@ -74,6 +74,60 @@ export const TABLES = {
     partitionKey: { name: 'series', type: 'S' },
     sortKey: { name: 'time', type: 'N' },
   },
+  /** The derived Strat state per symbol (TFC and setup rows); its stream feeds the `states` channel. */
+  states: {
+    envVar: 'STATES_TABLE',
+    partitionKey: { name: 'symbol', type: 'S' },
+    stream: 'NEW_AND_OLD_IMAGES',
+  },
+  /** One item per setup row, so `/setups/current` reads each timeframe's rows in symbol order. */
+  setups: {
+    envVar: 'SETUPS_TABLE',
+    partitionKey: { name: 'timeframe', type: 'S' },
+    sortKey: { name: 'symbol', type: 'S' },
+  },
+  /**
+   * In-force alerts as one feed: `id` increases with commit order (ADR 0009). `byTime` finds the alerts of
+   * a time window. Its stream feeds the `alerts.in_force` channel.
+   */
+  alerts: {
+    envVar: 'ALERTS_TABLE',
+    partitionKey: { name: 'feed', type: 'S' },
+    sortKey: { name: 'id', type: 'N' },
+    indexes: [
+      {
+        name: 'byTime',
+        partitionKey: { name: 'feed', type: 'S' },
+        sortKey: { name: 'triggeredAtMs', type: 'N' },
+      },
+      {
+        name: 'bySymbol',
+        partitionKey: { name: 'symbol', type: 'S' },
+        sortKey: { name: 'triggeredAtMs', type: 'N' },
+      },
+    ],
+    stream: 'NEW_AND_OLD_IMAGES',
+  },
+  /** Simultaneous breaks, the same feed design as `alerts`; feeds `alerts.simultaneous_breaks`. */
+  breaks: {
+    envVar: 'BREAKS_TABLE',
+    partitionKey: { name: 'feed', type: 'S' },
+    sortKey: { name: 'id', type: 'N' },
+    indexes: [
+      {
+        name: 'byTime',
+        partitionKey: { name: 'feed', type: 'S' },
+        sortKey: { name: 'triggeredAtMs', type: 'N' },
+      },
+    ],
+    stream: 'NEW_AND_OLD_IMAGES',
+  },
+  /** One item per alert or break ever appended, by its natural key: each is appended once (ADR 0009). */
+  eventGuards: {
+    envVar: 'EVENT_GUARDS_TABLE',
+    partitionKey: { name: 'key', type: 'S' },
+    timeToLiveAttribute: 'expiresAt',
+  },
 } as const satisfies Record<string, TableDefinition>;
 
 export type TableId = keyof typeof TABLES;

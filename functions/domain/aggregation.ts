@@ -11,9 +11,17 @@
  * - For every applied trade, per interval: inside the forming bar's [startMs, endMs), the bar's high, low,
  *   close and volume move; otherwise the forming bar is complete and a new one opens at the trade.
  *
+ * - The Strat rules ride along (strat-rules sections 4 and 5; docs/strat.md): per Strat interval (all but
+ *   `1m`) the ledger keeps its last completed bars (`recent`, C1 .. C11 once a bar is forming) and the
+ *   in-force alerts fired in the forming period (`fired`, reset when a period rolls); every applied trade
+ *   is judged in event time, and the alerts it fires come out in `inForce`, in trade order (timeframe
+ *   order within a trade). A ledger without `recent` or `fired` (stored before them) reads as empty.
+ *
  * Speed: the input ledger is copied once per call and the copy mutated; the per-trade loop allocates
  * nothing while the trade stays in the current periods (one comparison with the earliest end of the ten
- * forming bars), and asks the calendar only when a period rolls.
+ * forming bars), and asks the calendar only when a period rolls. The in-force checks cost one comparison
+ * with a cached threshold (C1's high or low) where a forming bar's high or low moves, and nothing else
+ * (functions/domain/strat/in-force.ts).
  */
 import { INTERVALS, INTRADAY_STEP_MS, type Interval, type SessionInterval } from './intervals.ts';
 import {
@@ -23,6 +31,7 @@ import {
   type SessionTimes,
   sessionTimesAt,
 } from './periods.ts';
+import { type InForceEvent, type InForceFlags, InForceTracker } from './strat/in-force.ts';
 
 export interface Trade {
   readonly symbol: string;
@@ -71,6 +80,13 @@ export interface SymbolLedger {
   price?: LatestPrice;
   /** The latest bar of each interval, complete or still forming. */
   forming: Partial<Record<Interval, FormingBar>>;
+  /**
+   * The completed bars before `forming`, per Strat interval (no `1m`), oldest first, at most RECENT_BARS
+   * (11: C1 .. C11 while a period is forming). Missing: none kept yet. Shared, never mutated.
+   */
+  recent?: Partial<Record<Interval, Bar[]>>;
+  /** The in-force alerts already fired in the forming period of each interval; missing: none. */
+  fired?: Partial<Record<Interval, InForceFlags>>;
 }
 
 export interface CompletedBar {
@@ -90,6 +106,8 @@ export interface FoldResult {
   outsideSession: number;
   /** Bad price, size, timestamp, trade id or symbol. */
   invalid: number;
+  /** The in-force alerts the applied trades fired (strat-rules section 5), in trade order. */
+  inForce: InForceEvent[];
 }
 
 const INTERVAL_COUNT = INTERVALS.length;
@@ -230,18 +248,30 @@ function rollBars(
   price: number,
   size: number,
   completed: CompletedBar[],
+  tracker: InForceTracker,
 ): number {
+  const upAt = tracker.upAt;
+  const downAt = tracker.downAt;
   let earliestEnd = Number.POSITIVE_INFINITY;
   for (let index = 0; index < INTERVAL_COUNT; index++) {
     let bar = bars[index];
     if (bar !== undefined && timestampMs < bar.endMs) {
-      if (price > bar.high) bar.high = price;
-      if (price < bar.low) bar.low = price;
+      if (price > bar.high) {
+        bar.high = price;
+        if (price > (upAt[index] as number)) tracker.fireUp(index, bar, price, timestampMs);
+      }
+      if (price < bar.low) {
+        bar.low = price;
+        if (price < (downAt[index] as number)) tracker.fireDown(index, bar, price, timestampMs);
+      }
       bar.close = price;
       bar.volume += size;
     } else {
       const interval = INTERVALS[index] as Interval;
-      if (bar !== undefined) completed.push({ interval, bar: barOf(bar) });
+      if (bar !== undefined) {
+        completed.push({ interval, bar: barOf(bar) });
+        tracker.complete(index, barOf(bar));
+      }
       if (index < INTRADAY_COUNT) {
         const stepMs = STEP_MS[index] as number;
         const startMs = intradayStartMs(times, stepMs, timestampMs);
@@ -253,6 +283,7 @@ function rollBars(
         bar = formingBar(period.time, price, price, price, price, size, period.startMs, period.endMs);
       }
       bars[index] = bar;
+      tracker.open(index, bar, timestampMs);
     }
     if (bar.endMs < earliestEnd) earliestEnd = bar.endMs;
   }
@@ -272,6 +303,9 @@ export function foldTrades(
     throw new RangeError(`Ledger of ${ledger.symbol} folded with trades of ${symbol}`);
   }
   const bars = copiedBars(ledger?.forming);
+  const tracker = new InForceTracker(symbol, bars, ledger?.recent, ledger?.fired);
+  const upAt = tracker.upAt;
+  const downAt = tracker.downAt;
   let earliestEnd = Number.POSITIVE_INFINITY;
   for (const bar of bars) {
     // A missing bar sends the first trade down the slow path, which opens it.
@@ -318,8 +352,14 @@ export function foldTrades(
       // Inside every forming bar (each holds the watermark, and the 1m period nests in all the others).
       for (let index = 0; index < INTERVAL_COUNT; index++) {
         const bar = bars[index] as FormingBar;
-        if (price > bar.high) bar.high = price;
-        if (price < bar.low) bar.low = price;
+        if (price > bar.high) {
+          bar.high = price;
+          if (price > (upAt[index] as number)) tracker.fireUp(index, bar, price, timestamp);
+        }
+        if (price < bar.low) {
+          bar.low = price;
+          if (price < (downAt[index] as number)) tracker.fireDown(index, bar, price, timestamp);
+        }
         bar.close = price;
         bar.volume += size;
       }
@@ -329,7 +369,7 @@ export function foldTrades(
         outsideSession++;
         continue;
       }
-      earliestEnd = rollBars(bars, times, timestamp, price, size, completed);
+      earliestEnd = rollBars(bars, times, timestamp, price, size, completed, tracker);
     }
     markTimestamp = timestamp;
     markTradeId = tradeId;
@@ -340,6 +380,10 @@ export function foldTrades(
 
   const forming = formingRecord(bars);
   const next: SymbolLedger = { symbol, forming };
+  const recent = tracker.recentRecord();
+  if (recent !== undefined) next.recent = recent;
+  const fired = tracker.firedRecord();
+  if (fired !== undefined) next.fired = fired;
   if (applied > 0) {
     next.lastTrade = { timestamp: markTimestamp, tradeId: markTradeId };
     next.price = { price: lastPrice, volume: lastSize, timestamp: markTimestamp, tradeId: markTradeId };
@@ -347,5 +391,5 @@ export function foldTrades(
     if (ledger?.lastTrade !== undefined) next.lastTrade = { ...ledger.lastTrade };
     if (ledger?.price !== undefined) next.price = { ...ledger.price };
   }
-  return { ledger: next, completed, applied, duplicates, outsideSession, invalid };
+  return { ledger: next, completed, applied, duplicates, outsideSession, invalid, inForce: tracker.events };
 }

@@ -13,3 +13,8 @@ export interface ClampedLimit {
 export const INSTRUMENTS_LIMIT: ClampedLimit = { default: 50, min: 1, max: 200 };
 
 export const CANDLES_LIMIT: ClampedLimit = { default: 500, min: 1, max: 5000 };
+
+/** strat-rules section 8. */
+export const SETUPS_LIMIT: ClampedLimit = { default: 100, min: 1, max: 1000 };
+export const ALERTS_LIMIT: ClampedLimit = { default: 100, min: 1, max: 1000 };
+export const ALERTS_WINDOW_MINUTES: ClampedLimit = { default: 1440, min: 1, max: 10_080 };

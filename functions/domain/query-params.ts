@@ -50,6 +50,63 @@ export function clampedIntParam(limit: ClampedLimit) {
     });
 }
 
+/** A whole number, or `undefined` when absent (`since_id`). */
+export function optionalIntParam() {
+  return z
+    .string()
+    .optional()
+    .transform((raw, context) => {
+      const value = present(raw);
+      if (value === undefined) return undefined;
+      if (!DECIMAL_NUMBER.test(value)) {
+        context.addIssue({ code: 'custom', message: 'must be a number' });
+        return z.NEVER;
+      }
+      return Math.trunc(Number(value));
+    });
+}
+
+/** One of `choices`, matched case-insensitively and answered in its canonical form; absent gives `fallback`. */
+export function choiceParam<Choice extends string>(choices: readonly Choice[], fallback: Choice) {
+  return z
+    .string()
+    .optional()
+    .transform((raw, context): Choice => {
+      const value = present(raw);
+      if (value === undefined) return fallback;
+      const choice = choices.find((candidate) => candidate.toLowerCase() === value.toLowerCase());
+      if (choice === undefined) {
+        context.addIssue({ code: 'custom', message: `must be one of ${choices.join(', ')}` });
+        return z.NEVER;
+      }
+      return choice;
+    });
+}
+
+/** A comma-separated list of `choices` (case-insensitive, canonical form, repeats dropped); absent gives `undefined`. */
+export function choiceListParam<Choice extends string>(choices: readonly Choice[]) {
+  return z
+    .string()
+    .optional()
+    .transform((raw, context): Choice[] | undefined => {
+      const value = present(raw);
+      if (value === undefined) return undefined;
+      const picked = new Set<Choice>();
+      for (const part of value
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter(Boolean)) {
+        const choice = choices.find((candidate) => candidate.toLowerCase() === part.toLowerCase());
+        if (choice === undefined) {
+          context.addIssue({ code: 'custom', message: `has "${part}", not one of ${choices.join(', ')}` });
+          return z.NEVER;
+        }
+        picked.add(choice);
+      }
+      return picked.size === 0 ? undefined : [...picked];
+    });
+}
+
 /** Parses raw parameters with a schema of the blocks above; the first problem becomes the 400. */
 export function parseParams<Schema extends z.ZodType>(schema: Schema, raw: RawParams): z.output<Schema> {
   const result = schema.safeParse(raw ?? {});

@@ -3,12 +3,21 @@ import { DynamoAccountStore } from '#adapters/dynamo/account-store';
 import { DynamoApiKeyStore } from '#adapters/dynamo/api-key-store';
 import { DynamoBarStore } from '#adapters/dynamo/bar-store';
 import { documentClientFor } from '#adapters/dynamo/document-client';
+import { DynamoEventFeed } from '#adapters/dynamo/event-feed';
 import { DynamoInstrumentCatalog } from '#adapters/dynamo/instrument-catalog';
 import { DynamoLedgerStore } from '#adapters/dynamo/ledger-store';
 import { DynamoPriceStore } from '#adapters/dynamo/price-store';
+import { DynamoSetupStore, DynamoStateStore } from '#adapters/dynamo/strat-state-stores';
+import {
+  BREAKS_FEED,
+  IN_FORCE_FEED,
+  type InForceAlertBody,
+  type SimultaneousBreakBody,
+} from '#domain/alerts';
 import { clockFrom } from './clock.ts';
 import { environment, tableName } from './environment.ts';
 import { memo } from './memo.ts';
+import { cachedUniverse } from './universe.ts';
 
 /**
  * The production wiring: each port made on first use, once per Lambda instance, from the environment.
@@ -30,5 +39,30 @@ export const priceStore = memo(() => new DynamoPriceStore(documentClient(), tabl
 export const barStore = memo(() => new DynamoBarStore(documentClient(), tableName('bars')));
 
 export const ledgerStore = memo(() => new DynamoLedgerStore(documentClient(), tableName('ledgers')));
+
+export const stateStore = memo(() => new DynamoStateStore(documentClient(), tableName('states')));
+
+export const setupStore = memo(() => new DynamoSetupStore(documentClient(), tableName('setups')));
+
+export const alertFeed = memo(
+  () =>
+    new DynamoEventFeed<InForceAlertBody>(
+      documentClient(),
+      { feed: tableName('alerts'), guards: tableName('eventGuards') },
+      IN_FORCE_FEED,
+    ),
+);
+
+export const breakFeed = memo(
+  () =>
+    new DynamoEventFeed<SimultaneousBreakBody>(
+      documentClient(),
+      { feed: tableName('breaks'), guards: tableName('eventGuards') },
+      BREAKS_FEED,
+    ),
+);
+
+/** The universe, re-read every five minutes. */
+export const universe = cachedUniverse(instrumentCatalog, 5 * 60_000);
 
 export const clock = memo(() => clockFrom(environment()));

@@ -1,12 +1,17 @@
 import type { Account } from '#domain/accounts';
 import type { Bar, SymbolLedger } from '#domain/aggregation';
+import type { InForceAlertBody, SimultaneousBreakBody } from '#domain/alerts';
 import type { ApiKeyRecord } from '#domain/api-keys';
 import { compareBySymbol, type Instrument, symbolContains } from '#domain/instruments';
 import type { SymbolPrice } from '#domain/prices';
+import type { SetupRow } from '#domain/strat/setups';
+import type { Timeframe } from '#domain/strat/timeframes';
 import type { AccountStore, ApiKeyStore } from '#ports/credentials';
+import type { EventFeed, FeedEvent, FeedReadQuery, StoredEvent } from '#ports/event-feed';
 import type { InstrumentCatalog } from '#ports/instrument-catalog';
 import type { BarStore, LedgerStore, Series, VersionedLedger } from '#ports/market-data';
 import type { PriceStore } from '#ports/price-store';
+import type { SetupStore, StateStore, StoredState } from '#ports/strat-state';
 
 /** In-memory ports for handler and domain tests: the contracts of the ports, without DynamoDB. */
 export class InMemoryInstrumentCatalog implements InstrumentCatalog {
@@ -150,4 +155,91 @@ export class InMemoryLedgerStore implements LedgerStore {
     });
     return true;
   }
+}
+
+export class InMemoryEventFeed<Body> implements EventFeed<Body> {
+  readonly events: (StoredEvent<Body> & { symbol?: string })[] = [];
+  private readonly keys = new Set<string>();
+
+  async append(events: readonly FeedEvent<Body>[]) {
+    let appended = 0;
+    for (const event of events) {
+      if (this.keys.has(event.onceKey)) continue;
+      this.keys.add(event.onceKey);
+      this.events.push({
+        id: this.events.length + 1,
+        triggeredAtMs: event.triggeredAtMs,
+        symbol: event.symbol,
+        body: event.body,
+      });
+      appended++;
+    }
+    return appended;
+  }
+
+  async read(query: FeedReadQuery<Body>) {
+    return this.events
+      .filter(
+        (event) =>
+          event.id > (query.sinceId ?? 0) && event.triggeredAtMs >= query.fromMs && query.accept(event),
+      )
+      .slice(0, query.limit);
+  }
+
+  async readBySymbol(symbol: string, fromMs: number, toMs: number) {
+    return this.events.filter(
+      (event) => event.symbol === symbol && event.triggeredAtMs >= fromMs && event.triggeredAtMs <= toMs,
+    );
+  }
+}
+
+export class InMemoryStateStore implements StateStore {
+  readonly states = new Map<string, StoredState>();
+
+  async getMany(symbols: readonly string[]) {
+    return new Map(
+      symbols.flatMap((symbol) => {
+        const state = this.states.get(symbol);
+        return state ? [[symbol, state] as const] : [];
+      }),
+    );
+  }
+
+  async putMany(states: readonly StoredState[]) {
+    for (const state of states) this.states.set(state.symbol, state);
+  }
+}
+
+export class InMemorySetupStore implements SetupStore {
+  readonly rows = new Map<string, SetupRow>();
+
+  async list(timeframe: Timeframe, limit: number) {
+    return [...this.rows.values()]
+      .filter((row) => row.timeframe === timeframe)
+      .sort((a, b) => (a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0))
+      .slice(0, limit);
+  }
+
+  async write(changes: {
+    put: readonly SetupRow[];
+    remove: readonly Pick<SetupRow, 'symbol' | 'timeframe'>[];
+  }) {
+    for (const row of changes.put) this.rows.set(`${row.timeframe}#${row.symbol}`, row);
+    for (const row of changes.remove) this.rows.delete(`${row.timeframe}#${row.symbol}`);
+  }
+}
+
+/** Every port of the ingest path, in memory. */
+export function inMemoryIngestPorts(nowMs = Date.parse('2024-11-26T20:00:00Z')) {
+  return {
+    ledgers: new InMemoryLedgerStore(),
+    bars: new InMemoryBarStore(),
+    prices: new InMemoryPriceStore(),
+    alerts: new InMemoryEventFeed<InForceAlertBody>(),
+    breaks: new InMemoryEventFeed<SimultaneousBreakBody>(),
+    states: new InMemoryStateStore(),
+    setups: new InMemorySetupStore(),
+    sectorOf: () => 'Information Technology',
+    nowMs: () => nowMs,
+  };
 }

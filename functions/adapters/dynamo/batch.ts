@@ -27,7 +27,12 @@ const pause = (attempt: number) =>
   new Promise((resolve) => setTimeout(resolve, BASE_DELAY_MS * 2 ** attempt * Math.random()));
 
 /** Reads every key, 100 per call in parallel, retrying what DynamoDB leaves unprocessed. */
-export async function batchGetAll(client: DynamoDBDocumentClient, table: string, keys: readonly Item[]) {
+export async function batchGetAll(
+  client: DynamoDBDocumentClient,
+  table: string,
+  keys: readonly Item[],
+  options: { consistent?: boolean } = {},
+) {
   const pages = await Promise.all(
     chunk(keys, MAX_GET_KEYS).map(async (keysOfChunk) => {
       const items: Item[] = [];
@@ -37,7 +42,9 @@ export async function batchGetAll(client: DynamoDBDocumentClient, table: string,
           throw new Error(`BatchGet on ${table} left ${pending.length} keys unprocessed`);
         if (attempt > 0) await pause(attempt);
         const output: BatchGetCommandOutput = await client.send(
-          new BatchGetCommand({ RequestItems: { [table]: { Keys: pending } } }),
+          new BatchGetCommand({
+            RequestItems: { [table]: { Keys: pending, ConsistentRead: options.consistent } },
+          }),
         );
         items.push(...(output.Responses?.[table] ?? []));
         pending = (output.UnprocessedKeys?.[table]?.Keys as Item[] | undefined) ?? [];
@@ -48,22 +55,46 @@ export async function batchGetAll(client: DynamoDBDocumentClient, table: string,
   return pages.flat();
 }
 
-/** Writes every item, 25 per call, a few calls at once, retrying what DynamoDB leaves unprocessed. */
-export async function batchPutAll(client: DynamoDBDocumentClient, table: string, items: readonly object[]) {
+type WriteRequest = { PutRequest: { Item: Item } } | { DeleteRequest: { Key: Item } };
+
+/** Sends write requests, 25 per call, a few calls at once, retrying what DynamoDB leaves unprocessed. */
+async function batchWriteAll(
+  client: DynamoDBDocumentClient,
+  table: string,
+  requests: readonly WriteRequest[],
+) {
   const limit = pLimit(WRITE_CONCURRENCY);
   await Promise.all(
-    chunk(items, MAX_WRITE_ITEMS).map((itemsOfChunk) =>
+    chunk(requests, MAX_WRITE_ITEMS).map((requestsOfChunk) =>
       limit(async () => {
-        let pending = itemsOfChunk.map((item) => ({ PutRequest: { Item: item as Item } }));
+        let pending = requestsOfChunk;
         for (let attempt = 0; pending.length > 0; attempt++) {
           if (attempt === MAX_ATTEMPTS) {
-            throw new Error(`BatchWrite on ${table} left ${pending.length} items unprocessed`);
+            throw new Error(`BatchWrite on ${table} left ${pending.length} requests unprocessed`);
           }
           if (attempt > 0) await pause(attempt);
           const output = await client.send(new BatchWriteCommand({ RequestItems: { [table]: pending } }));
-          pending = (output.UnprocessedItems?.[table] as typeof pending | undefined) ?? [];
+          pending = (output.UnprocessedItems?.[table] as WriteRequest[] | undefined) ?? [];
         }
       }),
     ),
+  );
+}
+
+/** Writes every item (absolute values: a retry writes the same). */
+export function batchPutAll(client: DynamoDBDocumentClient, table: string, items: readonly object[]) {
+  return batchWriteAll(
+    client,
+    table,
+    items.map((item) => ({ PutRequest: { Item: item as Item } })),
+  );
+}
+
+/** Deletes every key. */
+export function batchDeleteAll(client: DynamoDBDocumentClient, table: string, keys: readonly Item[]) {
+  return batchWriteAll(
+    client,
+    table,
+    keys.map((key) => ({ DeleteRequest: { Key: key } })),
   );
 }

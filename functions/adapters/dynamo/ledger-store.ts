@@ -5,7 +5,7 @@ import type { LedgerStore, VersionedLedger } from '#ports/market-data';
 import { batchGetAll } from './batch.ts';
 
 function toVersioned(item: Record<string, unknown>): VersionedLedger {
-  const { version, symbol, lastTrade, price, forming } = item as unknown as SymbolLedger & {
+  const { version, symbol, lastTrade, price, forming, recent, fired } = item as unknown as SymbolLedger & {
     version: number;
   };
   return {
@@ -15,6 +15,8 @@ function toVersioned(item: Record<string, unknown>): VersionedLedger {
       forming: forming ?? {},
       ...(lastTrade ? { lastTrade } : {}),
       ...(price ? { price } : {}),
+      ...(recent ? { recent } : {}),
+      ...(fired ? { fired } : {}),
     },
   };
 }

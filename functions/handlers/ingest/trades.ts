@@ -3,7 +3,17 @@ import type { Trade } from '#domain/aggregation';
 import { type IngestPorts, ingestTrades } from '#domain/ingest';
 import { decodeTradeRecord } from '#domain/trade-records';
 import { logger } from '#runtime/logger';
-import { barStore, ledgerStore, priceStore } from '#runtime/ports';
+import {
+  alertFeed,
+  barStore,
+  breakFeed,
+  clock,
+  ledgerStore,
+  priceStore,
+  setupStore,
+  stateStore,
+  universe,
+} from '#runtime/ports';
 
 /**
  * The ingest Lambda (ARCHITECTURE A4): one Kinesis batch of trades, folded into prices, ledgers and bars.
@@ -12,7 +22,7 @@ import { barStore, ledgerStore, priceStore } from '#runtime/ports';
  * Lambda delivers it again (the ledger's watermark skips what was applied).
  */
 export const createHandler =
-  (deps: { ports: () => IngestPorts }) =>
+  (deps: { ports: () => Promise<IngestPorts> }) =>
   async (event: KinesisStreamEvent): Promise<KinesisStreamBatchResponse> => {
     const trades: Trade[] = [];
     const firstSequence = new Map<string, string>();
@@ -30,7 +40,7 @@ export const createHandler =
       if (!firstSequence.has(trade.symbol)) firstSequence.set(trade.symbol, record.kinesis.sequenceNumber);
     }
 
-    const outcome = await ingestTrades(trades, deps.ports());
+    const outcome = await ingestTrades(trades, await deps.ports());
     logger.info('ingested a batch', { records: event.Records.length, poison, ...outcome });
     return {
       batchItemFailures: outcome.failedSymbols.flatMap((symbol) => {
@@ -41,5 +51,18 @@ export const createHandler =
   };
 
 export const handler = createHandler({
-  ports: () => ({ ledgers: ledgerStore(), bars: barStore(), prices: priceStore() }),
+  ports: async () => {
+    const instruments = await universe();
+    return {
+      ledgers: ledgerStore(),
+      bars: barStore(),
+      prices: priceStore(),
+      alerts: alertFeed(),
+      breaks: breakFeed(),
+      states: stateStore(),
+      setups: setupStore(),
+      sectorOf: (symbol: string) => instruments.get(symbol)?.sector ?? '',
+      nowMs: () => clock()().getTime(),
+    };
+  },
 });

@@ -1,0 +1,225 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { TABLES } from '#contracts/tables';
+import type { EventFeed, FeedEvent, FeedReadQuery, StoredEvent } from '#ports/event-feed';
+import { batchGetAll } from './batch.ts';
+
+/** A guard without an id this old belongs to a writer that crashed mid-append: take its event over. */
+const STALE_GUARD_MS = 60_000;
+/** Guards are kept long after any redelivery could come (Kinesis keeps records 24 hours). */
+const GUARD_TTL_SECONDS = 30 * 86_400;
+const MAX_SEQUENCE_ATTEMPTS = 50;
+const PAGE_SIZE = 500;
+const BY_TIME_INDEX = TABLES.alerts.indexes[0].name;
+const BY_SYMBOL_INDEX = TABLES.alerts.indexes[1].name;
+
+/** Another writer is appending the same event right now: the caller retries the batch later. */
+export class EventAppendInProgressError extends Error {}
+
+interface FeedItem {
+  feed: string;
+  id: number;
+  triggeredAtMs: number;
+  body: unknown;
+}
+
+/**
+ * One feed as one partition (`feed`), sorted by `id`. An id is taken only after the previous one was read
+ * back committed (a strongly consistent read of the last item, then a put of last + 1 that fails if the id
+ * is taken): ids are gapless and increase with commit order, so every reader sees a prefix (ADR 0009). A
+ * guard item per natural key makes a redelivered event a no-op.
+ */
+export class DynamoEventFeed<Body> implements EventFeed<Body> {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tables: { readonly feed: string; readonly guards: string },
+    private readonly feedName: string,
+    private readonly nowMs: () => number = Date.now,
+  ) {}
+
+  async append(all: readonly FeedEvent<Body>[]): Promise<number> {
+    const events = [...new Map(all.map((event) => [event.onceKey, event])).values()];
+    if (events.length === 0) return 0;
+    const guards = new Map(
+      (
+        await batchGetAll(
+          this.client,
+          this.tables.guards,
+          events.map((event) => ({ key: this.guardKey(event) })),
+          { consistent: true },
+        )
+      ).map((item) => [item.key as string, item as { key: string; id?: number; createdAt: number }]),
+    );
+    let appended = 0;
+    let nextId: number | undefined;
+    for (const event of events) {
+      const key = this.guardKey(event);
+      if (!(await this.claim(key, guards.get(key)))) continue;
+      nextId = await this.putInSequence(event, nextId ?? (await this.lastId()) + 1);
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tables.guards,
+          Item: {
+            key,
+            id: nextId,
+            createdAt: this.nowMs(),
+            expiresAt: Math.floor(this.nowMs() / 1000) + GUARD_TTL_SECONDS,
+          },
+        }),
+      );
+      nextId += 1;
+      appended += 1;
+    }
+    return appended;
+  }
+
+  async read(query: FeedReadQuery<Body>): Promise<StoredEvent<Body>[]> {
+    if (query.sinceId !== undefined) return this.readSince(query);
+    // Without since_id: the window's events by time (an eventually consistent index), then by id.
+    const events: StoredEvent<Body>[] = [];
+    await this.eachPage(
+      {
+        IndexName: BY_TIME_INDEX,
+        KeyConditionExpression: 'feed = :feed AND triggeredAtMs >= :from',
+        ExpressionAttributeValues: { ':feed': this.feedName, ':from': query.fromMs },
+      },
+      (page) => {
+        events.push(...page.filter(query.accept));
+        return true;
+      },
+    );
+    return events.sort((a, b) => a.id - b.id).slice(0, query.limit);
+  }
+
+  async readBySymbol(symbol: string, fromMs: number, toMs: number): Promise<StoredEvent<Body>[]> {
+    const events: StoredEvent<Body>[] = [];
+    await this.eachPage(
+      {
+        IndexName: BY_SYMBOL_INDEX,
+        KeyConditionExpression: 'symbol = :symbol AND triggeredAtMs BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':symbol': symbol, ':from': fromMs, ':to': toMs },
+      },
+      (page) => {
+        events.push(...page);
+        return true;
+      },
+    );
+    return events;
+  }
+
+  /** Strongly consistent: the base table, ids above `sinceId`, in order, until `limit` pass. */
+  private async readSince(query: FeedReadQuery<Body>): Promise<StoredEvent<Body>[]> {
+    const events: StoredEvent<Body>[] = [];
+    await this.eachPage(
+      {
+        ConsistentRead: true,
+        KeyConditionExpression: 'feed = :feed AND id > :since',
+        ExpressionAttributeValues: { ':feed': this.feedName, ':since': query.sinceId },
+      },
+      (page) => {
+        for (const event of page) {
+          if (event.triggeredAtMs >= query.fromMs && query.accept(event)) events.push(event);
+          if (events.length === query.limit) return false;
+        }
+        return true;
+      },
+    );
+    return events;
+  }
+
+  private async eachPage(
+    input: Record<string, unknown>,
+    onPage: (events: StoredEvent<Body>[]) => boolean,
+  ): Promise<void> {
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const output = await this.client.send(
+        new QueryCommand({
+          TableName: this.tables.feed,
+          Limit: PAGE_SIZE,
+          ExclusiveStartKey: startKey,
+          ...input,
+        }),
+      );
+      const page = (output.Items ?? []).map((item) => {
+        const { id, triggeredAtMs, body } = item as FeedItem;
+        return { id, triggeredAtMs, body: body as Body };
+      });
+      if (!onPage(page)) return;
+      startKey = output.LastEvaluatedKey;
+    } while (startKey);
+  }
+
+  private guardKey(event: FeedEvent<Body>): string {
+    return `${this.feedName}#${event.onceKey}`;
+  }
+
+  /** Whether this writer should append the event: false when it is already appended. */
+  private async claim(key: string, guard: { id?: number; createdAt: number } | undefined): Promise<boolean> {
+    if (guard?.id !== undefined) return false;
+    if (guard) {
+      if (this.nowMs() - guard.createdAt < STALE_GUARD_MS) throw new EventAppendInProgressError(key);
+      return true;
+    }
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tables.guards,
+          Item: { key, createdAt: this.nowMs() },
+          ConditionExpression: 'attribute_not_exists(#key)',
+          ExpressionAttributeNames: { '#key': 'key' },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      const current = await this.client.send(
+        new GetCommand({ TableName: this.tables.guards, Key: { key }, ConsistentRead: true }),
+      );
+      return this.claim(key, current.Item as { id?: number; createdAt: number } | undefined);
+    }
+  }
+
+  private async lastId(): Promise<number> {
+    const output = await this.client.send(
+      new QueryCommand({
+        TableName: this.tables.feed,
+        ConsistentRead: true,
+        KeyConditionExpression: 'feed = :feed',
+        ExpressionAttributeValues: { ':feed': this.feedName },
+        ScanIndexForward: false,
+        Limit: 1,
+        ProjectionExpression: 'id',
+      }),
+    );
+    return (output.Items?.[0]?.id as number | undefined) ?? 0;
+  }
+
+  /** Puts the event at `candidate`, or after the last id another writer took meanwhile; returns its id. */
+  private async putInSequence(event: FeedEvent<Body>, candidate: number): Promise<number> {
+    let id = candidate;
+    for (let attempt = 1; attempt <= MAX_SEQUENCE_ATTEMPTS; attempt++) {
+      try {
+        await this.client.send(
+          new PutCommand({
+            TableName: this.tables.feed,
+            Item: {
+              feed: this.feedName,
+              id,
+              triggeredAtMs: event.triggeredAtMs,
+              onceKey: event.onceKey,
+              ...(event.symbol ? { symbol: event.symbol } : {}),
+              body: event.body,
+            },
+            ConditionExpression: 'attribute_not_exists(id)',
+          }),
+        );
+        return id;
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        id = (await this.lastId()) + 1;
+      }
+    }
+    throw new Error(`could not take an id in feed ${this.feedName} after ${MAX_SEQUENCE_ATTEMPTS} attempts`);
+  }
+}

@@ -1,0 +1,23 @@
+import { z } from 'zod';
+import type { Clock } from '#domain/clock';
+import { getStateSnapshot } from '#domain/state-snapshot';
+import type { InstrumentCatalog } from '#ports/instrument-catalog';
+import type { LedgerStore } from '#ports/market-data';
+import { clock, instrumentCatalog, ledgerStore } from '#runtime/ports';
+import { pathSymbol, restHandler } from '#runtime/rest-handler';
+
+/** GET /states/{symbol} (spec 4.6). */
+export const createHandler = (deps: {
+  instruments: () => InstrumentCatalog;
+  ledgers: () => LedgerStore;
+  clock: () => Clock;
+}) =>
+  restHandler(z.object({}), (request) =>
+    getStateSnapshot(pathSymbol(request), {
+      instruments: deps.instruments(),
+      ledgers: deps.ledgers(),
+      now: deps.clock(),
+    }),
+  );
+
+export const handler = createHandler({ instruments: instrumentCatalog, ledgers: ledgerStore, clock });
