@@ -2,6 +2,7 @@ import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { STACK_OUTPUTS, tableOutputName } from '#contracts/stack-outputs';
 import { TABLE_IDS } from '#contracts/tables';
+import { ClockTick } from './constructs/clock-tick.ts';
 import { DataTables } from './constructs/data-tables.ts';
 import { PartnerRestApi } from './constructs/rest-api.ts';
 import { TradeIngestion } from './constructs/trade-ingestion.ts';
@@ -17,6 +18,7 @@ export class MarketDataStack extends Stack {
   readonly data: DataTables;
   readonly restApi: PartnerRestApi;
   readonly ingestion: TradeIngestion;
+  readonly clockTick: ClockTick;
 
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, {
@@ -27,6 +29,7 @@ export class MarketDataStack extends Stack {
     this.data = new DataTables(this, 'Tables');
     this.restApi = new PartnerRestApi(this, 'RestApi', { tables: this.data.tables });
     this.ingestion = new TradeIngestion(this, 'Ingestion', { tables: this.data.tables });
+    this.clockTick = new ClockTick(this, 'ClockTick', { tables: this.data.tables });
 
     // Top-level outputs, so their keys are exactly the names in the stack-outputs contract that the key
     // CLI, the seed command and `npm run replay -- --stack` read (CDK adds no path hash to a stack's direct

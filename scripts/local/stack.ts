@@ -10,7 +10,7 @@ import { DynamoBarStore } from '#adapters/dynamo/bar-store';
 import { DynamoInstrumentCatalog } from '#adapters/dynamo/instrument-catalog';
 import { DynamoLedgerStore } from '#adapters/dynamo/ledger-store';
 import { DynamoPriceStore } from '#adapters/dynamo/price-store';
-import { AUTHORIZER, INGEST, REST_BASE_PATH } from '#contracts/routes';
+import { AUTHORIZER, CLOCK_TICK, INGEST, REST_BASE_PATH } from '#contracts/routes';
 import { AUTH_CACHE_TTL_SECONDS } from '#contracts/runtime-settings';
 import { TABLE_IDS, TABLES } from '#contracts/tables';
 import { REST_THROTTLE } from '#contracts/throttling';
@@ -45,6 +45,8 @@ export interface LocalStackOptions {
   readonly simulator?: { readonly seed: number };
   /** Where the stack reports what it does in the background (history backfill). */
   readonly log?: (line: string) => void;
+  /** Real milliseconds between two clock ticks (EventBridge's every minute on AWS). */
+  readonly clockTickMs?: number;
 }
 
 export interface LocalStack {
@@ -91,6 +93,9 @@ function configureHandlerEnvironment(
   }
   Object.assign(process.env, environment);
 }
+
+/** The local clock tick's period: short, so a demo at `--speed 60` rolls periods within seconds. */
+const DEFAULT_CLOCK_TICK_MS = 2_000;
 
 const importEntry = (entry: string) => import(pathToFileURL(join(PROJECT_ROOT, entry)).href);
 
@@ -149,6 +154,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const port = await listen(server, options.port, host);
   const restUrl = `http://${host === '0.0.0.0' ? 'localhost' : host}:${port}${REST_BASE_PATH}`;
 
+  const tick = (await importEntry(CLOCK_TICK.handler)).handler as (
+    event: unknown,
+    context: unknown,
+  ) => Promise<unknown>;
+  const ticker = setInterval(() => {
+    tick({}, lambdaContext('clock-tick')).catch((error: unknown) =>
+      options.log?.(`Clock tick failed: ${error instanceof Error ? error.message : error}`),
+    );
+  }, options.clockTickMs ?? DEFAULT_CLOCK_TICK_MS);
+
   const simulation = options.simulator
     ? startMarketSimulation({
         seed: options.simulator.seed,
@@ -182,6 +197,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     trades,
     simulation,
     stop: async () => {
+      clearInterval(ticker);
       await (await simulation)?.stop();
       await trades.stop();
       server.closeAllConnections();

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { AUTHORIZER, REST_ROUTES } from '#contracts/routes';
+import { AUTHORIZER, CLOCK_TICK, REST_ROUTES } from '#contracts/routes';
 import { SERVICE_NAME } from '#contracts/runtime-settings';
 import { TABLE_IDS, TABLES, type TableBinding } from '#contracts/tables';
 import { DataTables } from '#lib/constructs/data-tables';
@@ -24,7 +24,7 @@ const tableIdOf = Object.fromEntries(TABLE_IDS.map((id) => [id, logicalIdOf(stac
 
 /**
  * The REST API's functions and the tables their contracts bind: one per route, plus the authorizer. The
- * ingest function's bindings are asserted in trade-ingestion.test.ts.
+ * ingest function's bindings are asserted in trade-ingestion.test.ts; the clock tick's here too.
  */
 const BOUND_FUNCTIONS = [
   ...REST_ROUTES.map((route) => ({
@@ -37,17 +37,23 @@ const BOUND_FUNCTIONS = [
     tables: AUTHORIZER.tables as readonly TableBinding[],
     construct: stack.restApi.authorizerFunction,
   },
+  {
+    name: 'clock tick',
+    tables: CLOCK_TICK.tables as readonly TableBinding[],
+    construct: stack.clockTick.tickFunction,
+  },
 ];
 
 /** Functions sized differently from the ServiceFunction defaults (512 MB, 10 s), by logical id. */
 const SIZED_FUNCTIONS = new Map([
   [logicalIdOf(stack.ingestion.ingestFunction.lambda), { MemorySize: 1024, Timeout: 60 }],
+  [logicalIdOf(stack.clockTick.tickFunction.lambda), { MemorySize: 1024, Timeout: 50 }],
 ]);
 
 describe('ServiceFunction defaults', () => {
   const functions = resourcesOfType(template, 'AWS::Lambda::Function');
 
-  it('creates one function per route, the authorizer and the ingest function', () => {
+  it('creates one function per route, the authorizer, the clock tick and the ingest function', () => {
     expect(functions).toHaveLength(BOUND_FUNCTIONS.length + 1);
   });
 

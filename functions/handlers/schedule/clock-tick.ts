@@ -1,0 +1,39 @@
+import type { Clock } from '#domain/clock';
+import type { Instrument } from '#domain/instruments';
+import { type StateSyncPorts, syncStates } from '#domain/state-sync';
+import type { LedgerStore } from '#ports/market-data';
+import { logger } from '#runtime/logger';
+import { clock, ledgerStore, setupStore, stateStore, universe } from '#runtime/ports';
+
+/**
+ * The clock tick (issue 4): every minute on AWS (EventBridge), every few seconds locally. It derives every
+ * tracked symbol's state at "now" and writes the ones that changed, so a period that ended without a trade
+ * rolls over (CC becomes C1) for `states` subscribers and `/setups/current` too.
+ */
+export const createHandler =
+  (deps: {
+    universe: () => Promise<Map<string, Instrument>>;
+    ledgers: () => LedgerStore;
+    stateSync: () => StateSyncPorts;
+    clock: () => Clock;
+  }) =>
+  async (): Promise<{ symbols: number; changed: number }> => {
+    const instruments = [...(await deps.universe()).values()].filter((instrument) => instrument.active);
+    const ledgers = await deps.ledgers().getMany(instruments.map(({ symbol }) => symbol));
+    const sectors = new Map(instruments.map(({ symbol, sector }) => [symbol, sector]));
+    const changed = await syncStates(
+      [...ledgers.values()].map(({ ledger }) => ledger),
+      deps.clock()().getTime(),
+      (symbol) => sectors.get(symbol) ?? '',
+      deps.stateSync(),
+    );
+    logger.debug('clock tick', { symbols: ledgers.size, changed: changed.length });
+    return { symbols: ledgers.size, changed: changed.length };
+  };
+
+export const handler = createHandler({
+  universe,
+  ledgers: ledgerStore,
+  stateSync: () => ({ states: stateStore(), setups: setupStore() }),
+  clock,
+});
