@@ -123,6 +123,7 @@ describe('foldTrades: OHLCV', () => {
       duplicates: 0,
       outsideSession: 0,
       invalid: 0,
+      inForce: [],
     });
   });
 });
