@@ -97,7 +97,10 @@ export interface CompletedBar {
 export interface FoldResult {
   /** A new ledger; the input ledger is not modified. */
   ledger: SymbolLedger;
-  /** Bars a later trade moved out of `forming`, in the order they completed (oldest first per interval). */
+  /**
+   * Bars a later trade moved out of `forming`, in the order they completed (oldest first per interval).
+   * The bar objects are shared with the new ledger's `recent`: read them, do not mutate them.
+   */
   completed: CompletedBar[];
   applied: number;
   /** At or before the watermark: redeliveries and late prints. */
@@ -111,6 +114,8 @@ export interface FoldResult {
 }
 
 const INTERVAL_COUNT = INTERVALS.length;
+/** The Strat state of the call in progress (foldTrades is synchronous: one instance serves every call). */
+const TRACKER = new InForceTracker();
 const INTRADAY_COUNT = 5;
 const MS_PER_SECOND = 1_000;
 
@@ -258,19 +263,20 @@ function rollBars(
     if (bar !== undefined && timestampMs < bar.endMs) {
       if (price > bar.high) {
         bar.high = price;
-        if (price > (upAt[index] as number)) tracker.fireUp(index, bar, price, timestampMs);
+        if (price > (upAt[index] as number)) tracker.crossUp(index, bar, price, timestampMs);
       }
       if (price < bar.low) {
         bar.low = price;
-        if (price < (downAt[index] as number)) tracker.fireDown(index, bar, price, timestampMs);
+        if (price < (downAt[index] as number)) tracker.crossDown(index, bar, price, timestampMs);
       }
       bar.close = price;
       bar.volume += size;
     } else {
       const interval = INTERVALS[index] as Interval;
       if (bar !== undefined) {
-        completed.push({ interval, bar: barOf(bar) });
-        tracker.complete(index, barOf(bar));
+        const done = barOf(bar);
+        completed.push({ interval, bar: done });
+        if (index > 0) tracker.complete(index, done);
       }
       if (index < INTRADAY_COUNT) {
         const stepMs = STEP_MS[index] as number;
@@ -283,7 +289,7 @@ function rollBars(
         bar = formingBar(period.time, price, price, price, price, size, period.startMs, period.endMs);
       }
       bars[index] = bar;
-      tracker.open(index, bar, timestampMs);
+      if (index > 0) tracker.open(index, bar, timestampMs);
     }
     if (bar.endMs < earliestEnd) earliestEnd = bar.endMs;
   }
@@ -303,7 +309,8 @@ export function foldTrades(
     throw new RangeError(`Ledger of ${ledger.symbol} folded with trades of ${symbol}`);
   }
   const bars = copiedBars(ledger?.forming);
-  const tracker = new InForceTracker(symbol, bars, ledger?.recent, ledger?.fired);
+  const tracker = TRACKER;
+  tracker.begin(symbol, bars, ledger?.recent, ledger?.fired);
   const upAt = tracker.upAt;
   const downAt = tracker.downAt;
   let earliestEnd = Number.POSITIVE_INFINITY;
@@ -354,11 +361,11 @@ export function foldTrades(
         const bar = bars[index] as FormingBar;
         if (price > bar.high) {
           bar.high = price;
-          if (price > (upAt[index] as number)) tracker.fireUp(index, bar, price, timestamp);
+          if (price > (upAt[index] as number)) tracker.crossUp(index, bar, price, timestamp);
         }
         if (price < bar.low) {
           bar.low = price;
-          if (price < (downAt[index] as number)) tracker.fireDown(index, bar, price, timestamp);
+          if (price < (downAt[index] as number)) tracker.crossDown(index, bar, price, timestamp);
         }
         bar.close = price;
         bar.volume += size;
@@ -380,10 +387,9 @@ export function foldTrades(
 
   const forming = formingRecord(bars);
   const next: SymbolLedger = { symbol, forming };
-  const recent = tracker.recentRecord();
-  if (recent !== undefined) next.recent = recent;
-  const fired = tracker.firedRecord();
-  if (fired !== undefined) next.fired = fired;
+  const strat = tracker.finish();
+  if (strat.recent !== undefined) next.recent = strat.recent;
+  if (strat.fired !== undefined) next.fired = strat.fired;
   if (applied > 0) {
     next.lastTrade = { timestamp: markTimestamp, tradeId: markTradeId };
     next.price = { price: lastPrice, volume: lastSize, timestamp: markTimestamp, tradeId: markTradeId };
@@ -391,5 +397,5 @@ export function foldTrades(
     if (ledger?.lastTrade !== undefined) next.lastTrade = { ...ledger.lastTrade };
     if (ledger?.price !== undefined) next.price = { ...ledger.price };
   }
-  return { ledger: next, completed, applied, duplicates, outsideSession, invalid, inForce: tracker.events };
+  return { ledger: next, completed, applied, duplicates, outsideSession, invalid, inForce: strat.events };
 }

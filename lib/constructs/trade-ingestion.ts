@@ -5,6 +5,7 @@ import { StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { KinesisEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { INGEST_BATCH } from '#contracts/ingestion';
 import { INGEST } from '#contracts/routes';
 import { ServiceFunction, type TableConstructs } from './service-function.ts';
 
@@ -56,7 +57,7 @@ export class TradeIngestion extends Construct {
       description: 'Kinesis trades: one shard batch folded into prices, ledgers and bars',
       tables: props.tables,
       bindings: INGEST.tables,
-      // A full batch (1000 trades) reads and writes the ledgers and bars of every symbol in it; more memory
+      // A full batch (up to 10,000 trades) reads and writes the ledgers and bars of every symbol in it; more memory
       // also means more CPU on Lambda. The timeout leaves room for DynamoDB retries without letting a stuck
       // invocation hold its shard for long.
       memorySize: 1024,
@@ -78,10 +79,10 @@ export class TradeIngestion extends Construct {
 
     this.ingestFunction.lambda.addEventSource(
       new KinesisEventSource(this.stream, {
-        // Up to 1000 trades or 1 second, whichever comes first: big batches amortize the per-symbol ledger
+        // Up to 10,000 trades or 1 second, whichever comes first: big batches amortize the per-symbol ledger
         // reads and writes, and the window keeps quotes within about a second of the trade.
-        batchSize: 1000,
-        maxBatchingWindow: Duration.seconds(1),
+        batchSize: INGEST_BATCH.size,
+        maxBatchingWindow: Duration.seconds(INGEST_BATCH.windowSeconds),
         // TRIM_HORIZON, not LATEST: a mapping created (or replaced) after producers started, e.g. a replay
         // put right after `cdk deploy` while the mapping is still being enabled, would skip those records
         // with LATEST. Reading the stream from its oldest record only costs re-delivery, which the ingest

@@ -1,14 +1,16 @@
 /**
  * `npm run bench [-- name ...]`: the benchmarks, one after the other on this machine, printed as Markdown
- * tables (the figures quoted in docs/benchmarks.md). Names: aggregation, rest, pipeline (and the modules added by later work).
+ * tables (the figures quoted in docs/benchmarks.md). Names: aggregation, strat, rest, pipeline (and the modules added by later work).
  */
 import { benchAggregation } from './aggregation.ts';
 import { benchPipeline } from './pipeline.ts';
 import { benchRest } from './rest.ts';
+import { benchStrat } from './strat.ts';
 import type { BenchResult } from './types.ts';
 
 const BENCHES: Record<string, () => Promise<BenchResult[]>> = {
   aggregation: benchAggregation,
+  strat: benchStrat,
   rest: benchRest,
   pipeline: benchPipeline,
 };

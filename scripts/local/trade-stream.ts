@@ -5,6 +5,7 @@ import type {
   KinesisStreamEvent,
   KinesisStreamRecord,
 } from 'aws-lambda';
+import { INGEST_BATCH } from '#contracts/ingestion';
 import { LOCAL_AWS } from './dynamo.ts';
 
 /**
@@ -38,6 +39,12 @@ interface QueuedRecord {
   readonly record: KinesisStreamRecord;
   attempts: number;
 }
+
+/**
+ * Shorter than Lambda's one-second window: the local stack answers a replay's request once its trades are
+ * ingested, and tests and demos should not wait a second per batch.
+ */
+const LOCAL_BATCH_WINDOW_MS = 100;
 
 const STREAM_ARN = `arn:aws:kinesis:${LOCAL_AWS.region}:000000000000:stream/trades`;
 
@@ -84,7 +91,13 @@ export class LocalTradeStream {
     private readonly consumer: StreamConsumer,
     options: LocalStreamOptions = {},
   ) {
-    this.options = { shards: 2, batchSize: 1000, batchWindowMs: 100, maxAttempts: 3, ...options };
+    this.options = {
+      shards: 2,
+      batchSize: INGEST_BATCH.size,
+      batchWindowMs: LOCAL_BATCH_WINDOW_MS,
+      maxAttempts: 3,
+      ...options,
+    };
     this.shards = Array.from(
       { length: this.options.shards },
       (_, index) =>

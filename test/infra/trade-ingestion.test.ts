@@ -2,6 +2,7 @@ import { Validations } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
+import { INGEST_BATCH } from '#contracts/ingestion';
 import { INGEST } from '#contracts/routes';
 import { SERVICE_NAME } from '#contracts/runtime-settings';
 import { TABLE_IDS, TABLES, type TableBinding, type TableDefinition } from '#contracts/tables';
@@ -81,8 +82,8 @@ describe('TradeIngestion event source mapping', () => {
   });
 
   it.each([
-    { property: 'BatchSize', value: 1000 },
-    { property: 'MaximumBatchingWindowInSeconds', value: 1 },
+    { property: 'BatchSize', value: INGEST_BATCH.size },
+    { property: 'MaximumBatchingWindowInSeconds', value: INGEST_BATCH.windowSeconds },
     { property: 'StartingPosition', value: 'TRIM_HORIZON' },
     { property: 'BisectBatchOnFunctionError', value: true },
     { property: 'FunctionResponseTypes', value: ['ReportBatchItemFailures'] },

@@ -13,9 +13,6 @@ export const CANDLE_TYPES: readonly CandleType[] = Object.freeze(['1', '2U', '2D
 /** A candle type as a number: bit 1 = took out the high, bit 2 = took out the low (`1` 0, `2U` 1, `2D` 2, `3` 3). */
 export type CandleCode = 0 | 1 | 2 | 3;
 
-/** The type of each code (CANDLE_TYPES, indexed by CandleCode). */
-export const TYPE_OF_CODE: readonly CandleType[] = CANDLE_TYPES;
-
 /** The code of a bar's type: the hot path's form of candleType, allocation-free. */
 export function candleCode(current: Bar, previous: Bar): CandleCode {
   return ((current.high > previous.high ? 1 : 0) | (current.low < previous.low ? 2 : 0)) as CandleCode;
