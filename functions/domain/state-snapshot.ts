@@ -37,7 +37,7 @@ export async function getStateSnapshot(
 ): Promise<StateSnapshot> {
   if (!isWellFormedSymbol(symbol)) throw new UnknownSymbolError(symbol);
   const [instrument, stored] = await Promise.all([ports.instruments.get(symbol), ports.ledgers.get(symbol)]);
-  if (!instrument || !instrument.active) throw new UnknownSymbolError(symbol);
+  if (!instrument?.active) throw new UnknownSymbolError(symbol);
   const ledger = stored?.ledger;
   const state = ledger
     ? deriveSymbolState(ledger, ports.now().getTime(), instrument.sector)
