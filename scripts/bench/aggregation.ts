@@ -10,80 +10,12 @@
  *
  * `npm run bench -- aggregation`, or on its own: `npx tsx scripts/bench/aggregation.ts`.
  */
-import { pathToFileURL } from 'node:url';
 import { foldTrades, type SymbolLedger, type Trade } from '#domain/aggregation';
-import { sessionOn } from '#domain/calendar';
+import type { Stream } from './harness.ts';
+import { printWhenMain, random, runsFigure, sessionTrades, streamOf, timeRuns } from './harness.ts';
 import type { BenchResult } from './types.ts';
 
 const BATCH_SIZE = 250;
-/** Every REDELIVERY_EVERY-th batch is delivered a second time right after the first. */
-const REDELIVERY_EVERY = 50;
-const OUTSIDE_SESSION_SHARE = 0.01;
-const WARM_UP_RUNS = 2;
-const TIMED_RUNS = 7;
-
-interface Batch {
-  readonly symbolIndex: number;
-  readonly symbol: string;
-  readonly trades: readonly Trade[];
-}
-
-interface Stream {
-  readonly batches: readonly Batch[];
-  readonly trades: number;
-  readonly symbols: number;
-  readonly sessions: number;
-}
-
-/** A small deterministic generator (mulberry32), so every run folds the same stream. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
-function sessionBounds(dates: readonly string[]): { openMs: number; closeMs: number }[] {
-  return dates.map((date) => {
-    const session = sessionOn(date);
-    if (session === undefined) throw new Error(`no session on ${date}`);
-    return { openMs: session.open.getTime(), closeMs: session.close.getTime() };
-  });
-}
-
-/** One symbol's trades through the sessions: `perSession` trades a session, sorted, a random-walk price. */
-function symbolTrades(
-  symbol: string,
-  dates: readonly string[],
-  perSession: number,
-  next: () => number,
-): Trade[] {
-  const trades: Trade[] = [];
-  let price = 20 + next() * 480;
-  let sequence = 0;
-  for (const { openMs, closeMs } of sessionBounds(dates)) {
-    const stamps: number[] = [];
-    for (let i = 0; i < perSession; i++) {
-      const outside = next() < OUTSIDE_SESSION_SHARE;
-      stamps.push(
-        outside
-          ? openMs - 3_600_000 + Math.floor(next() * 3_600_000) // pre-market
-          : openMs + Math.floor(next() * (closeMs - openMs)),
-      );
-    }
-    stamps.sort((a, b) => a - b);
-    for (const timestamp of stamps) {
-      price = Math.max(0.01, Math.round(price * (1 + (next() - 0.5) * 0.002) * 100) / 100);
-      const size = 1 + Math.floor(next() * next() * 500);
-      trades.push({ symbol, price, size, timestamp, tradeId: (sequence++).toString(36).padStart(8, '0') });
-    }
-  }
-  return trades;
-}
 
 interface Scenario {
   readonly name: string;
@@ -94,41 +26,22 @@ interface Scenario {
   readonly seed: number;
 }
 
-/**
- * The batches, round robin over the symbols in time order (each symbol's i-th batch before its i+1-th),
- * like shards handing each symbol's next few hundred trades to the ingest function.
- */
-function streamOf(scenario: Scenario): Stream {
+interface ScenarioStream extends Stream {
+  readonly symbols: number;
+  readonly sessions: number;
+}
+
+/** The scenario's trades, symbol after symbol from one seeded generator, in batches of BATCH_SIZE. */
+function scenarioStream(scenario: Scenario): ScenarioStream {
   const next = random(scenario.seed);
   const perSymbol: Trade[][] = [];
   for (let s = 0; s < scenario.symbols; s++) {
     const symbol = `SYM${s.toString().padStart(4, '0')}`;
-    perSymbol.push(symbolTrades(symbol, scenario.dates, scenario.tradesPerSession(s), next));
+    perSymbol.push(
+      sessionTrades(symbol, scenario.dates, scenario.tradesPerSession(s), 20 + next() * 480, next),
+    );
   }
-  const batches: Batch[] = [];
-  let trades = 0;
-  let batchCount = 0;
-  for (let offset = 0; ; offset += BATCH_SIZE) {
-    let any = false;
-    for (let s = 0; s < scenario.symbols; s++) {
-      const all = perSymbol[s] ?? [];
-      if (offset >= all.length) continue;
-      any = true;
-      const batch = {
-        symbolIndex: s,
-        symbol: all[0]?.symbol ?? '',
-        trades: all.slice(offset, offset + BATCH_SIZE),
-      };
-      batches.push(batch);
-      trades += batch.trades.length;
-      if (++batchCount % REDELIVERY_EVERY === 0) {
-        batches.push(batch);
-        trades += batch.trades.length;
-      }
-    }
-    if (!any) break;
-  }
-  return { batches, trades, symbols: scenario.symbols, sessions: scenario.dates.length };
+  return { ...streamOf(perSymbol, BATCH_SIZE), symbols: scenario.symbols, sessions: scenario.dates.length };
 }
 
 interface FoldTotals {
@@ -139,7 +52,7 @@ interface FoldTotals {
   completed: number;
 }
 
-function foldAll(stream: Stream): FoldTotals {
+function foldAll(stream: ScenarioStream): FoldTotals {
   const ledgers: (SymbolLedger | undefined)[] = new Array(stream.symbols).fill(undefined);
   const totals: FoldTotals = { applied: 0, duplicates: 0, outsideSession: 0, invalid: 0, completed: 0 };
   for (const batch of stream.batches) {
@@ -165,26 +78,7 @@ function readAll(stream: Stream): number {
   return sum;
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] ?? Number.NaN)
-    : ((sorted[middle - 1] ?? Number.NaN) + (sorted[middle] ?? Number.NaN)) / 2;
-}
-
-function timeRuns(run: () => void): number {
-  for (let i = 0; i < WARM_UP_RUNS; i++) run();
-  const seconds: number[] = [];
-  for (let i = 0; i < TIMED_RUNS; i++) {
-    const start = process.hrtime.bigint();
-    run();
-    seconds.push(Number(process.hrtime.bigint() - start) / 1e9);
-  }
-  return median(seconds);
-}
-
-function measure(name: string, stream: Stream): BenchResult {
+function measure(name: string, stream: ScenarioStream): BenchResult {
   let totals: FoldTotals | undefined;
   const foldSeconds = timeRuns(() => {
     totals = foldAll(stream);
@@ -210,7 +104,7 @@ function measure(name: string, stream: Stream): BenchResult {
       'foldTrades ns/trade': Number(((foldSeconds / stream.trades) * 1e9).toFixed(1)),
       'read-only loop trades/s (median)': Math.round(readRate),
       'read-only / foldTrades': Number((readRate / foldRate).toFixed(1)),
-      runs: `${TIMED_RUNS} timed after ${WARM_UP_RUNS} warm-up`,
+      runs: runsFigure(),
     },
   };
 }
@@ -246,15 +140,9 @@ const SCENARIOS: readonly Scenario[] = [
 
 export async function benchAggregation(): Promise<BenchResult[]> {
   const results: BenchResult[] = [];
-  for (const scenario of SCENARIOS) results.push(measure(scenario.name, streamOf(scenario)));
+  for (const scenario of SCENARIOS) results.push(measure(scenario.name, scenarioStream(scenario)));
   if (sink === 42) process.stdout.write('');
   return results;
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  for (const result of await benchAggregation()) {
-    process.stdout.write(`\n${result.name}\n`);
-    for (const [figure, value] of Object.entries(result.figures))
-      process.stdout.write(`  ${figure}: ${value}\n`);
-  }
-}
+await printWhenMain(import.meta.url, benchAggregation);

@@ -7,16 +7,13 @@ import { UNIVERSE_CSV } from '../lib/project.ts';
 import { localDocumentClient } from '../local/dynamo.ts';
 import { type LocalStack, startLocalStack } from '../local/stack.ts';
 import { localTableName } from '../local/tables.ts';
+import { lagFigures } from './harness.ts';
 import { loadUrl } from './http.ts';
 import type { BenchResult } from './types.ts';
 
 /** 10:00 New York on a regular Tuesday: every trade below falls inside the session. */
 const SESSION_START_MS = Date.parse('2024-11-26T15:00:00Z');
 const SYMBOLS = parseUniverseCsv(readFileSync(UNIVERSE_CSV, 'utf8')).map(({ symbol }) => symbol);
-
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-}
 
 function put(stack: LocalStack, trades: readonly Trade[]) {
   stack.trades.put(trades.map((trade) => ({ partitionKey: trade.symbol, data: encodeTradeRecord(trade) })));
@@ -79,14 +76,9 @@ async function lag(stack: LocalStack): Promise<BenchResult> {
     clearInterval(background);
     await stack.trades.flush();
   }
-  lags.sort((a, b) => a - b);
   return {
     name: 'Lag: trade put -> its 1m candle readable at GET /candles (background load 500 trades/s)',
-    figures: {
-      'p50 ms': Math.round(percentile(lags, 50)),
-      'p99 ms': Math.round(percentile(lags, 99)),
-      probes: lags.length,
-    },
+    figures: lagFigures(lags),
   };
 }
 
@@ -163,14 +155,9 @@ async function alertLag(stack: LocalStack): Promise<BenchResult> {
     }
     lags.push(performance.now() - started);
   }
-  lags.sort((a, b) => a - b);
   return {
     name: 'Lag: crossing trade put -> its alert readable at GET /alerts/in-force',
-    figures: {
-      'p50 ms': Math.round(percentile(lags, 50)),
-      'p99 ms': Math.round(percentile(lags, 99)),
-      probes: lags.length,
-    },
+    figures: lagFigures(lags),
   };
 }
 

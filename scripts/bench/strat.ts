@@ -15,36 +15,21 @@
  * `npm run bench -- strat` (once registered in run.ts), or on its own: `npx tsx scripts/bench/strat.ts`.
  */
 import { readFileSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
 import { foldTrades, type SymbolLedger, type Trade } from '#domain/aggregation';
-import { sessionOn, sessionsBetween } from '#domain/calendar';
+import { sessionsBetween } from '#domain/calendar';
 import { deriveSymbolState, stateKey } from '#domain/strat/setups';
 import { parseUniverseCsv } from '#domain/universe';
 import { UNIVERSE_CSV } from '../lib/project.ts';
+import type { Stream } from './harness.ts';
+import { printWhenMain, random, runsFigure, sessionTrades, streamOf, timeRuns, walk } from './harness.ts';
 import type { BenchResult } from './types.ts';
 
-const REDELIVERY_EVERY = 50;
-const OUTSIDE_SESSION_SHARE = 0.01;
-const WARM_UP_RUNS = 2;
-const TIMED_RUNS = 7;
 const HISTORY_FROM = '2019-01-02';
 const HISTORY_TO = '2024-05-28';
 const HISTORY_TRADES_PER_SESSION = 6;
 const LIVE_SESSIONS = ['2024-05-29', '2024-05-30', '2024-05-31', '2024-06-03', '2024-06-04'];
 /** During the last live session: every timeframe has its CC. */
 const STATE_NOW_MS = Date.parse('2024-06-04T18:00:00Z');
-
-/** A small deterministic generator (mulberry32), so every run folds the same stream. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 interface Universe {
   readonly symbols: readonly string[];
@@ -57,11 +42,6 @@ function loadUniverse(): Universe {
     symbols: instruments.map(({ symbol }) => symbol),
     sectors: new Map(instruments.map(({ symbol, sector }) => [symbol, sector])),
   };
-}
-
-/** A random-walk price, stepped per trade. */
-function walk(price: number, next: () => number, scale: number): number {
-  return Math.max(0.01, Math.round(price * (1 + (next() - 0.5) * scale) * 100) / 100);
 }
 
 /**
@@ -94,79 +74,6 @@ function backfill(symbol: string, next: () => number): { ledger: SymbolLedger; p
   return { ledger: foldTrades(undefined, symbol, trades).ledger, price };
 }
 
-interface Batch {
-  readonly symbolIndex: number;
-  readonly symbol: string;
-  readonly trades: readonly Trade[];
-}
-
-interface Stream {
-  readonly batches: readonly Batch[];
-  readonly trades: number;
-}
-
-/** One symbol's live trades: `perSession` a session, sorted, a random walk from its history's last price. */
-function liveTrades(symbol: string, startPrice: number, perSession: number, next: () => number): Trade[] {
-  const trades: Trade[] = [];
-  let price = startPrice;
-  let sequence = 0;
-  for (const date of LIVE_SESSIONS) {
-    const session = sessionOn(date);
-    if (session === undefined) throw new Error(`no session on ${date}`);
-    const openMs = session.open.getTime();
-    const closeMs = session.close.getTime();
-    const stamps: number[] = [];
-    for (let i = 0; i < perSession; i++) {
-      stamps.push(
-        next() < OUTSIDE_SESSION_SHARE
-          ? openMs - 3_600_000 + Math.floor(next() * 3_600_000)
-          : openMs + Math.floor(next() * (closeMs - openMs)),
-      );
-    }
-    stamps.sort((a, b) => a - b);
-    for (const timestamp of stamps) {
-      price = walk(price, next, 0.002);
-      const size = 1 + Math.floor(next() * next() * 500);
-      trades.push({
-        symbol,
-        price,
-        size,
-        timestamp,
-        tradeId: `l${(sequence++).toString(36).padStart(8, '0')}`,
-      });
-    }
-  }
-  return trades;
-}
-
-/** Round robin over the symbols in time order, `batchSize` trades per symbol per batch. */
-function streamOf(perSymbol: readonly Trade[][], batchSize: number): Stream {
-  const batches: Batch[] = [];
-  let trades = 0;
-  let count = 0;
-  for (let offset = 0; ; offset += batchSize) {
-    let any = false;
-    for (let s = 0; s < perSymbol.length; s++) {
-      const all = perSymbol[s] ?? [];
-      if (offset >= all.length) continue;
-      any = true;
-      const batch = {
-        symbolIndex: s,
-        symbol: all[0]?.symbol ?? '',
-        trades: all.slice(offset, offset + batchSize),
-      };
-      batches.push(batch);
-      trades += batch.trades.length;
-      if (++count % REDELIVERY_EVERY === 0) {
-        batches.push(batch);
-        trades += batch.trades.length;
-      }
-    }
-    if (!any) break;
-  }
-  return { batches, trades };
-}
-
 interface FoldTotals {
   applied: number;
   inForce: number;
@@ -184,25 +91,6 @@ function foldAll(stream: Stream, start: readonly SymbolLedger[]): FoldTotals {
     totals.completed += result.completed.length;
   }
   return totals;
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] ?? Number.NaN)
-    : ((sorted[middle - 1] ?? Number.NaN) + (sorted[middle] ?? Number.NaN)) / 2;
-}
-
-function timeRuns(run: () => void, timed = TIMED_RUNS): number {
-  for (let i = 0; i < WARM_UP_RUNS; i++) run();
-  const seconds: number[] = [];
-  for (let i = 0; i < timed; i++) {
-    const start = process.hrtime.bigint();
-    run();
-    seconds.push(Number(process.hrtime.bigint() - start) / 1e9);
-  }
-  return median(seconds);
 }
 
 interface Prepared {
@@ -269,7 +157,14 @@ const SCENARIOS: readonly Scenario[] = [
 function measureFold(prepared: Prepared, scenario: Scenario): BenchResult {
   const next = random(scenario.seed);
   const perSymbol = prepared.universe.symbols.map((symbol, s) =>
-    liveTrades(symbol, prepared.lastPrices[s] ?? 100, scenario.tradesPerSession(s), next),
+    sessionTrades(
+      symbol,
+      LIVE_SESSIONS,
+      scenario.tradesPerSession(s),
+      prepared.lastPrices[s] ?? 100,
+      next,
+      'l',
+    ),
   );
   const stream = streamOf(perSymbol, scenario.batchSize);
   let totals: FoldTotals | undefined;
@@ -291,7 +186,7 @@ function measureFold(prepared: Prepared, scenario: Scenario): BenchResult {
       'trades/s (median)': Math.round(rate),
       'ns/trade': Number(((seconds / stream.trades) * 1e9).toFixed(1)),
       target: scenario.targeted ? '>= 500,000 trades/s' : 'none (informative)',
-      runs: `${TIMED_RUNS} timed after ${WARM_UP_RUNS} warm-up`,
+      runs: runsFigure(),
     },
   };
 }
@@ -335,7 +230,7 @@ function measureColdStart(prepared: Prepared): BenchResult {
       'state key bytes (all)': keyLength,
       target: '< 2 s',
       'history backfilled first (trades, s)': `${prepared.historyTrades} trades in ${prepared.historySeconds.toFixed(1)} s, ${HISTORY_FROM} to ${HISTORY_TO}, one foldTrades call per symbol`,
-      runs: `15 timed after ${WARM_UP_RUNS} warm-up`,
+      runs: runsFigure(15),
     },
   };
 }
@@ -348,10 +243,4 @@ export async function benchStrat(): Promise<BenchResult[]> {
   return results;
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  for (const result of await benchStrat()) {
-    process.stdout.write(`\n${result.name}\n`);
-    for (const [figure, value] of Object.entries(result.figures))
-      process.stdout.write(`  ${figure}: ${value}\n`);
-  }
-}
+await printWhenMain(import.meta.url, benchStrat);

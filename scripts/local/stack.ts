@@ -94,8 +94,11 @@ function configureHandlerEnvironment(
   Object.assign(process.env, environment);
 }
 
-/** The local clock tick's period: short, so a demo at `--speed 60` rolls periods within seconds. */
-const DEFAULT_CLOCK_TICK_MS = 2_000;
+/**
+ * The local clock tick's period: short, so a demo at `--speed 60` rolls periods within seconds of real
+ * time, yet not so short that reading every ledger crowds out ingestion in dynalite.
+ */
+const DEFAULT_CLOCK_TICK_MS = 5_000;
 
 const importEntry = (entry: string) => import(pathToFileURL(join(PROJECT_ROOT, entry)).href);
 

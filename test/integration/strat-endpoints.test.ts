@@ -24,8 +24,6 @@ beforeAll(async () => {
     local.stack.restUrl,
   ]);
   expect(replay.code).toBe(0);
-  // The clock tick writes the states of every symbol; wait for the first one.
-  await new Promise((resolve) => setTimeout(resolve, 2500));
 }, 60_000);
 afterAll(async () => {
   await local.stop();
