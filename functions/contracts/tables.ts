@@ -24,6 +24,19 @@ export interface TableDefinition {
   readonly timeToLiveAttribute?: string;
 }
 
+/** An event feed's keys: one partition per feed, events sorted by id (ADR 0009). */
+const FEED_KEYS = {
+  partitionKey: { name: 'feed', type: 'S' },
+  sortKey: { name: 'id', type: 'N' },
+} as const;
+
+/** A feed's events by the time they triggered. */
+const FEED_BY_TIME = {
+  name: 'byTime',
+  partitionKey: { name: 'feed', type: 'S' },
+  sortKey: { name: 'triggeredAtMs', type: 'N' },
+} as const;
+
 export const TABLES = {
   /** One row per partner account: its API Access entitlement. */
   accounts: {
@@ -88,18 +101,13 @@ export const TABLES = {
   },
   /**
    * In-force alerts as one feed: `id` increases with commit order (ADR 0009). `byTime` finds the alerts of
-   * a time window. Its stream feeds the `alerts.in_force` channel.
+   * a time window, `bySymbol` a symbol's. Its stream feeds the `alerts.in_force` channel.
    */
   alerts: {
     envVar: 'ALERTS_TABLE',
-    partitionKey: { name: 'feed', type: 'S' },
-    sortKey: { name: 'id', type: 'N' },
+    ...FEED_KEYS,
     indexes: [
-      {
-        name: 'byTime',
-        partitionKey: { name: 'feed', type: 'S' },
-        sortKey: { name: 'triggeredAtMs', type: 'N' },
-      },
+      FEED_BY_TIME,
       {
         name: 'bySymbol',
         partitionKey: { name: 'symbol', type: 'S' },
@@ -111,15 +119,8 @@ export const TABLES = {
   /** Simultaneous breaks, the same feed design as `alerts`; feeds `alerts.simultaneous_breaks`. */
   breaks: {
     envVar: 'BREAKS_TABLE',
-    partitionKey: { name: 'feed', type: 'S' },
-    sortKey: { name: 'id', type: 'N' },
-    indexes: [
-      {
-        name: 'byTime',
-        partitionKey: { name: 'feed', type: 'S' },
-        sortKey: { name: 'triggeredAtMs', type: 'N' },
-      },
-    ],
+    ...FEED_KEYS,
+    indexes: [FEED_BY_TIME],
     stream: 'NEW_AND_OLD_IMAGES',
   },
   /** One item per alert or break ever appended, by its natural key: each is appended once (ADR 0009). */
