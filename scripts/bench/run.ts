@@ -1,7 +1,14 @@
 /**
  * `npm run bench [-- name ...]`: the benchmarks, one after the other on this machine, printed as Markdown
- * tables (the figures quoted in docs/benchmarks.md). Names: aggregation, strat, rest, pipeline (and the modules added by later work).
+ * tables (the figures quoted in docs/benchmarks.md). Names: aggregation, strat, rest, pipeline.
+ *
+ * Each benchmark runs in a process of its own: a local stack's handlers read their environment once per
+ * process (ADR 0007), so two benchmarks that start a stack cannot share one; and a benchmark is not
+ * measured on a heap another one left behind.
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
 import { benchAggregation } from './aggregation.ts';
 import { benchPipeline } from './pipeline.ts';
 import { benchRest } from './rest.ts';
@@ -15,6 +22,9 @@ const BENCHES: Record<string, () => Promise<BenchResult[]>> = {
   pipeline: benchPipeline,
 };
 
+/** The flag a child process gets: run this one benchmark here and print its tables. */
+const IN_PROCESS = '--in-process';
+
 function table(results: readonly BenchResult[]): string {
   const lines: string[] = [];
   for (const result of results) {
@@ -24,20 +34,42 @@ function table(results: readonly BenchResult[]): string {
   return lines.join('\n');
 }
 
-const requested = process.argv.slice(2);
-const unknown = requested.filter((name) => !(name in BENCHES));
+async function runInChild(name: string): Promise<number> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', fileURLToPath(import.meta.url), IN_PROCESS, name],
+    {
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT' },
+    },
+  );
+  const [code] = await once(child, 'exit');
+  return code as number;
+}
+
+const args = process.argv.slice(2);
+if (args[0] === IN_PROCESS) {
+  const bench = BENCHES[args[1] ?? ''];
+  if (!bench) process.exit(2);
+  process.stdout.write(`${table(await bench())}\n`);
+  process.exit(0);
+}
+const unknown = args.filter((name) => !(name in BENCHES));
 if (unknown.length > 0) {
   process.stderr.write(
     `bench: unknown benchmark(s) ${unknown.join(', ')}; known: ${Object.keys(BENCHES).join(', ')}\n`,
   );
   process.exit(2);
 }
-const names = requested.length > 0 ? requested : Object.keys(BENCHES);
+const names = args.length > 0 ? args : Object.keys(BENCHES);
 process.stdout.write(
   `# Benchmarks (${new Date().toISOString()}, Node ${process.version}, ${names.join(', ')})\n`,
 );
+let failed = 0;
 for (const name of names) {
-  const bench = BENCHES[name];
-  if (bench) process.stdout.write(`${table(await bench())}\n`);
+  if ((await runInChild(name)) !== 0) {
+    process.stderr.write(`bench: ${name} failed\n`);
+    failed++;
+  }
 }
-process.exit(0);
+process.exit(failed === 0 ? 0 : 1);
