@@ -2,7 +2,7 @@ import { type CompletedBar, foldTrades, type Trade } from '#domain/aggregation';
 import { sessionsBetween } from '#domain/calendar';
 import type { Instrument } from '#domain/instruments';
 import type { Interval } from '#domain/intervals';
-import { formatUtcIso, newYorkDate } from '#domain/time-zone';
+import { newYorkDate } from '#domain/time-zone';
 import type { BarStore, LedgerStore } from '#ports/market-data';
 import type { PriceStore } from '#ports/price-store';
 import { createHistory, type HistoryDensity, type MarketHistory } from '../simulator/model.ts';
@@ -28,6 +28,8 @@ const DAY_MS = 86_400_000;
 
 export interface HistoryPlan {
   readonly history: MarketHistory;
+  /** How many trades a past session gets: dense for the last 5, medium for the 10 before, sparse before. */
+  readonly densityFor: (sessionDate: string) => HistoryDensity;
   /** Bar time (Unix seconds) from which each intraday interval's history is kept. */
   readonly keepFrom: Partial<Record<Interval, number>>;
 }
@@ -53,6 +55,7 @@ export function planHistory(options: {
     keepFrom[interval as Interval] = session ? session.open.getTime() / 1000 : Number.POSITIVE_INFINITY;
   }
   return {
+    densityFor,
     history: createHistory({
       seed: options.seed,
       symbols: options.instruments,
@@ -111,10 +114,4 @@ export function backfillOrder(instruments: readonly Instrument[]): string[] {
   return [...instruments]
     .sort((a, b) => rank(a) - rank(b) || (a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0))
     .map(({ symbol }) => symbol);
-}
-
-export function describeSpan(plan: HistoryPlan): string {
-  const first = plan.history.sessionDates[0];
-  const last = plan.history.sessionDates.at(-1);
-  return first && last ? `${first} to ${last}` : formatUtcIso(new Date());
 }
