@@ -1,0 +1,91 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REST_ROUTES } from '#contracts/routes';
+import { startTestStack, type TestStack } from '../support/local-stack.ts';
+
+/**
+ * The standard: bad input always gets the spec's error envelope or a documented 4xx, never a 5xx, a hang or
+ * a stack trace. Random query strings and path symbols on every route, over real HTTP.
+ */
+let local: TestStack;
+
+beforeAll(async () => {
+  local = await startTestStack({ clock: { start: new Date('2024-11-26T15:00:00Z'), speed: 1 } });
+});
+afterAll(async () => {
+  await local.stop();
+});
+
+const PARAMETERS = [
+  'symbols',
+  'search',
+  'limit',
+  'interval',
+  'start',
+  'end',
+  'timeframes',
+  'window_minutes',
+  'since_id',
+  'timeframe',
+  'direction',
+  'cc',
+  'threshold',
+];
+const value = fc.oneof(
+  fc.string(),
+  fc.constantFrom(
+    '',
+    ' ',
+    '-1',
+    '0',
+    '1e309',
+    'NaN',
+    '2024-02-30',
+    ',,,',
+    'ES1!',
+    '%',
+    '%ZZ',
+    '\u0000',
+    '9'.repeat(400),
+  ),
+  fc
+    .array(fc.constantFrom('AAPL', 'es1!', '', ' x ', 'D', '4h', 'Q'), { maxLength: 300 })
+    .map((list) => list.join(',')),
+);
+const query = fc.dictionary(fc.constantFrom(...PARAMETERS), value, { maxKeys: 5 });
+const symbol = fc.oneof(
+  fc.string({ minLength: 1, maxLength: 40 }),
+  fc.constantFrom('ES1!', 'aapl', '%2F', '..', 'X'.repeat(100)),
+);
+
+function pathOf(template: string, rawSymbol: string): string {
+  return template.replace('{symbol}', encodeURIComponent(rawSymbol));
+}
+
+describe('bad input over HTTP', () => {
+  it.each(REST_ROUTES.map((route) => [route.path, route] as const))(
+    '%s answers random parameters with 2xx or an enveloped 4xx, never a 5xx',
+    async (_path, route) => {
+      await fc.assert(
+        fc.asyncProperty(query, symbol, async (parameters, rawSymbol) => {
+          const search = new URLSearchParams(parameters).toString();
+          const response = await local.request(
+            `/api/market/v1${pathOf(route.path, rawSymbol)}${search ? `?${search}` : ''}`,
+            { headers: { 'X-API-Key': local.stack.demoKey } },
+          );
+          expect(response.status).toBeLessThan(500);
+          if (response.status >= 400) {
+            const bodiless = response.status === 404 && response.text === '';
+            if (!bodiless) {
+              expect(Object.keys(response.body)).toEqual(['error']);
+              expect(typeof response.body.error.code).toBe('string');
+              expect(response.text).not.toMatch(/\n\s+at /);
+            }
+          }
+        }),
+        { numRuns: 60 },
+      );
+    },
+    60_000,
+  );
+});
