@@ -35,6 +35,10 @@ export const simultaneousBreakSchema = z.object({
   triggered_at: z.string(),
 });
 
+/** Spec 4.8 and 4.9 responses. */
+export const inForceAlertListSchema = z.object({ items: z.array(inForceAlertSchema) });
+export const simultaneousBreakListSchema = z.object({ items: z.array(simultaneousBreakSchema) });
+
 export type InForceAlert = z.infer<typeof inForceAlertSchema>;
 export type SimultaneousBreak = z.infer<typeof simultaneousBreakSchema>;
 export type InForceAlertBody = Omit<InForceAlert, 'id'>;

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { sessionAt } from './calendar.ts';
 import { formatNewYorkIso, NEW_YORK_TIME_ZONE } from './time-zone.ts';
 
@@ -6,6 +7,20 @@ import { formatNewYorkIso, NEW_YORK_TIME_ZONE } from './time-zone.ts';
  * open <= now < close of a session; pre-market, after hours, weekends and holidays are closed, and then
  * every session string is empty. Times are ISO 8601 with offset in America/New_York, to the second.
  */
+/** Spec 2.4 (the interface below is its TypeScript form). */
+export const marketStatusSchema = z.object({
+  market: z.literal('stocks'),
+  timezone: z.literal('America/New_York'),
+  is_open: z.boolean(),
+  session: z.object({
+    label: z.string(),
+    session_date: z.string(),
+    open_ts: z.string(),
+    close_ts: z.string(),
+  }),
+  now: z.string(),
+});
+
 export interface MarketStatus {
   market: 'stocks';
   timezone: 'America/New_York';

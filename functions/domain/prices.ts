@@ -13,6 +13,9 @@ export const priceItemSchema = z.object({
 
 export type PriceItem = z.infer<typeof priceItemSchema>;
 
+/** Spec 4.4 response. */
+export const latestPricesSchema = z.object({ items: z.array(priceItemSchema) });
+
 /** The latest trade of a symbol as stored: the price item plus when and which trade it was. */
 export interface SymbolPrice extends LatestPrice {
   readonly symbol: string;

@@ -17,6 +17,9 @@ export const setupRowSchema = z.object({
   sector: z.string(),
 });
 
+/** Spec 4.7 response. */
+export const currentSetupsSchema = z.object({ items: z.array(setupRowSchema) });
+
 /** Spec 4.7 and strat-rules section 8. */
 export const currentSetupsQuerySchema = z.object({
   symbols: symbolListParam(),

@@ -31,19 +31,26 @@ const errorEnvelope = (): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayPr
   },
 });
 
+/** What a route takes and gives: its query schema and its 200 response's schema (also the OpenAPI doc's). */
+export interface RestContract<Query extends z.ZodType, Response extends z.ZodType> {
+  readonly summary: string;
+  readonly query: Query;
+  readonly response: Response;
+}
+
 /**
  * The one middy stack of every REST handler: logger context, query parsing with the route's zod schema,
- * the handler's logic, a 200 JSON response, and the error envelope.
+ * the handler's logic (typed by the response schema), a 200 JSON response, and the error envelope.
  */
-export function restHandler<Schema extends z.ZodType>(
-  querySchema: Schema,
-  handle: (request: RestRequest<z.output<Schema>>) => Promise<unknown>,
+export function restHandler<Query extends z.ZodType, Response extends z.ZodType>(
+  contract: RestContract<Query, Response>,
+  handle: (request: RestRequest<z.output<Query>>) => Promise<z.input<Response>>,
 ) {
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(errorEnvelope())
     .handler(async (event) => {
-      const query = parseParams(querySchema, event.queryStringParameters);
+      const query = parseParams(contract.query, event.queryStringParameters);
       const body = await handle({ query, pathParameters: event.pathParameters ?? {} });
       return jsonResponse(200, body);
     });

@@ -1,9 +1,16 @@
-import { candlesQuerySchema, getCandles } from '#domain/candles';
+import { candlesQuerySchema, candlesSchema, getCandles } from '#domain/candles';
 import type { Clock } from '#domain/clock';
 import type { InstrumentCatalog } from '#ports/instrument-catalog';
 import type { BarStore, LedgerStore } from '#ports/market-data';
 import { barStore, clock, instrumentCatalog, ledgerStore } from '#runtime/ports';
 import { pathSymbol, restHandler } from '#runtime/rest-handler';
+
+/** The route's contract: query and response schemas (the OpenAPI document is built from these). */
+export const contract = {
+  summary: 'OHLCV candles',
+  query: candlesQuerySchema,
+  response: candlesSchema,
+};
 
 /** GET /candles/{symbol} (spec 4.5). */
 export const createHandler = (deps: {
@@ -12,7 +19,7 @@ export const createHandler = (deps: {
   ledgers: () => LedgerStore;
   clock: () => Clock;
 }) =>
-  restHandler(candlesQuerySchema, (request) =>
+  restHandler(contract, (request) =>
     getCandles(pathSymbol(request), request.query, {
       instruments: deps.instruments(),
       bars: deps.bars(),

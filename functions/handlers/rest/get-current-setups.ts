@@ -1,11 +1,18 @@
-import { currentSetupsQuerySchema, listCurrentSetups } from '#domain/setups-query';
+import { currentSetupsQuerySchema, currentSetupsSchema, listCurrentSetups } from '#domain/setups-query';
 import type { SetupStore, StateStore } from '#ports/strat-state';
 import { setupStore, stateStore } from '#runtime/ports';
 import { restHandler } from '#runtime/rest-handler';
 
+/** The route's contract: query and response schemas (the OpenAPI document is built from these). */
+export const contract = {
+  summary: 'Current setup rows',
+  query: currentSetupsQuerySchema,
+  response: currentSetupsSchema,
+};
+
 /** GET /setups/current (spec 4.7). */
 export const createHandler = (deps: { states: () => StateStore; setups: () => SetupStore }) =>
-  restHandler(currentSetupsQuerySchema, ({ query }) =>
+  restHandler(contract, ({ query }) =>
     listCurrentSetups(query, { states: deps.states(), setups: deps.setups() }),
   );
 

@@ -1,11 +1,18 @@
 import { z } from 'zod';
 import type { Clock } from '#domain/clock';
-import { marketStatus } from '#domain/market-status';
+import { marketStatus, marketStatusSchema } from '#domain/market-status';
 import { clock } from '#runtime/ports';
 import { restHandler } from '#runtime/rest-handler';
 
+/** The route's contract: query and response schemas (the OpenAPI document is built from these). */
+export const contract = {
+  summary: 'Market open/closed status',
+  query: z.object({}),
+  response: marketStatusSchema,
+};
+
 /** GET /market-status (spec 4.3). */
 export const createHandler = (deps: { clock: () => Clock }) =>
-  restHandler(z.object({}), async () => marketStatus(deps.clock()()));
+  restHandler(contract, async () => marketStatus(deps.clock()()));
 
 export const handler = createHandler({ clock });

@@ -1,12 +1,24 @@
-import { breaksQuerySchema, listSimultaneousBreaks, type SimultaneousBreakBody } from '#domain/alerts';
+import {
+  breaksQuerySchema,
+  listSimultaneousBreaks,
+  type SimultaneousBreakBody,
+  simultaneousBreakListSchema,
+} from '#domain/alerts';
 import type { Clock } from '#domain/clock';
 import type { EventFeed } from '#ports/event-feed';
 import { breakFeed, clock } from '#runtime/ports';
 import { restHandler } from '#runtime/rest-handler';
 
+/** The route's contract: query and response schemas (the OpenAPI document is built from these). */
+export const contract = {
+  summary: 'Simultaneous breaks of the index futures',
+  query: breaksQuerySchema,
+  response: simultaneousBreakListSchema,
+};
+
 /** GET /alerts/simultaneous-breaks (spec 4.9). */
 export const createHandler = (deps: { breaks: () => EventFeed<SimultaneousBreakBody>; clock: () => Clock }) =>
-  restHandler(breaksQuerySchema, ({ query }) =>
+  restHandler(contract, ({ query }) =>
     listSimultaneousBreaks(query, deps.breaks(), deps.clock()().getTime()),
   );
 
