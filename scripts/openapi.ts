@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { openApiDocument } from './lib/openapi.ts';
 import { PROJECT_ROOT } from './lib/project.ts';
 
-export const OPENAPI_FILE = join(PROJECT_ROOT, 'docs', 'openapi.json');
+const OPENAPI_FILE = join(PROJECT_ROOT, 'docs', 'openapi.json');
 
 await writeFile(OPENAPI_FILE, `${JSON.stringify(await openApiDocument(), null, 2)}\n`);
 process.stdout.write(`Wrote ${OPENAPI_FILE}\n`);

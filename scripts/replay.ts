@@ -8,9 +8,8 @@
  *   --stack NAME    put on the deployed stack's Kinesis trades stream instead [--region R]
  */
 import { readFile } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
-import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { KinesisClient } from '@aws-sdk/client-kinesis';
 import { KinesisTradeSink } from '#adapters/kinesis/trade-sink';
 import { STACK_OUTPUTS } from '#contracts/stack-outputs';
@@ -19,33 +18,24 @@ import { parseReplayCsv, ReplayFileError } from '#domain/replay-file';
 import type { TradeSink } from '#ports/trade-sink';
 import { exitWith, UsageError } from './lib/cli.ts';
 import { LocalTradeSink } from './lib/local-trade-sink.ts';
-import { DEFAULT_DATA_DIR, LOCAL_STACK_STATE_FILE } from './lib/project.ts';
+import { DEFAULT_DATA_DIR } from './lib/project.ts';
+import { runningLocalStack, stackOutputs } from './lib/target.ts';
 
 /** Trades sent together while pacing: at most this much of the file's time apart. */
 const PACING_SLICE_MS = 100;
 const UNPACED_CHUNK = 5_000;
 
 async function localOrigin(url: string | undefined, dataDir: string): Promise<string> {
-  if (url) return new URL(url).origin;
-  try {
-    const state = JSON.parse(await readFile(join(dataDir, LOCAL_STACK_STATE_FILE), 'utf8')) as {
-      restUrl: string;
-    };
-    return new URL(state.restUrl).origin;
-  } catch {
+  const restUrl = url ?? (await runningLocalStack(dataDir))?.restUrl;
+  if (!restUrl) {
     throw new UsageError('no running local stack found (start one with npm start, or pass --url or --stack)');
   }
+  return new URL(restUrl).origin;
 }
 
 async function kinesisSink(stack: string, region?: string): Promise<TradeSink> {
-  const { Stacks } = await new CloudFormationClient({ region }).send(
-    new DescribeStacksCommand({ StackName: stack }),
-  );
-  const streamName = Stacks?.[0]?.Outputs?.find(
-    (output) => output.OutputKey === STACK_OUTPUTS.tradeStreamName,
-  )?.OutputValue;
-  if (!streamName) throw new Error(`stack ${stack} has no output ${STACK_OUTPUTS.tradeStreamName}`);
-  return new KinesisTradeSink(new KinesisClient({ region }), streamName);
+  const output = await stackOutputs(stack, region);
+  return new KinesisTradeSink(new KinesisClient({ region }), output(STACK_OUTPUTS.tradeStreamName));
 }
 
 /** Sends the trades in slices of the file's time, each when its moment comes at `speed` times real time. */

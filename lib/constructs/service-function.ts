@@ -1,5 +1,4 @@
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { CfnResource, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -9,13 +8,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { SERVICE_NAME } from '#contracts/runtime-settings';
 import { TABLES, type TableBinding, type TableDefinition, type TableId } from '#contracts/tables';
-
-/**
- * The project root, where `package.json` and the contracts' relative handler paths start. Found from this
- * file's own location: tsx and vitest run it as ESM, where `__dirname` is not defined, and `process.cwd()`
- * depends on where a command was started.
- */
-export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+import { PROJECT_ROOT } from '#scripts/lib/project';
 
 export type PowertoolsLogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
 

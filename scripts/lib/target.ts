@@ -31,22 +31,35 @@ export interface TargetOptions {
   readonly dataDir?: string;
 }
 
-async function runningLocalEndpoint(dataDir: string): Promise<string | undefined> {
+/** What a running local stack wrote about itself (LOCAL_STACK_STATE_FILE), or undefined when none runs. */
+export async function runningLocalStack(
+  dataDir: string = DEFAULT_DATA_DIR,
+): Promise<{ restUrl: string; dynamoEndpoint: string } | undefined> {
   try {
-    const state = JSON.parse(await readFile(join(dataDir, LOCAL_STACK_STATE_FILE), 'utf8')) as {
-      dynamoEndpoint?: string;
-    };
-    return state.dynamoEndpoint;
+    return JSON.parse(await readFile(join(dataDir, LOCAL_STACK_STATE_FILE), 'utf8'));
   } catch {
     return undefined;
   }
 }
 
+/** A deployed stack's output by name; fails naming the output when the stack lacks it. */
+export async function stackOutputs(stackName: string, region?: string): Promise<(name: string) => string> {
+  const cloudFormation = new CloudFormationClient({ region });
+  const { Stacks } = await cloudFormation.send(new DescribeStacksCommand({ StackName: stackName }));
+  const outputs = new Map(
+    (Stacks?.[0]?.Outputs ?? []).map((output) => [output.OutputKey, output.OutputValue]),
+  );
+  return (name) => {
+    const value = outputs.get(name);
+    if (!value)
+      throw new Error(`stack ${stackName} has no output ${name}: is it deployed from this version?`);
+    return value;
+  };
+}
+
 async function localTarget(options: TargetOptions): Promise<Target> {
   const endpoint =
-    options.endpoint ??
-    (await runningLocalEndpoint(options.dataDir ?? DEFAULT_DATA_DIR)) ??
-    'http://127.0.0.1:8000';
+    options.endpoint ?? (await runningLocalStack(options.dataDir))?.dynamoEndpoint ?? 'http://127.0.0.1:8000';
   return {
     description: `the local stack (DynamoDB at ${endpoint})`,
     documents: localDocumentClient(endpoint),
@@ -58,17 +71,7 @@ async function localTarget(options: TargetOptions): Promise<Target> {
 }
 
 async function awsTarget(stackName: string, region?: string): Promise<Target> {
-  const cloudFormation = new CloudFormationClient({ region });
-  const { Stacks } = await cloudFormation.send(new DescribeStacksCommand({ StackName: stackName }));
-  const outputs = new Map(
-    (Stacks?.[0]?.Outputs ?? []).map((output) => [output.OutputKey, output.OutputValue]),
-  );
-  const output = (name: string): string => {
-    const value = outputs.get(name);
-    if (!value)
-      throw new Error(`stack ${stackName} has no output ${name}: is it deployed from this version?`);
-    return value;
-  };
+  const output = await stackOutputs(stackName, region);
   return {
     description: `stack ${stackName} on AWS`,
     documents: documentClientFor(new DynamoDBClient({ region })),

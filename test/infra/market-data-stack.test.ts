@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { REST_BASE_PATH, REST_ROUTES } from '#contracts/routes';
 import { STACK_NAME, STACK_OUTPUTS, tableOutputName } from '#contracts/stack-outputs';
 import { TABLE_IDS } from '#contracts/tables';
-import { PROJECT_ROOT } from '#lib/constructs/service-function';
+import { PROJECT_ROOT } from '#scripts/lib/project';
 import { synthServiceStack, TEST_CONTEXT } from './support/service-stack.ts';
 import { logicalIdOf } from './support/template.ts';
 

@@ -7,7 +7,8 @@ import { AUTHORIZER, CLOCK_TICK, REST_ROUTES } from '#contracts/routes';
 import { SERVICE_NAME } from '#contracts/runtime-settings';
 import { TABLE_IDS, TABLES, type TableBinding } from '#contracts/tables';
 import { DataTables } from '#lib/constructs/data-tables';
-import { PROJECT_ROOT, ServiceFunction } from '#lib/constructs/service-function';
+import { ServiceFunction } from '#lib/constructs/service-function';
+import { PROJECT_ROOT } from '#scripts/lib/project';
 import { READ_ACTIONS, tableActionsOf, WRITE_ACTIONS } from './support/grants.ts';
 import { synthServiceStack, testApp } from './support/service-stack.ts';
 import {

@@ -4,21 +4,10 @@ import type { SymbolLedger } from '#domain/aggregation';
 import type { LedgerStore, VersionedLedger } from '#ports/market-data';
 import { batchGetAll } from './batch.ts';
 
+/** The stored item is the ledger plus its version: every ledger field comes back as it was written. */
 function toVersioned(item: Record<string, unknown>): VersionedLedger {
-  const { version, symbol, lastTrade, price, forming, recent, fired } = item as unknown as SymbolLedger & {
-    version: number;
-  };
-  return {
-    version,
-    ledger: {
-      symbol,
-      forming: forming ?? {},
-      ...(lastTrade ? { lastTrade } : {}),
-      ...(price ? { price } : {}),
-      ...(recent ? { recent } : {}),
-      ...(fired ? { fired } : {}),
-    },
-  };
+  const { version, ...ledger } = item as unknown as SymbolLedger & { version: number };
+  return { version, ledger: { ...ledger, forming: ledger.forming ?? {} } };
 }
 
 /** One item per symbol, replaced whole on each batch, guarded by its version. */

@@ -24,8 +24,6 @@ export const DEFAULT_BREAK_WINDOW_MS = 5 * 60_000;
 
 export type BreakThreshold = 2 | 3 | 4;
 
-export const BREAK_THRESHOLDS: readonly BreakThreshold[] = Object.freeze([2, 3, 4]);
-
 /** Spec 2.7 without its id; times in ms and Unix seconds. */
 export interface SimultaneousBreakEvent {
   timeframe: Timeframe;

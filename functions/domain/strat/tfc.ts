@@ -8,8 +8,6 @@ import { TIMEFRAME_INTERVAL, TIMEFRAMES, type Timeframe } from './timeframes.ts'
 
 export type TfcColor = 'green' | 'red' | 'yellow';
 
-export const TFC_COLORS: readonly TfcColor[] = Object.freeze(['green', 'red', 'yellow']);
-
 /** The colour of a price against a bar's open. */
 export function tfcColor(price: number, open: number): TfcColor {
   return price > open ? 'green' : price < open ? 'red' : 'yellow';
