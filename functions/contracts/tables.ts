@@ -123,6 +123,43 @@ export const TABLES = {
     indexes: [FEED_BY_TIME],
     stream: 'NEW_AND_OLD_IMAGES',
   },
+  /**
+   * One row per partner account: its one live WebSocket connection (spec 8). `$connect` overwrites it and
+   * evicts the connection it named; `$disconnect` deletes it only while it still names its own id (A2).
+   */
+  connections: {
+    envVar: 'CONNECTIONS_TABLE',
+    partitionKey: { name: 'accountId', type: 'S' },
+    timeToLiveAttribute: 'expiresAt',
+  },
+  /**
+   * One row per (topic, connection): `topic` = `<channel>#<symbol>`, or `<channel>#*` for an alert channel
+   * subscribed without symbols. The fan-out finds a record's subscribers with one Query per topic, never a
+   * Scan; `byConnection` finds a connection's rows when it unsubscribes a whole channel or goes away.
+   */
+  subscriptions: {
+    envVar: 'SUBSCRIPTIONS_TABLE',
+    partitionKey: { name: 'topic', type: 'S' },
+    sortKey: { name: 'connectionId', type: 'S' },
+    indexes: [
+      {
+        name: 'byConnection',
+        partitionKey: { name: 'connectionId', type: 'S' },
+        sortKey: { name: 'topic', type: 'S' },
+      },
+    ],
+    timeToLiveAttribute: 'expiresAt',
+  },
+  /**
+   * Billing: one `ws_message` row per pushed event (spec 6), by account. `messageId` =
+   * `<stream record time>#<stream event id>` sorts an account's rows by time and makes a retried fan-out
+   * batch overwrite its rows instead of billing twice.
+   */
+  usage: {
+    envVar: 'USAGE_TABLE',
+    partitionKey: { name: 'accountId', type: 'S' },
+    sortKey: { name: 'messageId', type: 'S' },
+  },
   /** One item per alert or break ever appended, by its natural key: each is appended once (ADR 0009). */
   eventGuards: {
     envVar: 'EVENT_GUARDS_TABLE',

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import type { InstrumentCatalog } from '#ports/instrument-catalog';
 import type { LedgerStore } from '#ports/market-data';
+import type { LatestPrice } from './aggregation.ts';
 import { UnknownSymbolError } from './errors.ts';
-import { instrumentSchema } from './instruments.ts';
+import { type Instrument, instrumentSchema } from './instruments.ts';
 import { setupRowSchema } from './setups-query.ts';
-import { deriveSymbolState } from './strat/setups.ts';
+import { deriveSymbolState, type SymbolState } from './strat/setups.ts';
 import { TIMEFRAMES, type Timeframe } from './strat/timeframes.ts';
 import { isWellFormedSymbol } from './symbols.ts';
 
@@ -42,15 +43,20 @@ export async function getStateSnapshot(
   const state = ledger
     ? deriveSymbolState(ledger, ports.now().getTime(), instrument.sector)
     : { tfc: {}, setups: [] };
+  return stateSnapshotOf(instrument, state, ledger?.price);
+}
+
+/** Spec 2.8 from its parts: the REST answer and the `states` channel's pushes are the same shape. */
+export function stateSnapshotOf(
+  instrument: Instrument,
+  state: SymbolState,
+  price: LatestPrice | undefined,
+): StateSnapshot {
   return {
-    symbol,
+    symbol: instrument.symbol,
     instrument,
-    price: ledger?.price
-      ? {
-          price: ledger.price.price,
-          volume: ledger.price.volume,
-          time: new Date(ledger.price.timestamp).toISOString(),
-        }
+    price: price
+      ? { price: price.price, volume: price.volume, time: new Date(price.timestamp).toISOString() }
       : {},
     tfc: state.tfc,
     setups: state.setups,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AUTH_CACHE_TTL_SECONDS } from '#contracts/runtime-settings';
 import { TABLES, type TableId } from '#contracts/tables';
+import { CALLBACK_URL_ENV } from '#contracts/websocket';
 import { memo } from './memo.ts';
 
 /**
@@ -14,6 +15,8 @@ const environmentSchema = z.object({
   MARKET_CLOCK_START: z.iso.datetime({ offset: true }).optional(),
   MARKET_CLOCK_ANCHOR_MS: z.coerce.number().int().optional(),
   MARKET_CLOCK_SPEED: z.coerce.number().positive().default(1),
+  /** The WebSocket stage's `@connections` endpoint; set on the functions that post to connections. */
+  [CALLBACK_URL_ENV]: z.url().optional(),
 });
 
 export type Environment = z.infer<typeof environmentSchema>;

@@ -1,13 +1,19 @@
+import { ApiGatewayManagementApiClient } from '@aws-sdk/client-apigatewaymanagementapi';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ApiGatewayClientConnections } from '#adapters/api-gateway/client-connections';
 import { DynamoAccountStore } from '#adapters/dynamo/account-store';
 import { DynamoApiKeyStore } from '#adapters/dynamo/api-key-store';
 import { DynamoBarStore } from '#adapters/dynamo/bar-store';
+import { DynamoConnectionStore } from '#adapters/dynamo/connection-store';
 import { documentClientFor } from '#adapters/dynamo/document-client';
 import { DynamoEventFeed } from '#adapters/dynamo/event-feed';
 import { DynamoInstrumentCatalog } from '#adapters/dynamo/instrument-catalog';
 import { DynamoLedgerStore } from '#adapters/dynamo/ledger-store';
 import { DynamoPriceStore } from '#adapters/dynamo/price-store';
 import { DynamoSetupStore, DynamoStateStore } from '#adapters/dynamo/strat-state-stores';
+import { DynamoSubscriptionStore } from '#adapters/dynamo/subscription-store';
+import { DynamoUsageLog } from '#adapters/dynamo/usage-log';
+import { CALLBACK_URL_ENV } from '#contracts/websocket';
 import {
   BREAKS_FEED,
   IN_FORCE_FEED,
@@ -66,3 +72,21 @@ export const breakFeed = memo(
 export const universe = cachedUniverse(instrumentCatalog, 5 * 60_000);
 
 export const clock = memo(() => clockFrom(environment()));
+
+export const connectionStore = memo(
+  () => new DynamoConnectionStore(documentClient(), tableName('connections')),
+);
+
+export const subscriptionStore = memo(
+  () => new DynamoSubscriptionStore(documentClient(), tableName('subscriptions')),
+);
+
+export const usageLog = memo(() => new DynamoUsageLog(documentClient(), tableName('usage')));
+
+/** The `@connections` endpoint: the WebSocket stage's callback URL (the local gateway's, locally). */
+export const clientConnections = memo(() => {
+  const endpoint = environment()[CALLBACK_URL_ENV];
+  if (!endpoint)
+    throw new Error(`environment variable ${CALLBACK_URL_ENV} (the @connections endpoint) is not set`);
+  return new ApiGatewayClientConnections(new ApiGatewayManagementApiClient({ endpoint }));
+});

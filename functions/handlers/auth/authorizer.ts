@@ -1,6 +1,7 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import { defaultMessage } from '#contracts/errors';
 import { findRouteByResource } from '#contracts/routes';
+import type { Scope } from '#contracts/scopes';
 import { authorize } from '#domain/authorization';
 import type { CredentialLookup } from '#ports/credentials';
 import { cachedCredentialLookup } from '#runtime/credential-lookup';
@@ -19,10 +20,18 @@ function policy(effect: 'Allow' | 'Deny', methodArn: string) {
   };
 }
 
+/** A WebSocket handshake needs `ws:connect`; a REST request, its route's scope (none: no such route). */
+function requiredScope(event: APIGatewayRequestAuthorizerEvent): Scope | undefined {
+  const { routeKey } = event.requestContext as { routeKey?: string };
+  if (routeKey === '$connect') return 'ws:connect';
+  return findRouteByResource(event.httpMethod, event.resource)?.scope;
+}
+
 /**
- * The REST API's REQUEST authorizer (ARCHITECTURE A1). Allow carries the caller in the context and the
- * key's usage identifier for the usage plan; Deny carries the error code the ACCESS_DENIED gateway
- * response renders.
+ * The REQUEST authorizer of the REST API (ARCHITECTURE A1) and of the WebSocket API's `$connect` (A2: a
+ * thrown `Unauthorized` fails the upgrade with HTTP 401, a Deny with 403). Allow carries the caller in the
+ * context (every WebSocket route of the connection sees it) and the key's usage identifier for the usage
+ * plan; Deny carries the error code the ACCESS_DENIED gateway response renders.
  */
 export const createHandler =
   (deps: { credentials: () => CredentialLookup }) =>
@@ -30,8 +39,7 @@ export const createHandler =
     event: APIGatewayRequestAuthorizerEvent,
     _context?: Context,
   ): Promise<APIGatewayAuthorizerResult> => {
-    const route = findRouteByResource(event.httpMethod, event.resource);
-    const decision = await authorize(event.headers, route?.scope, deps.credentials());
+    const decision = await authorize(event.headers, requiredScope(event), deps.credentials());
     if (decision.outcome === 'unauthenticated') throw new Error(UNAUTHORIZED);
 
     const { principal } = decision;

@@ -1,0 +1,21 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { UsageLog, UsageRow } from '#ports/websocket';
+import { batchPutAll } from './batch.ts';
+
+/** The billing rows: `type` is `ws_message` (spec 6); a row's key makes a redelivered event overwrite it. */
+export class DynamoUsageLog implements UsageLog {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async record(rows: readonly UsageRow[]): Promise<void> {
+    // Keyed by account and message: a batch must not repeat a key (two connections of an account, mid-eviction).
+    const unique = new Map(rows.map((row) => [`${row.accountId} ${row.messageId}`, row]));
+    await batchPutAll(
+      this.client,
+      this.tableName,
+      [...unique.values()].map((row) => ({ ...row, type: 'ws_message' })),
+    );
+  }
+}

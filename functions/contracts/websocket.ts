@@ -1,0 +1,150 @@
+import type { Scope } from './scopes.ts';
+import type { TableBinding, TableId } from './tables.ts';
+
+/** The WebSocket API's versioned path (spec section 9); the local stack serves it on the REST port. */
+export const WS_BASE_PATH = '/ws/market/v1';
+
+/** The WebSocket API's stage on AWS, like the REST API's (ADR 0001). */
+export const WS_STAGE = 'live';
+
+export const CHANNEL_NAMES = ['quotes', 'states', 'alerts.in_force', 'alerts.simultaneous_breaks'] as const;
+
+export type ChannelName = (typeof CHANNEL_NAMES)[number];
+
+export interface ChannelDefinition {
+  /** The scope a key needs to subscribe (spec 4.10), besides `ws:connect`. */
+  readonly scope: Scope;
+  /** The table whose stream feeds the channel (ARCHITECTURE A3). */
+  readonly source: TableId;
+  /** `required`: a topic must name symbols; `optional`: without symbols it means every symbol (spec 4.10). */
+  readonly symbols: 'required' | 'optional';
+}
+
+/** The four channels of spec 4.10, defined once: scopes, sources and the symbols rule. */
+export const CHANNELS = {
+  quotes: { scope: 'prices:read', source: 'prices', symbols: 'required' },
+  states: { scope: 'states:read', source: 'states', symbols: 'required' },
+  'alerts.in_force': { scope: 'alerts:read', source: 'alerts', symbols: 'optional' },
+  'alerts.simultaneous_breaks': { scope: 'alerts:read', source: 'breaks', symbols: 'optional' },
+} as const satisfies Record<ChannelName, ChannelDefinition>;
+
+/** WebSocket close codes (spec section 7). */
+export const CLOSE_CODES = {
+  /** No valid API key in the handshake. */
+  noValidKey: 4401,
+  /** No active subscription, or the key lacks `ws:connect`. */
+  forbidden: 4403,
+  /** Replaced by a newer connection of the same account. */
+  replaced: 4409,
+} as const;
+
+export type CloseCode = (typeof CLOSE_CODES)[keyof typeof CLOSE_CODES];
+
+/** The close reasons sent with each code: the spec's meaning of the code. */
+export const CLOSE_REASONS: Record<CloseCode, string> = {
+  4401: 'no valid API key in handshake',
+  4403: 'no active subscription, or key lacks ws:connect',
+  4409: 'connection replaced by a newer connection of the same account',
+};
+
+export interface WsRoute {
+  /** Stable identifier: construct ids and function names. */
+  readonly id: string;
+  readonly routeKey: '$connect' | '$disconnect' | '$default';
+  /** The Lambda entry, relative to the project root. */
+  readonly handler: string;
+  readonly tables: readonly TableBinding[];
+  /** Whether the handler posts to connections (the `@connections` management API). */
+  readonly managesConnections: boolean;
+}
+
+/** The WebSocket API's routes; `$connect` is the one API Gateway authorizes (with the REST authorizer). */
+export const WS_ROUTES = [
+  {
+    id: 'connect',
+    routeKey: '$connect',
+    handler: 'functions/handlers/ws/connect.ts',
+    tables: [
+      { table: 'connections', access: 'write' },
+      { table: 'subscriptions', access: 'write' },
+    ],
+    managesConnections: true,
+  },
+  {
+    id: 'disconnect',
+    routeKey: '$disconnect',
+    handler: 'functions/handlers/ws/disconnect.ts',
+    tables: [
+      { table: 'connections', access: 'write' },
+      { table: 'subscriptions', access: 'write' },
+    ],
+    managesConnections: false,
+  },
+  {
+    id: 'message',
+    routeKey: '$default',
+    handler: 'functions/handlers/ws/message.ts',
+    tables: [
+      { table: 'connections', access: 'write' },
+      { table: 'subscriptions', access: 'write' },
+      { table: 'instruments', access: 'read' },
+    ],
+    managesConnections: true,
+  },
+] as const satisfies readonly WsRoute[];
+
+/**
+ * The fan-out Lambda (ARCHITECTURE A3): the source tables' streams, posted to subscribed connections.
+ * `batch` is the event source mappings' setting, the same on AWS and in the local stack.
+ */
+export const FAN_OUT = {
+  handler: 'functions/handlers/stream/fan-out.ts',
+  sources: ['prices', 'states', 'alerts', 'breaks'],
+  tables: [
+    { table: 'subscriptions', access: 'write' },
+    { table: 'connections', access: 'write' },
+    { table: 'usage', access: 'write' },
+    { table: 'instruments', access: 'read' },
+    { table: 'prices', access: 'read' },
+  ],
+  batch: {
+    size: 100,
+    /** No batching window: a quote is worth most the moment it is written. */
+    windowSeconds: 0,
+    retryAttempts: 3,
+    /** A push older than this is dropped to the dead-letter queue; partners catch up over REST. */
+    maxRecordAgeSeconds: 300,
+    /** Concurrent batches per stream shard; DynamoDB Streams keep each key's records in order. */
+    parallelizationFactor: 4,
+  },
+  /** Concurrent PostToConnection calls per invocation. */
+  postConcurrency: 32,
+} as const satisfies {
+  handler: string;
+  sources: readonly TableId[];
+  tables: readonly TableBinding[];
+  batch: Record<string, number>;
+  postConcurrency: number;
+};
+
+/**
+ * The heartbeat: `{"op":"heartbeat"}` to every connection, so API Gateway's 10-minute idle timeout never
+ * drops a quiet partner (strat-rules section 9 asks for one at least every 5 minutes).
+ */
+export const HEARTBEAT = {
+  handler: 'functions/handlers/schedule/heartbeat.ts',
+  intervalMinutes: 4,
+  tables: [
+    { table: 'connections', access: 'write' },
+    { table: 'subscriptions', access: 'write' },
+  ],
+} as const satisfies { handler: string; intervalMinutes: number; tables: readonly TableBinding[] };
+
+/**
+ * API Gateway closes a WebSocket connection after 2 hours at most; rows of a connection that vanished
+ * without `$disconnect` expire (DynamoDB TTL) an hour after that.
+ */
+export const CONNECTION_ROW_TTL_SECONDS = 3 * 3600;
+
+/** The environment variable carrying the `@connections` endpoint (the stage's callback URL). */
+export const CALLBACK_URL_ENV = 'WS_CALLBACK_URL';

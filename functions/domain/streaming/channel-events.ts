@@ -1,0 +1,88 @@
+import type { StoredState } from '#ports/strat-state';
+import type { LatestPrice } from '../aggregation.ts';
+import type { InForceAlertBody, SimultaneousBreakBody } from '../alerts.ts';
+import type { Instrument } from '../instruments.ts';
+import { type SymbolPrice, toPriceItem } from '../prices.ts';
+import { stateSnapshotOf } from '../state-snapshot.ts';
+import { equalStates } from '../strat/setups.ts';
+import type { ChannelEvent } from './fan-out.ts';
+
+/** A committed change of a source table, as its stream reports it (images already plain objects). */
+export interface SourceChange {
+  readonly table: 'prices' | 'states' | 'alerts' | 'breaks';
+  readonly eventId: string;
+  readonly recordedAtMs: number;
+  readonly kind: 'INSERT' | 'MODIFY' | 'REMOVE';
+  readonly newItem?: Record<string, unknown>;
+  readonly oldItem?: Record<string, unknown>;
+}
+
+/** What a `states` push needs besides the state: the instrument and its latest trade. */
+export interface ChangeContext {
+  instrument(symbol: string): Instrument | undefined;
+  latestPrice(symbol: string): LatestPrice | undefined;
+}
+
+interface FeedItem<Body> {
+  readonly id: number;
+  readonly body: Body;
+}
+
+/**
+ * The message a change pushes, if any (spec 6): every new latest price is a quote; a state pushes when its
+ * TFC or setups changed, not when it was only re-derived; an alert or a break pushes once, when appended.
+ * Deletions push nothing.
+ */
+export function channelEventOf(change: SourceChange, context: ChangeContext): ChannelEvent | undefined {
+  const { newItem } = change;
+  if (change.kind === 'REMOVE' || !newItem) return undefined;
+  const common = { eventId: change.eventId, recordedAtMs: change.recordedAtMs };
+  switch (change.table) {
+    case 'prices': {
+      const price = newItem as unknown as SymbolPrice;
+      return {
+        ...common,
+        channel: 'quotes',
+        symbols: [price.symbol],
+        message: { channel: 'quotes', symbol: price.symbol, data: toPriceItem(price) },
+      };
+    }
+    case 'states': {
+      const state = newItem as unknown as StoredState;
+      const old = change.oldItem as unknown as StoredState | undefined;
+      if (old && equalStates(old, state)) return undefined;
+      const instrument = context.instrument(state.symbol);
+      if (!instrument) return undefined;
+      return {
+        ...common,
+        channel: 'states',
+        symbols: [state.symbol],
+        message: {
+          channel: 'states',
+          symbol: state.symbol,
+          data: stateSnapshotOf(instrument, state, context.latestPrice(state.symbol)),
+        },
+      };
+    }
+    case 'alerts': {
+      if (change.kind !== 'INSERT') return undefined;
+      const { id, body } = newItem as unknown as FeedItem<InForceAlertBody>;
+      return {
+        ...common,
+        channel: 'alerts.in_force',
+        symbols: [body.symbol],
+        message: { channel: 'alerts.in_force', symbol: body.symbol, data: { id, ...body } },
+      };
+    }
+    case 'breaks': {
+      if (change.kind !== 'INSERT') return undefined;
+      const { id, body } = newItem as unknown as FeedItem<SimultaneousBreakBody>;
+      return {
+        ...common,
+        channel: 'alerts.simultaneous_breaks',
+        symbols: body.symbols,
+        message: { channel: 'alerts.simultaneous_breaks', data: { id, ...body } },
+      };
+    }
+  }
+}

@@ -1,0 +1,119 @@
+import pLimit from 'p-limit';
+import type { ChannelName } from '#contracts/websocket';
+import type {
+  ClientConnections,
+  ConnectionStore,
+  Subscriber,
+  Subscription,
+  SubscriptionStore,
+  UsageLog,
+  UsageRow,
+} from '#ports/websocket';
+import type { PushMessage } from './messages.ts';
+import { closeConnection } from './session.ts';
+import { subscriptionsReached } from './topics.ts';
+
+/** One change of a source table, as the message its channel pushes. */
+export interface ChannelEvent {
+  /** Unique per source record (the stream's event id): keys the usage rows, so a retry never bills twice. */
+  readonly eventId: string;
+  /** When the source record was written (the stream record's time), Unix ms. */
+  readonly recordedAtMs: number;
+  readonly channel: ChannelName;
+  /** The symbols the event is about (a simultaneous break: each future in it); they route it. */
+  readonly symbols: readonly string[];
+  readonly message: PushMessage;
+}
+
+export interface FanOutPorts {
+  readonly subscriptions: SubscriptionStore;
+  readonly connections: ConnectionStore;
+  readonly clients: ClientConnections;
+  readonly usage: UsageLog;
+  readonly nowMs: () => number;
+  /** Concurrent posts at most. */
+  readonly concurrency: number;
+}
+
+export interface FanOutOutcome {
+  /** Indexes of the events that did not reach every subscriber; the source must deliver them again. */
+  readonly failed: number[];
+  readonly sent: number;
+  readonly gone: number;
+}
+
+const subscriptionKey = ({ channel, symbol }: Subscription) => `${channel}#${symbol ?? '*'}`;
+
+/**
+ * Pushes each event to its subscribers (ARCHITECTURE A3): one message per connection even when several of
+ * its subscriptions match, posts in parallel up to `concurrency`, a connection found gone cleaned up once,
+ * one usage row per message sent. Events about the same symbols go out in their order: a later one waits
+ * for the earlier, and after a failure the later ones are reported failed too, so a retry keeps the order.
+ */
+export async function fanOut(events: readonly ChannelEvent[], ports: FanOutPorts): Promise<FanOutOutcome> {
+  const limit = pLimit(ports.concurrency);
+  const lookups = new Map<string, Promise<Subscriber[]>>();
+  const subscribersOf = (subscription: Subscription) => {
+    const key = subscriptionKey(subscription);
+    let found = lookups.get(key);
+    if (!found) {
+      found = ports.subscriptions.subscribersOf(subscription);
+      lookups.set(key, found);
+    }
+    return found;
+  };
+  const goneConnections = new Map<string, Promise<void>>();
+  const usage: UsageRow[] = [];
+  const failed: number[] = [];
+  let sent = 0;
+
+  async function deliver(event: ChannelEvent): Promise<boolean> {
+    const reached = subscriptionsReached(event.channel, event.symbols);
+    const recipients = new Map<string, Subscriber>();
+    for (const subscribers of await Promise.all(reached.map(subscribersOf))) {
+      for (const subscriber of subscribers) recipients.set(subscriber.connectionId, subscriber);
+    }
+    const results = await Promise.allSettled(
+      [...recipients.values()].map((subscriber) =>
+        limit(async () => {
+          if (goneConnections.has(subscriber.connectionId)) return;
+          const delivery = await ports.clients.send(subscriber.connectionId, event.message);
+          if (delivery === 'gone') {
+            goneConnections.set(subscriber.connectionId, closeConnection(subscriber, ports));
+            return;
+          }
+          sent += 1;
+          usage.push({
+            accountId: subscriber.accountId,
+            keyId: subscriber.keyId,
+            channel: event.channel,
+            ...('symbol' in event.message ? { symbol: event.message.symbol } : {}),
+            time: new Date(ports.nowMs()).toISOString(),
+            messageId: `${new Date(event.recordedAtMs).toISOString()}#${event.eventId}`,
+          });
+        }),
+      ),
+    );
+    return results.every((result) => result.status === 'fulfilled');
+  }
+
+  const groups = new Map<string, number[]>();
+  events.forEach((event, index) => {
+    const key = `${event.channel}#${event.symbols.join(',')}`;
+    groups.set(key, [...(groups.get(key) ?? []), index]);
+  });
+  await Promise.all(
+    [...groups.values()].map(async (indexes) => {
+      for (const [position, index] of indexes.entries()) {
+        const event = events[index];
+        if (event && (await deliver(event))) continue;
+        failed.push(...indexes.slice(position));
+        return;
+      }
+    }),
+  );
+
+  await Promise.all(goneConnections.values());
+  await ports.usage.record(usage);
+  return { failed: failed.sort((a, b) => a - b), sent, gone: goneConnections.size };
+}

@@ -1,0 +1,137 @@
+import { z } from 'zod';
+import { CHANNEL_NAMES, type CloseCode } from '#contracts/websocket';
+import { inForceAlertSchema, simultaneousBreakSchema } from '../alerts.ts';
+import { priceItemSchema } from '../prices.ts';
+import { stateSnapshotSchema } from '../state-snapshot.ts';
+
+/**
+ * Every message of the WebSocket API (spec 4.10, strat-rules section 9), as zod schemas: the handlers build
+ * replies from them and the AsyncAPI document is generated from them.
+ */
+
+/** Topics per subscribe or unsubscribe message: more than enough for the four channels. */
+export const MAX_TOPICS_PER_MESSAGE = 20;
+/** Raw entries in one topic's `symbols` before normalizing (at most 250 distinct are accepted). */
+export const MAX_RAW_SYMBOLS_PER_TOPIC = 1000;
+
+/** An optional client-chosen id, echoed in the reply so a client can match replies to requests. */
+const requestIdSchema = z.union([z.string().max(64), z.number()]).optional();
+
+export const topicSchema = z.object({
+  channel: z.string(),
+  symbols: z.array(z.string()).max(MAX_RAW_SYMBOLS_PER_TOPIC).optional(),
+});
+
+export type RawTopic = z.infer<typeof topicSchema>;
+
+const topicsMessageFields = {
+  id: requestIdSchema,
+  topics: z.array(z.unknown()).min(1).max(MAX_TOPICS_PER_MESSAGE),
+};
+
+/** What a client may send. Unknown fields are ignored. */
+export const clientMessageSchema = z.discriminatedUnion('op', [
+  z.object({ op: z.literal('subscribe'), ...topicsMessageFields }),
+  z.object({ op: z.literal('unsubscribe'), ...topicsMessageFields }),
+  z.object({ op: z.literal('ping'), id: requestIdSchema }),
+]);
+
+export type ClientMessage = z.infer<typeof clientMessageSchema>;
+
+/** Documented client-message schemas, one per operation (AsyncAPI). */
+export const clientOperationSchemas = {
+  subscribe: z.object({ op: z.literal('subscribe'), id: requestIdSchema, topics: z.array(topicSchema) }),
+  unsubscribe: z.object({ op: z.literal('unsubscribe'), id: requestIdSchema, topics: z.array(topicSchema) }),
+  ping: z.object({ op: z.literal('ping'), id: requestIdSchema }),
+};
+
+export const WS_ERROR_CODES = [
+  /** Not JSON, not an object with a known shape, or a topic that is not `{channel, symbols?}`. */
+  'invalid_message',
+  'unknown_op',
+  'unknown_channel',
+  'missing_scope',
+  /** `quotes` and `states` need symbols. */
+  'missing_symbols',
+  'too_many_symbols',
+  'internal_error',
+] as const;
+
+export type WsErrorCode = (typeof WS_ERROR_CODES)[number];
+
+const channelSchema = z.enum(CHANNEL_NAMES);
+
+/** A topic as it took effect: the symbols subscribed, and those not tracked (not subscribed). */
+export const acceptedTopicSchema = z.object({
+  channel: channelSchema,
+  symbols: z.array(z.string()).optional(),
+  unknown_symbols: z.array(z.string()).optional(),
+});
+
+export type AcceptedTopic = z.infer<typeof acceptedTopicSchema>;
+
+export const replySchemas = {
+  subscribed: z.object({
+    op: z.literal('subscribed'),
+    id: requestIdSchema,
+    topics: z.array(acceptedTopicSchema),
+  }),
+  unsubscribed: z.object({
+    op: z.literal('unsubscribed'),
+    id: requestIdSchema,
+    topics: z.array(acceptedTopicSchema.omit({ unknown_symbols: true })),
+  }),
+  pong: z.object({ op: z.literal('pong'), id: requestIdSchema }),
+  error: z.object({
+    op: z.literal('error'),
+    id: requestIdSchema,
+    error: z.object({ code: z.enum(WS_ERROR_CODES), message: z.string() }),
+    /** The topic the error is about, when it is about one; the message's other topics still apply. */
+    topic: z.object({ channel: z.string(), symbols: z.array(z.string()).optional() }).optional(),
+  }),
+  heartbeat: z.object({ op: z.literal('heartbeat') }),
+  /** On AWS only: sent just before the server ends the connection, since it cannot send a close code. */
+  close: z.object({ op: z.literal('close'), code: z.number().int(), reason: z.string() }),
+};
+
+export type ServerReply = {
+  [Op in keyof typeof replySchemas]: z.infer<(typeof replySchemas)[Op]>;
+}[keyof typeof replySchemas];
+
+/** Pushed events: `{channel, symbol?, data}` with `data` in its REST shape (strat-rules section 9). */
+export const pushSchemas = {
+  quotes: z.object({ channel: z.literal('quotes'), symbol: z.string(), data: priceItemSchema }),
+  states: z.object({ channel: z.literal('states'), symbol: z.string(), data: stateSnapshotSchema }),
+  'alerts.in_force': z.object({
+    channel: z.literal('alerts.in_force'),
+    symbol: z.string(),
+    data: inForceAlertSchema,
+  }),
+  'alerts.simultaneous_breaks': z.object({
+    channel: z.literal('alerts.simultaneous_breaks'),
+    data: simultaneousBreakSchema,
+  }),
+};
+
+export type PushMessage = {
+  [Channel in keyof typeof pushSchemas]: z.infer<(typeof pushSchemas)[Channel]>;
+}[keyof typeof pushSchemas];
+
+export const HEARTBEAT_MESSAGE = { op: 'heartbeat' } as const satisfies ServerReply;
+
+export function closeMessage(code: CloseCode, reason: string): ServerReply {
+  return { op: 'close', code, reason };
+}
+
+export function errorReply(
+  code: WsErrorCode,
+  message: string,
+  context: { id?: string | number; topic?: { channel: string; symbols?: string[] } } = {},
+): ServerReply {
+  return {
+    op: 'error',
+    ...(context.id === undefined ? {} : { id: context.id }),
+    error: { code, message },
+    ...(context.topic ? { topic: context.topic } : {}),
+  };
+}

@@ -1,0 +1,83 @@
+import type { Scope } from '#contracts/scopes';
+import { CHANNEL_NAMES, CHANNELS, type ChannelName } from '#contracts/websocket';
+import type { Subscription } from '#ports/websocket';
+import { MAX_SYMBOLS_PER_REQUEST } from '../limits.ts';
+import { isWellFormedSymbol, normalizeSymbol } from '../symbols.ts';
+import { type AcceptedTopic, type RawTopic, topicSchema, type WsErrorCode } from './messages.ts';
+
+/** A topic checked against the channel table, the key's scopes and the tracked universe. */
+export type TopicOutcome =
+  | { readonly ok: true; readonly topic: AcceptedTopic; readonly subscriptions: Subscription[] }
+  | { readonly ok: false; readonly code: WsErrorCode; readonly topic?: RawTopic };
+
+export function isChannelName(value: string): value is ChannelName {
+  return (CHANNEL_NAMES as readonly string[]).includes(value);
+}
+
+/**
+ * A topic's symbols: upper-cased and de-duplicated in the client's order. An empty list is the same as
+ * none (ADR 0005). `undefined` when there are more than 250 distinct: a topic is refused, not cut.
+ */
+function normalizedSymbols(raw: readonly string[] | undefined): string[] | undefined {
+  const symbols = new Set<string>();
+  for (const entry of raw ?? []) {
+    const symbol = normalizeSymbol(entry);
+    if (symbol.length > 0) symbols.add(symbol);
+  }
+  return symbols.size > MAX_SYMBOLS_PER_REQUEST ? undefined : [...symbols];
+}
+
+/**
+ * One topic of a subscribe or unsubscribe message (strat-rules section 9): a known channel, the channel's
+ * scope (subscribe only: unsubscribing never reveals data), at most 250 symbols, symbols required on
+ * `quotes` and `states`; symbols not tracked are reported back, not subscribed.
+ */
+export function checkTopic(
+  raw: unknown,
+  context: {
+    readonly scopes: readonly Scope[];
+    readonly isTracked: (symbol: string) => boolean;
+    readonly purpose: 'subscribe' | 'unsubscribe';
+  },
+): TopicOutcome {
+  const parsed = topicSchema.safeParse(raw);
+  if (!parsed.success) return { ok: false, code: 'invalid_message' };
+  const topic = parsed.data;
+  if (!isChannelName(topic.channel)) return { ok: false, code: 'unknown_channel', topic };
+  const channel = topic.channel;
+  const definition = CHANNELS[channel];
+  if (context.purpose === 'subscribe' && !context.scopes.includes(definition.scope)) {
+    return { ok: false, code: 'missing_scope', topic };
+  }
+  const symbols = normalizedSymbols(topic.symbols);
+  if (symbols === undefined) return { ok: false, code: 'too_many_symbols', topic };
+
+  if (symbols.length === 0) {
+    if (definition.symbols === 'required' && context.purpose === 'subscribe') {
+      return { ok: false, code: 'missing_symbols', topic };
+    }
+    // Every symbol: an alert channel's wildcard, or (unsubscribing) the whole channel.
+    return { ok: true, topic: { channel }, subscriptions: [{ channel }] };
+  }
+  if (context.purpose === 'unsubscribe') {
+    return {
+      ok: true,
+      topic: { channel, symbols },
+      subscriptions: symbols.map((symbol) => ({ channel, symbol })),
+    };
+  }
+  const known = symbols.filter((symbol) => isWellFormedSymbol(symbol) && context.isTracked(symbol));
+  const unknown = symbols.filter((symbol) => !known.includes(symbol));
+  return {
+    ok: true,
+    topic: { channel, symbols: known, unknown_symbols: unknown },
+    subscriptions: known.map((symbol) => ({ channel, symbol })),
+  };
+}
+
+/** The subscriptions an event reaches: each of its symbols, and the channel's wildcard if it has one. */
+export function subscriptionsReached(channel: ChannelName, symbols: readonly string[]): Subscription[] {
+  const reached: Subscription[] = symbols.map((symbol) => ({ channel, symbol }));
+  if (CHANNELS[channel].symbols === 'optional') reached.push({ channel });
+  return reached;
+}

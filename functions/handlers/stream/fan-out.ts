@@ -1,0 +1,104 @@
+import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import { sourceChangeOf, tableNameOf } from '#adapters/dynamo/stream-records';
+import { FAN_OUT } from '#contracts/websocket';
+import type { Instrument } from '#domain/instruments';
+import type { SymbolPrice } from '#domain/prices';
+import { type ChangeContext, channelEventOf, type SourceChange } from '#domain/streaming/channel-events';
+import { type ChannelEvent, type FanOutPorts, fanOut } from '#domain/streaming/fan-out';
+import type { PriceStore } from '#ports/price-store';
+import { tableName } from '#runtime/environment';
+import { logger } from '#runtime/logger';
+import { memo } from '#runtime/memo';
+import {
+  clientConnections,
+  clock,
+  connectionStore,
+  priceStore,
+  subscriptionStore,
+  universe,
+  usageLog,
+} from '#runtime/ports';
+
+export interface FanOutDeps {
+  readonly ports: () => Omit<FanOutPorts, 'concurrency'>;
+  readonly universe: () => Promise<ReadonlyMap<string, Instrument>>;
+  readonly prices: () => PriceStore;
+  /** Physical table name → source table, for the tables whose streams feed the fan-out. */
+  readonly sources: () => ReadonlyMap<string, SourceChange['table']>;
+}
+
+/**
+ * The fan-out Lambda (ARCHITECTURE A3): one DynamoDB Streams batch of the prices, states, alerts or breaks
+ * table, pushed to the subscribed connections. A record whose pushes failed is reported as a batch item
+ * failure (with every later record of its symbols): Lambda delivers it again, and its usage rows, keyed by
+ * the stream's event id, are overwritten rather than billed twice.
+ */
+export const createHandler =
+  (deps: FanOutDeps) =>
+  async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
+    const sources = deps.sources();
+    const changes: { change: SourceChange; sequenceNumber: string }[] = [];
+    for (const record of event.Records) {
+      const table = sources.get(tableNameOf(record) ?? '');
+      const change = table && sourceChangeOf(record, table);
+      const sequenceNumber = record.dynamodb?.SequenceNumber;
+      if (change && sequenceNumber) changes.push({ change, sequenceNumber });
+    }
+
+    const context = await changeContext(
+      changes.map(({ change }) => change),
+      deps,
+    );
+    const events: ChannelEvent[] = [];
+    const sequenceNumbers: string[] = [];
+    for (const { change, sequenceNumber } of changes) {
+      const channelEvent = channelEventOf(change, context);
+      if (!channelEvent) continue;
+      events.push(channelEvent);
+      sequenceNumbers.push(sequenceNumber);
+    }
+
+    const outcome = await fanOut(events, { ...deps.ports(), concurrency: FAN_OUT.postConcurrency });
+    logger.info('fanned out a batch', {
+      records: event.Records.length,
+      events: events.length,
+      sent: outcome.sent,
+      gone: outcome.gone,
+      failed: outcome.failed.length,
+    });
+    return {
+      batchItemFailures: outcome.failed.flatMap((index) => {
+        const itemIdentifier = sequenceNumbers[index];
+        return itemIdentifier ? [{ itemIdentifier }] : [];
+      }),
+    };
+  };
+
+/** The instruments, and the latest prices of the symbols whose states changed (a state push carries both). */
+async function changeContext(changes: readonly SourceChange[], deps: FanOutDeps): Promise<ChangeContext> {
+  const stateSymbols = [
+    ...new Set(changes.filter((c) => c.table === 'states').map((c) => String(c.newItem?.symbol ?? ''))),
+  ].filter((symbol) => symbol.length > 0);
+  const [instruments, prices] = await Promise.all([
+    deps.universe(),
+    stateSymbols.length > 0 ? deps.prices().getMany(stateSymbols) : Promise.resolve([] as SymbolPrice[]),
+  ]);
+  const latest = new Map(prices.map((price) => [price.symbol, price]));
+  return {
+    instrument: (symbol) => instruments.get(symbol),
+    latestPrice: (symbol) => latest.get(symbol),
+  };
+}
+
+export const handler = createHandler({
+  ports: () => ({
+    subscriptions: subscriptionStore(),
+    connections: connectionStore(),
+    clients: clientConnections(),
+    usage: usageLog(),
+    nowMs: () => clock()().getTime(),
+  }),
+  universe,
+  prices: priceStore,
+  sources: memo(() => new Map(FAN_OUT.sources.map((source) => [tableName(source), source]))),
+});

@@ -1,0 +1,26 @@
+import type { APIGatewayProxyResultV2 } from 'aws-lambda';
+import { openConnection, type SessionPorts } from '#domain/streaming/session';
+import { logger } from '#runtime/logger';
+import { clientConnections, connectionStore, subscriptionStore } from '#runtime/ports';
+import { connectionOf, OK, type WebSocketEvent } from '#runtime/websocket';
+
+/**
+ * `$connect`, after the authorizer allowed the key (`ws:connect` and an active entitlement): the connection
+ * becomes its account's one connection; the one it replaces is closed with 4409 (spec 8).
+ */
+export const createHandler =
+  (deps: { ports: () => SessionPorts }) =>
+  async (event: WebSocketEvent): Promise<APIGatewayProxyResultV2> => {
+    const connection = connectionOf(event);
+    await openConnection(connection, deps.ports());
+    logger.info('connected', { accountId: connection.accountId, connectionId: connection.connectionId });
+    return OK;
+  };
+
+export const handler = createHandler({
+  ports: () => ({
+    connections: connectionStore(),
+    subscriptions: subscriptionStore(),
+    clients: clientConnections(),
+  }),
+});

@@ -1,0 +1,22 @@
+import type { APIGatewayProxyResultV2 } from 'aws-lambda';
+import { closeConnection, type SessionPorts } from '#domain/streaming/session';
+import { logger } from '#runtime/logger';
+import { connectionStore, subscriptionStore } from '#runtime/ports';
+import { connectionOf, OK, type WebSocketEvent } from '#runtime/websocket';
+
+/**
+ * `$disconnect`: the connection's subscriptions go; the account's row goes only if it still names this
+ * connection, so the disconnect of an evicted connection never removes its successor (ARCHITECTURE A2).
+ */
+export const createHandler =
+  (deps: { ports: () => Pick<SessionPorts, 'connections' | 'subscriptions'> }) =>
+  async (event: WebSocketEvent): Promise<APIGatewayProxyResultV2> => {
+    const connection = connectionOf(event);
+    await closeConnection(connection, deps.ports());
+    logger.info('disconnected', { accountId: connection.accountId, connectionId: connection.connectionId });
+    return OK;
+  };
+
+export const handler = createHandler({
+  ports: () => ({ connections: connectionStore(), subscriptions: subscriptionStore() }),
+});

@@ -1,0 +1,37 @@
+import type { APIGatewayProxyResultV2 } from 'aws-lambda';
+import { handleClientMessage, type SessionPorts } from '#domain/streaming/session';
+import { logger } from '#runtime/logger';
+import { clientConnections, connectionStore, subscriptionStore, universe } from '#runtime/ports';
+import { connectionOf, OK, type WebSocketEvent } from '#runtime/websocket';
+
+type MessagePorts = Parameters<typeof handleClientMessage>[2];
+
+/**
+ * `$default`: a client operation (`subscribe`, `unsubscribe`, `ping`). Its replies go back over the
+ * `@connections` API in order, so one message can answer with several (an error per refused topic, then
+ * `subscribed`).
+ */
+export const createHandler =
+  (deps: { ports: () => MessagePorts }) =>
+  async (event: WebSocketEvent): Promise<APIGatewayProxyResultV2> => {
+    const connection = connectionOf(event);
+    const ports = deps.ports();
+    const replies = await handleClientMessage(connection, event.body, ports);
+    for (const reply of replies) {
+      if ((await ports.clients.send(connection.connectionId, reply)) === 'gone') break;
+    }
+    logger.debug('answered a client message', {
+      connectionId: connection.connectionId,
+      replies: replies.length,
+    });
+    return OK;
+  };
+
+export const handler = createHandler({
+  ports: (): SessionPorts & Pick<MessagePorts, 'trackedSymbols'> => ({
+    connections: connectionStore(),
+    subscriptions: subscriptionStore(),
+    clients: clientConnections(),
+    trackedSymbols: universe,
+  }),
+});
