@@ -1,8 +1,16 @@
 // The local DynamoDB (dynalite) in a process of its own, so it has a core to itself: started by
 // dynamo.ts with `fork`, it reports its port, answers request-count queries and exits with its parent.
+//
+// dynalite has no Streams (ARCHITECTURE A5): for the tables named in the third argument (a JSON array),
+// every committed write is reported to the parent as `{ type: 'change', table, oldImage, newImage }`
+// before dynalite answers the request, so the reports of one key come in commit order.
+import { createRequire } from 'node:module';
 import dynalite from 'dynalite';
 
 const [port, path] = [Number(process.argv[2] ?? 0), process.argv[3] || undefined];
+const capturedTables = new Set(JSON.parse(process.argv[4] || '[]'));
+if (capturedTables.size > 0) captureWrites(createRequire(import.meta.url)('dynalite/db'), capturedTables);
+
 const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
 let requests = 0;
 server.on('request', () => {
@@ -20,3 +28,86 @@ process.on('message', (message) => {
   if (message?.type === 'stop') server.close(() => process.exit(0));
 });
 process.on('disconnect', () => process.exit(0));
+
+/**
+ * Wraps dynalite's store factory so that the item store of a captured table reports its writes. PutItem,
+ * UpdateItem, DeleteItem and BatchWriteItem all write an item with the store's `put` or `del`, inside the
+ * item's lock and after their own read, so the old image read here is the one they replaced. Deleting a
+ * table empties its store through another path: like DynamoDB, that writes no stream records.
+ */
+function captureWrites(db, tables) {
+  const create = db.create;
+  db.create = function createCapturing(...args) {
+    return capturing(create.apply(this, args), tables);
+  };
+}
+
+function capturing(store, tables) {
+  const reporting = new WeakMap();
+  const getItemDb = store.getItemDb;
+  store.getItemDb = (name) => {
+    const itemDb = getItemDb(name);
+    if (!tables.has(name)) return itemDb;
+    // One wrapper per item store: a recreated table gets a new store, and so a new wrapper.
+    if (!reporting.has(itemDb)) reporting.set(itemDb, reportingWrites(itemDb, name));
+    return reporting.get(itemDb);
+  };
+  // dynalite recreates its store when a closed server listens again; the new one captures too.
+  const recreate = store.recreate;
+  store.recreate = function recreateCapturing(...args) {
+    recreate.apply(this, args);
+    capturing(this, tables);
+  };
+  return store;
+}
+
+/** The item store with `put` and `del` that report; everything else (get, batch, streams, lock) is its own. */
+function reportingWrites(itemDb, table) {
+  const wrapper = Object.create(itemDb);
+  wrapper.put = (key, item, callback) => {
+    if (typeof callback !== 'function') return itemDb.put(key, item, callback);
+    readOld(itemDb, key, callback, (oldImage) => {
+      itemDb.put(key, item, (error, ...rest) => {
+        if (!error) report(table, oldImage, item);
+        callback(error, ...rest);
+      });
+    });
+  };
+  wrapper.del = (key, callback) => {
+    if (typeof callback !== 'function') return itemDb.del(key, callback);
+    readOld(itemDb, key, callback, (oldImage) => {
+      itemDb.del(key, (error, ...rest) => {
+        if (!error) report(table, oldImage, undefined);
+        callback(error, ...rest);
+      });
+    });
+  };
+  return wrapper;
+}
+
+function readOld(itemDb, key, callback, then) {
+  itemDb.get(key, (error, oldImage) => {
+    if (error && error.name !== 'NotFoundError') return callback(error);
+    then(error ? undefined : (oldImage ?? undefined));
+  });
+}
+
+/**
+ * Sends a change; `process.send` serializes it at once, so later changes to the item cannot leak in. Like
+ * DynamoDB Streams, a write that changes nothing (deleting a missing item, putting an identical one) is
+ * not reported.
+ */
+function report(table, oldImage, newImage) {
+  if (!oldImage && !newImage) return;
+  if (oldImage && newImage && canonical(oldImage) === canonical(newImage)) return;
+  process.send?.({ type: 'change', table, oldImage, newImage });
+}
+
+/** JSON with every object's keys sorted, so that equal items compare equal whatever their key order. */
+function canonical(value) {
+  return JSON.stringify(value, (_key, inner) =>
+    inner && typeof inner === 'object' && !Array.isArray(inner)
+      ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : inner,
+  );
+}

@@ -3,14 +3,40 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { AttributeValue } from 'aws-lambda';
 import { documentClientFor } from '#adapters/dynamo/document-client';
 
 /** Credentials and region for talking to the local DynamoDB; dynalite accepts any. */
 export const LOCAL_AWS = { region: 'us-east-1', accessKeyId: 'local', secretAccessKey: 'local' } as const;
 
+/**
+ * A write committed to a captured table, as dynalite stored it (DynamoDB's AttributeValue JSON): no old
+ * image for an insert, no new image for a delete. dynalite has no Streams; change-streams.ts turns these
+ * into the stream records Lambda would deliver (ARCHITECTURE A5).
+ */
+export interface CapturedChange {
+  readonly table: string;
+  readonly oldImage?: Record<string, AttributeValue>;
+  readonly newImage?: Record<string, AttributeValue>;
+}
+
+export interface LocalDynamoOptions {
+  /** 0 for a free port. */
+  readonly port: number;
+  /** Where the data is kept between starts; in memory without. */
+  readonly path?: string;
+  /** Tables whose committed writes are reported to `onChange`, each in commit order per key. */
+  readonly captureTables?: readonly string[];
+  readonly onChange?: (change: CapturedChange) => void;
+}
+
 export interface LocalDynamo {
   readonly endpoint: string;
-  /** DynamoDB API calls served so far (benchmarks report calls per request). */
+  /**
+   * DynamoDB API calls served so far (benchmarks report calls per request). Its answer comes after every
+   * change the server reported before it, so once it resolves `onChange` has seen every write whose
+   * response arrived before the call.
+   */
   requestCount(): Promise<number>;
   stop(): Promise<void>;
 }
@@ -20,14 +46,29 @@ const SERVER_SCRIPT = fileURLToPath(new URL('./dynalite-server.mjs', import.meta
 type ServerMessage =
   | { type: 'listening'; port: number }
   | { type: 'count'; requests: number }
+  | ({ type: 'change' } & CapturedChange)
   | { type: 'error'; message: string };
 
 /**
  * dynalite: DynamoDB's wire protocol on LevelDB (ARCHITECTURE A5), in a child process so that it has a
- * core of its own. With `path` the data is kept there between starts; without, it lives in memory.
+ * core of its own. With `path` the data is kept there between starts; without, it lives in memory. The
+ * committed writes to `captureTables` are reported to `onChange`, the local stand-in for their Streams.
  */
-export async function startLocalDynamo(options: { port: number; path?: string }): Promise<LocalDynamo> {
-  const child = fork(SERVER_SCRIPT, [String(options.port), options.path ?? ''], { stdio: 'inherit' });
+export async function startLocalDynamo(options: LocalDynamoOptions): Promise<LocalDynamo> {
+  const { onChange } = options;
+  const captureTables = onChange ? (options.captureTables ?? []) : [];
+  const child = fork(
+    SERVER_SCRIPT,
+    [String(options.port), options.path ?? '', JSON.stringify(captureTables)],
+    { stdio: 'inherit' },
+  );
+  if (onChange && captureTables.length > 0) {
+    child.on('message', (message: ServerMessage) => {
+      if (message.type !== 'change') return;
+      const { table, oldImage, newImage } = message;
+      onChange({ table, ...(oldImage ? { oldImage } : {}), ...(newImage ? { newImage } : {}) });
+    });
+  }
   const port = await new Promise<number>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`the local DynamoDB exited (${code}) before listening`)));
     child.on('message', (message: ServerMessage) => {

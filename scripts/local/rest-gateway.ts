@@ -77,7 +77,7 @@ export function renderGatewayResponse(
   };
 }
 
-function requestHeaders(request: IncomingMessage) {
+export function requestHeaders(request: IncomingMessage) {
   const headers: Record<string, string> = {};
   const multiValueHeaders: Record<string, string[]> = {};
   for (let index = 0; index < request.rawHeaders.length; index += 2) {
@@ -106,7 +106,7 @@ function queryParameters(url: URL) {
   return { queryStringParameters: single, multiValueQueryStringParameters: multi };
 }
 
-function isAllowed(result: APIGatewayAuthorizerResult): boolean {
+export function isAllowed(result: APIGatewayAuthorizerResult): boolean {
   const statements = result.policyDocument.Statement as { Effect: string }[];
   return (
     statements.some((statement) => statement.Effect === 'Allow') &&

@@ -14,10 +14,12 @@ import { AUTHORIZER, CLOCK_TICK, INGEST, REST_BASE_PATH } from '#contracts/route
 import { AUTH_CACHE_TTL_SECONDS } from '#contracts/runtime-settings';
 import { TABLE_IDS, TABLES } from '#contracts/tables';
 import { REST_THROTTLE } from '#contracts/throttling';
+import { CALLBACK_URL_ENV, FAN_OUT, HEARTBEAT, WS_BASE_PATH, WS_ROUTES } from '#contracts/websocket';
 import { type VirtualClockSettings, virtualTime } from '#domain/clock';
 import type { KeyAdministrationPorts } from '#domain/key-administration';
 import { LOCAL_STACK_STATE_FILE, PROJECT_ROOT } from '../lib/project.ts';
 import { seedUniverse } from '../lib/universe.ts';
+import { type ChangeConsumer, LocalChangeStreams, localStreamTables } from './change-streams.ts';
 import { CONTROL_PREFIX, handleControl } from './control-plane.ts';
 import { ensureDemoKey } from './demo-key.ts';
 import { LOCAL_AWS, localDocumentClient, localDynamoClient, startLocalDynamo } from './dynamo.ts';
@@ -27,6 +29,7 @@ import { type AuthorizerHandler, LocalRestGateway, loadRestRoutes } from './rest
 import { ensureTables, localTableName } from './tables.ts';
 import { TokenBuckets } from './token-bucket.ts';
 import { LocalTradeStream, type StreamConsumer } from './trade-stream.ts';
+import { LocalWebSocketGateway, MANAGEMENT_PATH, type WebSocketRouteHandler } from './ws-gateway.ts';
 
 export interface LocalStackOptions {
   /** The gateway's port; 0 picks a free one. */
@@ -47,10 +50,14 @@ export interface LocalStackOptions {
   readonly log?: (line: string) => void;
   /** Real milliseconds between two clock ticks (EventBridge's every minute on AWS). */
   readonly clockTickMs?: number;
+  /** Real milliseconds between two heartbeats to every WebSocket connection (every 4 minutes on AWS). */
+  readonly heartbeatMs?: number;
 }
 
 export interface LocalStack {
   readonly restUrl: string;
+  /** The WebSocket API, on the REST port. */
+  readonly wsUrl: string;
   readonly dynamoEndpoint: string;
   /** DynamoDB API calls served so far. */
   dynamoRequestCount(): Promise<number>;
@@ -61,6 +68,9 @@ export interface LocalStack {
   readonly keyAdministration: KeyAdministrationPorts;
   /** The local trades stream feeding the ingest handler. */
   readonly trades: LocalTradeStream;
+  /** The stream tables' captured changes feeding the fan-out handler. */
+  readonly changes: LocalChangeStreams;
+  readonly webSocket: LocalWebSocketGateway;
   /** The running simulation, when the simulator is on. */
   readonly simulation?: Promise<MarketSimulation>;
   stop(): Promise<void>;
@@ -109,11 +119,32 @@ function listen(server: Server, port: number, host: string): Promise<number> {
   });
 }
 
+/** The WebSocket routes' handlers and the authorizer, imported as Lambda would load their entries. */
+async function loadWebSocketHandlers() {
+  const route = async (id: (typeof WS_ROUTES)[number]['id']) => {
+    const entry = WS_ROUTES.find((candidate) => candidate.id === id)?.handler ?? '';
+    return (await importEntry(entry)).handler as WebSocketRouteHandler;
+  };
+  return {
+    authorizer: (await importEntry(AUTHORIZER.handler)).handler as AuthorizerHandler,
+    connect: await route('connect'),
+    disconnect: await route('disconnect'),
+    message: await route('message'),
+  };
+}
+
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   if (options.dataDir) await mkdir(options.dataDir, { recursive: true });
+  const fanOut = (await importEntry(FAN_OUT.handler)).handler as ChangeConsumer;
+  const streamTables = localStreamTables();
+  const changes = new LocalChangeStreams((event) => fanOut(event, lambdaContext('fan-out')), {
+    tables: streamTables,
+  });
   const dynamo = await startLocalDynamo({
     port: options.dynamoPort,
     path: options.dataDir ? join(options.dataDir, 'dynamodb') : undefined,
+    captureTables: streamTables.map((table) => table.name),
+    onChange: (change) => changes.capture(change),
   });
   // One anchor for the handlers' clock and the simulator's: both read the same service time.
   const clock = options.clock ? { ...options.clock, anchorMs: Date.now() } : undefined;
@@ -144,18 +175,28 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   );
   const ingest = (await importEntry(INGEST.handler)).handler as StreamConsumer;
   const trades = new LocalTradeStream((event) => ingest(event, lambdaContext('ingest')));
+  const webSocket = new LocalWebSocketGateway(await loadWebSocketHandlers(), options.log);
   const server = createServer((request, response) => {
-    const handled = request.url?.startsWith(CONTROL_PREFIX)
-      ? handleControl(request, trades)
-      : gateway.handle(request);
+    const url = request.url ?? '/';
+    const handled = url.startsWith(MANAGEMENT_PATH)
+      ? webSocket.handleManagement(request)
+      : url.startsWith(CONTROL_PREFIX)
+        ? handleControl(request, trades)
+        : gateway.handle(request);
     handled.then(
       (answer) => response.writeHead(answer.statusCode, answer.headers).end(answer.body),
       () => response.writeHead(500).end(),
     );
   });
+  server.on('upgrade', (request, socket, head) => webSocket.handleUpgrade(request, socket, head));
   const host = options.host ?? '127.0.0.1';
   const port = await listen(server, options.port, host);
-  const restUrl = `http://${host === '0.0.0.0' ? 'localhost' : host}:${port}${REST_BASE_PATH}`;
+  const publicHost = host === '0.0.0.0' ? 'localhost' : host;
+  const restUrl = `http://${publicHost}:${port}${REST_BASE_PATH}`;
+  const wsUrl = `ws://${publicHost}:${port}${WS_BASE_PATH}`;
+  // The functions' `@connections` endpoint, as the CDK sets the stage's callback URL on AWS.
+  process.env[CALLBACK_URL_ENV] =
+    `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}${MANAGEMENT_PATH}`;
 
   const tick = (await importEntry(CLOCK_TICK.handler)).handler as (
     event: unknown,
@@ -166,6 +207,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       options.log?.(`Clock tick failed: ${error instanceof Error ? error.message : error}`),
     );
   }, options.clockTickMs ?? DEFAULT_CLOCK_TICK_MS);
+
+  const heartbeat = (await importEntry(HEARTBEAT.handler)).handler as () => Promise<unknown>;
+  const heartbeats = setInterval(
+    () => {
+      heartbeat().catch((error: unknown) =>
+        options.log?.(`Heartbeat failed: ${error instanceof Error ? error.message : error}`),
+      );
+    },
+    options.heartbeatMs ?? HEARTBEAT.intervalMinutes * 60_000,
+  );
 
   const simulation = options.simulator
     ? startMarketSimulation({
@@ -185,12 +236,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   if (options.dataDir) {
     await writeFile(
       join(options.dataDir, LOCAL_STACK_STATE_FILE),
-      `${JSON.stringify({ restUrl, dynamoEndpoint: dynamo.endpoint, pid: process.pid }, null, 2)}\n`,
+      `${JSON.stringify({ restUrl, wsUrl, dynamoEndpoint: dynamo.endpoint, pid: process.pid }, null, 2)}\n`,
     );
   }
 
   return {
     restUrl,
+    wsUrl,
     dynamoEndpoint: dynamo.endpoint,
     dynamoRequestCount: dynamo.requestCount,
     demoKey,
@@ -198,11 +250,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     seededInstruments,
     keyAdministration,
     trades,
+    changes,
+    webSocket,
     simulation,
     stop: async () => {
       clearInterval(ticker);
+      clearInterval(heartbeats);
       await (await simulation)?.stop();
       await trades.stop();
+      await webSocket.stop();
+      await changes.stop();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await dynamo.stop();

@@ -1,0 +1,324 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayProxyResultV2,
+  APIGatewayRequestAuthorizerEvent,
+} from 'aws-lambda';
+import { type RawData, type WebSocket, WebSocketServer } from 'ws';
+import { z } from 'zod';
+import { CLOSE_CODES, CLOSE_REASONS, type CloseCode, WS_BASE_PATH, WS_STAGE } from '#contracts/websocket';
+import type { WebSocketEvent } from '#runtime/websocket';
+import { lambdaContext } from './lambda-context.ts';
+import { type AuthorizerHandler, type HttpAnswer, isAllowed, requestHeaders } from './rest-gateway.ts';
+
+/**
+ * The local stand-in for API Gateway's WebSocket API (ARCHITECTURE A5): the upgrade on WS_BASE_PATH, the
+ * authorizer and the `$connect`, `$disconnect` and `$default` handlers invoked with API Gateway-shaped
+ * events, and the `@connections` management API the functions post through, so their
+ * ApiGatewayManagementApiClient runs unchanged.
+ *
+ * Where AWS cannot send a close code (A2) the local gateway follows the spec exactly: a refused handshake is
+ * accepted and closed with 4401 or 4403 before any message, and the final control message
+ * `{"op":"close","code":4409}` the functions post before deleting a connection becomes a real close frame.
+ */
+export type WebSocketRouteHandler = (
+  event: WebSocketEvent,
+  context: unknown,
+) => Promise<APIGatewayProxyResultV2>;
+
+export interface WebSocketHandlers {
+  readonly authorizer: AuthorizerHandler;
+  readonly connect: WebSocketRouteHandler;
+  readonly disconnect: WebSocketRouteHandler;
+  readonly message: WebSocketRouteHandler;
+}
+
+/** Where the management API is served: the functions' `WS_CALLBACK_URL` is this path on the gateway. */
+export const MANAGEMENT_PATH = '/_local/ws';
+
+/** API Gateway's limit on one WebSocket message. */
+const MAX_MESSAGE_BYTES = 128 * 1024;
+const LOCAL_API_ID = 'local-ws';
+/** Close code for a `$connect` that failed (API Gateway answers the upgrade with a 5xx). */
+const INTERNAL_ERROR = 1011;
+
+const controlMessageSchema = z.object({
+  op: z.literal('close'),
+  code: z.number().int().min(4000).max(4999),
+  reason: z.string(),
+});
+
+interface Connection {
+  readonly id: string;
+  readonly connectedAt: number;
+  readonly authorizer: Record<string, unknown>;
+  readonly sourceIp: string;
+  readonly userAgent: string;
+  socket?: WebSocket;
+  /** Set when the connection was ended (by the management API) before its upgrade completed. */
+  closeWith?: { code: number; reason: string };
+  lastActiveAt: number;
+  /** Client messages are handled one after another, as they arrived. */
+  inbox: Promise<void>;
+}
+
+function connectionId(): string {
+  // API Gateway's ids look like `L0SM9cOFvHcCIhw=`.
+  return randomBytes(10).toString('base64');
+}
+
+function goneAnswer(id: string): HttpAnswer {
+  return {
+    statusCode: 410,
+    headers: { 'Content-Type': 'application/json', 'x-amzn-errortype': 'GoneException' },
+    body: JSON.stringify({ message: `connection ${id} is gone` }),
+  };
+}
+
+export class LocalWebSocketGateway {
+  private readonly server = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
+  private readonly connections = new Map<string, Connection>();
+  private readonly pending = new Set<Promise<unknown>>();
+
+  constructor(
+    private readonly handlers: WebSocketHandlers,
+    private readonly log: (line: string) => void = () => undefined,
+  ) {}
+
+  /** Connections open right now. */
+  get size(): number {
+    return [...this.connections.values()].filter((connection) => connection.socket).length;
+  }
+
+  /** The HTTP server's `upgrade` event: the API's path, or a 404. */
+  handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    if (url.pathname !== WS_BASE_PATH) {
+      socket.end('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+      return;
+    }
+    this.track(this.open(request, socket, head, url));
+  }
+
+  /** `{MANAGEMENT_PATH}/@connections/{id}`: POST a message, DELETE the connection, GET its details. */
+  async handleManagement(request: IncomingMessage): Promise<HttpAnswer> {
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    const match = /^\/@connections\/([^/]+)$/.exec(url.pathname.slice(MANAGEMENT_PATH.length));
+    const id = match?.[1] ? decodeURIComponent(match[1]) : undefined;
+    const connection = id === undefined ? undefined : this.connections.get(id);
+    if (id === undefined) return { statusCode: 404, headers: {}, body: '' };
+    if (!connection) return goneAnswer(id);
+
+    if (request.method === 'POST') {
+      const chunks: Buffer[] = [];
+      for await (const chunk of request) chunks.push(chunk as Buffer);
+      this.post(connection, Buffer.concat(chunks).toString('utf8'));
+      return { statusCode: 200, headers: {}, body: '' };
+    }
+    if (request.method === 'DELETE') {
+      this.end(connection, 1000, '');
+      return { statusCode: 204, headers: {}, body: '' };
+    }
+    if (request.method === 'GET') {
+      return {
+        statusCode: 200,
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+          ConnectedAt: new Date(connection.connectedAt).toISOString(),
+          LastActiveAt: new Date(connection.lastActiveAt).toISOString(),
+          Identity: { SourceIp: connection.sourceIp, UserAgent: connection.userAgent },
+        }),
+      };
+    }
+    return { statusCode: 404, headers: {}, body: '' };
+  }
+
+  /** Closes every connection (each gets its `$disconnect`) and waits for the handlers to finish. */
+  async stop(): Promise<void> {
+    for (const connection of this.connections.values()) this.end(connection, 1001, 'server stopping');
+    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+    this.server.close();
+  }
+
+  private track(work: Promise<unknown>): void {
+    const tracked = work.catch((error: unknown) =>
+      this.log(`WebSocket gateway: ${error instanceof Error ? error.message : String(error)}`),
+    );
+    this.pending.add(tracked);
+    void tracked.finally(() => this.pending.delete(tracked));
+  }
+
+  private async open(request: IncomingMessage, socket: Duplex, head: Buffer, url: URL): Promise<void> {
+    const id = connectionId();
+    const connectedAt = Date.now();
+    const requestContext = {
+      routeKey: '$connect',
+      eventType: 'CONNECT',
+      connectionId: id,
+      connectedAt,
+      requestId: randomUUID(),
+      apiId: LOCAL_API_ID,
+      stage: WS_STAGE,
+      domainName: request.headers.host ?? 'localhost',
+      requestTimeEpoch: connectedAt,
+      identity: { sourceIp: request.socket.remoteAddress ?? '127.0.0.1' },
+    };
+    const { headers, multiValueHeaders } = requestHeaders(request);
+    const queryStringParameters = Object.fromEntries(url.searchParams);
+
+    let authorization: APIGatewayAuthorizerResult;
+    try {
+      authorization = await this.handlers.authorizer(
+        {
+          type: 'REQUEST',
+          methodArn: `arn:aws:execute-api:us-east-1:000000000000:${LOCAL_API_ID}/${WS_STAGE}/$connect`,
+          headers,
+          multiValueHeaders,
+          queryStringParameters,
+          requestContext,
+        } as unknown as APIGatewayRequestAuthorizerEvent,
+        lambdaContext('authorizer'),
+      );
+    } catch (error) {
+      const unauthorized = error instanceof Error && error.message === 'Unauthorized';
+      this.refuse(request, socket, head, unauthorized ? CLOSE_CODES.noValidKey : INTERNAL_ERROR);
+      return;
+    }
+    if (!isAllowed(authorization)) {
+      this.refuse(request, socket, head, CLOSE_CODES.forbidden);
+      return;
+    }
+
+    const connection: Connection = {
+      id,
+      connectedAt,
+      authorizer: { ...authorization.context, principalId: authorization.principalId },
+      sourceIp: requestContext.identity.sourceIp,
+      userAgent: String(request.headers['user-agent'] ?? ''),
+      lastActiveAt: connectedAt,
+      inbox: Promise.resolve(),
+    };
+    // Registered before `$connect` runs: a newer connection of the account may evict it meanwhile.
+    this.connections.set(id, connection);
+    const connected = await this.invoke(
+      this.handlers.connect,
+      connection,
+      { routeKey: '$connect', eventType: 'CONNECT' },
+      headers,
+    );
+    if (!connected) {
+      this.connections.delete(id);
+      this.refuse(request, socket, head, INTERNAL_ERROR);
+      return;
+    }
+
+    this.server.handleUpgrade(request, socket, head, (ws) => {
+      connection.socket = ws;
+      ws.on('message', (data: RawData) => this.receive(connection, data));
+      ws.on('close', () => this.closed(connection));
+      if (connection.closeWith) ws.close(connection.closeWith.code, connection.closeWith.reason);
+    });
+  }
+
+  /** A refused handshake: the upgrade completes and the socket closes with the code, before any message. */
+  private refuse(request: IncomingMessage, socket: Duplex, head: Buffer, code: number): void {
+    this.server.handleUpgrade(request, socket, head, (ws) => {
+      ws.close(code, CLOSE_REASONS[code as CloseCode] ?? 'internal error');
+    });
+  }
+
+  private receive(connection: Connection, data: RawData): void {
+    connection.lastActiveAt = Date.now();
+    const body = Buffer.isBuffer(data)
+      ? data.toString('utf8')
+      : Buffer.concat(data as Buffer[]).toString('utf8');
+    const handled = connection.inbox.then(() =>
+      this.invoke(
+        this.handlers.message,
+        connection,
+        { routeKey: '$default', eventType: 'MESSAGE' },
+        {},
+        body,
+      ),
+    );
+    connection.inbox = handled.then(() => undefined);
+    this.track(handled);
+  }
+
+  private closed(connection: Connection): void {
+    if (this.connections.get(connection.id) !== connection) return;
+    this.connections.delete(connection.id);
+    this.track(
+      connection.inbox.then(() =>
+        this.invoke(
+          this.handlers.disconnect,
+          connection,
+          { routeKey: '$disconnect', eventType: 'DISCONNECT' },
+          {},
+        ),
+      ),
+    );
+  }
+
+  /** A management-API POST: a message for the client, or the control message that ends the connection. */
+  private post(connection: Connection, body: string): void {
+    let control: z.infer<typeof controlMessageSchema> | undefined;
+    try {
+      control = controlMessageSchema.safeParse(JSON.parse(body)).data;
+    } catch {
+      control = undefined;
+    }
+    if (control) {
+      this.end(connection, control.code, control.reason);
+      return;
+    }
+    connection.lastActiveAt = Date.now();
+    connection.socket?.send(body);
+  }
+
+  private end(connection: Connection, code: number, reason: string): void {
+    if (!connection.socket) {
+      connection.closeWith ??= { code, reason };
+      return;
+    }
+    if (connection.socket.readyState === connection.socket.OPEN) connection.socket.close(code, reason);
+  }
+
+  private async invoke(
+    handler: WebSocketRouteHandler,
+    connection: Connection,
+    route: { routeKey: string; eventType: string },
+    headers: Record<string, string>,
+    body?: string,
+  ): Promise<boolean> {
+    const event = {
+      requestContext: {
+        ...route,
+        connectionId: connection.id,
+        connectedAt: connection.connectedAt,
+        requestId: randomUUID(),
+        messageId: route.eventType === 'MESSAGE' ? randomUUID() : undefined,
+        apiId: LOCAL_API_ID,
+        stage: WS_STAGE,
+        domainName: 'localhost',
+        requestTimeEpoch: Date.now(),
+        messageDirection: 'IN',
+        extendedRequestId: randomUUID(),
+        authorizer: connection.authorizer,
+      },
+      headers,
+      body,
+      isBase64Encoded: false,
+    } as unknown as WebSocketEvent;
+    try {
+      const result = await handler(event, lambdaContext(route.routeKey.slice(1)));
+      const status = typeof result === 'object' && result?.statusCode ? result.statusCode : 200;
+      return status >= 200 && status < 300;
+    } catch (error) {
+      this.log(`${route.routeKey} failed: ${error instanceof Error ? error.message : String(error)}`);
+      return false;
+    }
+  }
+}

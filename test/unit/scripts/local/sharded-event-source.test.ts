@@ -1,0 +1,155 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type PartialBatchResponse,
+  ShardedEventSource,
+  type ShardedEventSourceOptions,
+  withDefaults,
+} from '../../../../scripts/local/sharded-event-source.ts';
+
+interface TestRecord {
+  readonly key: string;
+  readonly value: string;
+  readonly shardId: string;
+  readonly sequenceNumber: string;
+}
+
+interface TestEvent {
+  readonly records: TestRecord[];
+}
+
+const OPTIONS: ShardedEventSourceOptions = { shards: 1, batchSize: 10, batchWindowMs: 0, maxAttempts: 3 };
+
+function sourceOf(
+  consume: (event: TestEvent) => Promise<PartialBatchResponse | undefined>,
+  options: Partial<ShardedEventSourceOptions> = {},
+) {
+  const deadLetters: { value: string; shardId: string; reason: string }[] = [];
+  const source = new ShardedEventSource<TestRecord, TestEvent>(
+    {
+      name: 'the test source',
+      itemIdentifier: (record) => record.sequenceNumber,
+      toEvent: (records) => ({ records }),
+      consume,
+      deadLetter: (record, shardId, reason) => {
+        deadLetters.push({ value: record.value, shardId, reason });
+      },
+    },
+    withDefaults(OPTIONS, options),
+  );
+  const put = (key: string, values: string[]) => {
+    for (const value of values) source.put(key, (position) => ({ key, value, ...position }));
+  };
+  return { source, put, deadLetters };
+}
+
+const valuesOf = (event: TestEvent) => event.records.map(({ value }) => value);
+
+describe('ShardedEventSource', () => {
+  it('numbers the records of a shard in order, with zero-padded sequence numbers', () => {
+    const { source } = sourceOf(async () => undefined);
+    const first = source.put('A', (position) => ({ key: 'A', value: '1', ...position }));
+    const second = source.put('A', (position) => ({ key: 'A', value: '2', ...position }));
+
+    expect(first).toMatchObject({ shardId: 'shardId-000000000000', sequenceNumber: '000000000000000000001' });
+    expect(second.sequenceNumber).toBe('000000000000000000002');
+  });
+
+  it('delivers nothing after a failed record of a bisected batch before that record', async () => {
+    const delivered: string[] = [];
+    let failuresLeft = 3;
+    const { source, put } = sourceOf(async (event) => {
+      const values = valuesOf(event);
+      if (values.includes('2') && failuresLeft > 0) {
+        failuresLeft--;
+        throw new Error('not yet');
+      }
+      delivered.push(...values);
+      return undefined;
+    });
+
+    put('A', ['1', '2', '3', '4']);
+    await source.flush();
+
+    expect(delivered).toEqual(['1', '2', '3', '4']);
+  });
+
+  it('retries the whole batch when a failure names no item', async () => {
+    const deliveries: string[][] = [];
+    const { source, put } = sourceOf(async (event) => {
+      deliveries.push(valuesOf(event));
+      return deliveries.length === 1 ? { batchItemFailures: [{ itemIdentifier: '' }] } : undefined;
+    });
+
+    put('A', ['1', '2']);
+    await source.flush();
+
+    expect(deliveries).toEqual([
+      ['1', '2'],
+      ['1', '2'],
+    ]);
+  });
+
+  it('retries from the earliest of several failed records', async () => {
+    const deliveries: string[][] = [];
+    const { source, put } = sourceOf(async (event) => {
+      deliveries.push(valuesOf(event));
+      if (deliveries.length > 1) return { batchItemFailures: [] };
+      const [, second, third] = event.records;
+      return {
+        batchItemFailures: [third, second].map((record) => ({ itemIdentifier: record?.sequenceNumber })),
+      };
+    });
+
+    put('A', ['1', '2', '3', '4']);
+    await source.flush();
+
+    expect(deliveries).toEqual([
+      ['1', '2', '3', '4'],
+      ['2', '3', '4'],
+    ]);
+  });
+
+  it('dead-letters a record after maxAttempts partial failures and goes on with the next', async () => {
+    const deliveries: string[][] = [];
+    const { source, put, deadLetters } = sourceOf(
+      async (event) => {
+        deliveries.push(valuesOf(event));
+        const first = event.records[0];
+        return first?.value === 'bad'
+          ? { batchItemFailures: [{ itemIdentifier: first.sequenceNumber }] }
+          : undefined;
+      },
+      { maxAttempts: 2 },
+    );
+
+    put('A', ['bad', 'good']);
+    await source.flush();
+
+    expect(deliveries).toEqual([['bad', 'good'], ['bad', 'good'], ['good']]);
+    expect(deadLetters).toEqual([
+      { value: 'bad', shardId: 'shardId-000000000000', reason: 'reported as a batch item failure' },
+    ]);
+  });
+
+  it('keeps the defaults of options left undefined', () => {
+    expect(withDefaults(OPTIONS, { batchSize: undefined, maxAttempts: 5 })).toEqual({
+      ...OPTIONS,
+      maxAttempts: 5,
+    });
+  });
+
+  it('refuses records once stopped, after delivering the ones it has', async () => {
+    const delivered: string[] = [];
+    const { source, put } = sourceOf(async (event) => {
+      delivered.push(...valuesOf(event));
+      return undefined;
+    });
+
+    put('A', ['1']);
+    await source.stop();
+
+    expect(delivered).toEqual(['1']);
+    expect(source.isStopped).toBe(true);
+    expect(() => put('A', ['2'])).toThrow('the test source is stopped');
+  });
+});
