@@ -4,30 +4,55 @@ import { STACK_OUTPUTS, tableOutputName } from '#contracts/stack-outputs';
 import { TABLE_IDS } from '#contracts/tables';
 import { ClockTick } from './constructs/clock-tick.ts';
 import { DataTables } from './constructs/data-tables.ts';
+import { EventFanOut } from './constructs/event-fan-out.ts';
+import { Heartbeat } from './constructs/heartbeat.ts';
 import { PartnerRestApi } from './constructs/rest-api.ts';
 import { TradeIngestion } from './constructs/trade-ingestion.ts';
+import { PartnerWebSocketApi, type WebSocketCustomDomain } from './constructs/websocket-api.ts';
+
+/** The CDK context keys (`cdk deploy -c wsDomainName=... -c wsCertificateArn=...`) of the WebSocket domain. */
+export const WS_DOMAIN_CONTEXT = {
+  domainName: 'wsDomainName',
+  certificateArn: 'wsCertificateArn',
+} as const;
 
 /**
  * The Market Data Alerts service. Environment-agnostic (no account or region), so it synthesizes offline and
  * deploys to whichever account and region the CLI's credentials name, LocalStack included.
  *
- * Stateful resources (DataTables) are created first and passed by props to the stateless constructs;
- * the WebSocket API and fan-out constructs join the same way.
+ * Stateful resources (DataTables) are created first and passed by props to the stateless constructs; the
+ * WebSocket API takes the REST API's authorizer function, and the fan-out and heartbeat take its stage.
  */
 export class MarketDataStack extends Stack {
   readonly data: DataTables;
   readonly restApi: PartnerRestApi;
+  readonly webSocketApi: PartnerWebSocketApi;
+  readonly fanOut: EventFanOut;
+  readonly heartbeat: Heartbeat;
   readonly ingestion: TradeIngestion;
   readonly clockTick: ClockTick;
 
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, {
-      description: 'Market Data Alerts Partner Service: REST market data and Strat analytics',
+      description: 'Market Data Alerts Partner Service: REST and WebSocket market data and Strat analytics',
       ...props,
     });
 
     this.data = new DataTables(this, 'Tables');
     this.restApi = new PartnerRestApi(this, 'RestApi', { tables: this.data.tables });
+    this.webSocketApi = new PartnerWebSocketApi(this, 'WebSocketApi', {
+      tables: this.data.tables,
+      authorizerFunction: this.restApi.authorizerFunction,
+      customDomain: webSocketDomainFromContext(this),
+    });
+    this.fanOut = new EventFanOut(this, 'FanOut', {
+      tables: this.data.tables,
+      stage: this.webSocketApi.stage,
+    });
+    this.heartbeat = new Heartbeat(this, 'Heartbeat', {
+      tables: this.data.tables,
+      stage: this.webSocketApi.stage,
+    });
     this.ingestion = new TradeIngestion(this, 'Ingestion', { tables: this.data.tables });
     this.clockTick = new ClockTick(this, 'ClockTick', { tables: this.data.tables });
 
@@ -37,9 +62,35 @@ export class MarketDataStack extends Stack {
     new CfnOutput(this, STACK_OUTPUTS.restApiUrl, { value: this.restApi.baseUrl });
     new CfnOutput(this, STACK_OUTPUTS.restApiId, { value: this.restApi.api.restApiId });
     new CfnOutput(this, STACK_OUTPUTS.usagePlanId, { value: this.restApi.usagePlan.usagePlanId });
+    new CfnOutput(this, STACK_OUTPUTS.webSocketUrl, { value: this.webSocketApi.url });
+    new CfnOutput(this, STACK_OUTPUTS.webSocketApiId, { value: this.webSocketApi.api.apiId });
     new CfnOutput(this, STACK_OUTPUTS.tradeStreamName, { value: this.ingestion.stream.streamName });
     for (const tableId of TABLE_IDS) {
       new CfnOutput(this, tableOutputName(tableId), { value: this.data.tables[tableId].tableName });
     }
   }
+}
+
+/**
+ * The WebSocket API's custom domain from the CDK context: both keys or neither (then partners use the
+ * stage URL). One without the other is a mistake, so synthesis stops rather than silently dropping it.
+ */
+function webSocketDomainFromContext(scope: Construct): WebSocketCustomDomain | undefined {
+  const domainName = contextString(scope, WS_DOMAIN_CONTEXT.domainName);
+  const certificateArn = contextString(scope, WS_DOMAIN_CONTEXT.certificateArn);
+  if (domainName === undefined && certificateArn === undefined) return undefined;
+  if (domainName === undefined || certificateArn === undefined) {
+    throw new Error(
+      `set both ${WS_DOMAIN_CONTEXT.domainName} and ${WS_DOMAIN_CONTEXT.certificateArn} (CDK context) for ` +
+        'the WebSocket custom domain, or neither',
+    );
+  }
+  return { domainName, certificateArn };
+}
+
+function contextString(scope: Construct, key: string): string | undefined {
+  const value: unknown = scope.node.tryGetContext(key);
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string') throw new Error(`CDK context ${key} must be a string`);
+  return value;
 }

@@ -8,6 +8,9 @@ export const STACK_OUTPUTS = {
   restApiId: 'RestApiId',
   usagePlanId: 'UsagePlanId',
   tradeStreamName: 'TradeStreamName',
+  /** The `wss://` URL partners connect to: the custom domain's when configured, else the stage's. */
+  webSocketUrl: 'WebSocketUrl',
+  webSocketApiId: 'WebSocketApiId',
 } as const;
 
 export function tableOutputName(id: TableId): string {

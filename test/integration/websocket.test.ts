@@ -62,7 +62,8 @@ describe('WebSocket handshake', () => {
 
   it('accepts the key in either header and answers ping with pong', async () => {
     const key = await keyWith(['ws:connect']);
-    for (const headers of [{ 'X-API-Key': key }, { Authorization: `Bearer ${key}` }]) {
+    const headerSets: Record<string, string>[] = [{ 'X-API-Key': key }, { Authorization: `Bearer ${key}` }];
+    for (const headers of headerSets) {
       const client = connect(headers);
       await client.opened();
       expect(await client.request({ op: 'ping', id: 7 }, 'pong')).toEqual({ op: 'pong', id: 7 });

@@ -65,7 +65,7 @@ export class TestWebSocketClient {
   }
 
   /** Sends a message and waits for the reply with op `op` that came after it. */
-  async request(message: Record<string, unknown>, op: string): Promise<Record<string, unknown>> {
+  async request(message: Record<string, unknown> | string, op: string): Promise<Record<string, unknown>> {
     const from = this.messages.length;
     this.send(message);
     return this.next((reply) => reply.op === op, { from });
