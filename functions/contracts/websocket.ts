@@ -129,7 +129,8 @@ export const FAN_OUT = {
 
 /**
  * The heartbeat: `{"op":"heartbeat"}` to every connection, so API Gateway's 10-minute idle timeout never
- * drops a quiet partner (strat-rules section 9 asks for one at least every 5 minutes).
+ * drops a quiet partner (strat-rules section 9 asks for one at least every 5 minutes); it also closes the
+ * connections whose key was revoked or whose account lost its entitlement since they connected.
  */
 export const HEARTBEAT = {
   handler: 'functions/handlers/schedule/heartbeat.ts',
@@ -137,6 +138,8 @@ export const HEARTBEAT = {
   tables: [
     { table: 'connections', access: 'write' },
     { table: 'subscriptions', access: 'write' },
+    { table: 'apiKeys', access: 'read' },
+    { table: 'accounts', access: 'read' },
   ],
 } as const satisfies { handler: string; intervalMinutes: number; tables: readonly TableBinding[] };
 

@@ -40,7 +40,11 @@ export interface FanOutOutcome {
   readonly failed: number[];
   readonly sent: number;
   readonly gone: number;
+  /** Why posts, lookups or clean-ups failed (for the log); a failed clean-up fails no event. */
+  readonly errors: string[];
 }
+
+const reason = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 const subscriptionKey = ({ channel, symbol }: Subscription) => `${channel}#${symbol ?? '*'}`;
 
@@ -65,6 +69,7 @@ export async function fanOut(events: readonly ChannelEvent[], ports: FanOutPorts
   const goneConnections = new Map<string, Promise<void>>();
   const usage: UsageRow[] = [];
   const failed: number[] = [];
+  const errors: string[] = [];
   let sent = 0;
 
   async function deliver(event: ChannelEvent): Promise<boolean> {
@@ -79,7 +84,11 @@ export async function fanOut(events: readonly ChannelEvent[], ports: FanOutPorts
           if (goneConnections.has(subscriber.connectionId)) return;
           const delivery = await ports.clients.send(subscriber.connectionId, event.message);
           if (delivery === 'gone') {
-            goneConnections.set(subscriber.connectionId, closeConnection(subscriber, ports));
+            // A clean-up that fails is only logged: the rows expire (TTL), and the next post cleans up again.
+            const cleanup = closeConnection(subscriber, ports).catch((error: unknown) => {
+              errors.push(`clean-up of ${subscriber.connectionId}: ${reason(error)}`);
+            });
+            goneConnections.set(subscriber.connectionId, cleanup);
             return;
           }
           sent += 1;
@@ -94,6 +103,7 @@ export async function fanOut(events: readonly ChannelEvent[], ports: FanOutPorts
         }),
       ),
     );
+    for (const result of results) if (result.status === 'rejected') errors.push(reason(result.reason));
     return results.every((result) => result.status === 'fulfilled');
   }
 
@@ -106,7 +116,13 @@ export async function fanOut(events: readonly ChannelEvent[], ports: FanOutPorts
     [...groups.values()].map(async (indexes) => {
       for (const [position, index] of indexes.entries()) {
         const event = events[index];
-        if (event && (await deliver(event))) continue;
+        const delivered =
+          event !== undefined &&
+          (await deliver(event).catch((error: unknown) => {
+            errors.push(reason(error));
+            return false;
+          }));
+        if (delivered) continue;
         failed.push(...indexes.slice(position));
         return;
       }
@@ -115,5 +131,5 @@ export async function fanOut(events: readonly ChannelEvent[], ports: FanOutPorts
 
   await Promise.all(goneConnections.values());
   await ports.usage.record(usage);
-  return { failed: failed.sort((a, b) => a - b), sent, gone: goneConnections.size };
+  return { failed: failed.sort((a, b) => a - b), sent, gone: goneConnections.size, errors };
 }

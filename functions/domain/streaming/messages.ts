@@ -15,7 +15,7 @@ export const MAX_TOPICS_PER_MESSAGE = 20;
 export const MAX_RAW_SYMBOLS_PER_TOPIC = 1000;
 
 /** An optional client-chosen id, echoed in the reply so a client can match replies to requests. */
-const requestIdSchema = z.union([z.string().max(64), z.number()]).optional();
+export const requestIdSchema = z.union([z.string().max(64), z.number()]).optional();
 
 export const topicSchema = z.object({
   channel: z.string(),

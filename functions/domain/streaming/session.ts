@@ -1,5 +1,6 @@
 import { defaultMessage } from '#contracts/errors';
-import { CLOSE_CODES } from '#contracts/websocket';
+import { CLOSE_CODES, type CloseCode } from '#contracts/websocket';
+import type { CredentialLookup } from '#ports/credentials';
 import type {
   ClientConnections,
   ConnectionRecord,
@@ -12,6 +13,7 @@ import {
   type ClientMessage,
   clientMessageSchema,
   errorReply,
+  requestIdSchema,
   type ServerReply,
 } from './messages.ts';
 import { checkTopic } from './topics.ts';
@@ -47,6 +49,22 @@ export async function closeConnection(
   ]);
 }
 
+/**
+ * Whether a connection may stay open, judged as its handshake was: its key revoked (or gone) is 4401, its
+ * account's entitlement lapsed or the key without `ws:connect` is 4403. `undefined`: it stays.
+ */
+export async function revokedStanding(
+  connection: Pick<ConnectionRecord, 'keyId'>,
+  lookupCredential: CredentialLookup,
+): Promise<CloseCode | undefined> {
+  const credential = await lookupCredential(connection.keyId);
+  if (!credential || credential.key.revokedAt) return CLOSE_CODES.noValidKey;
+  if (credential.account?.entitlement !== 'active' || !credential.key.scopes.includes('ws:connect')) {
+    return CLOSE_CODES.forbidden;
+  }
+  return undefined;
+}
+
 function parseClientMessage(body: string | null | undefined): ClientMessage | ServerReply {
   let json: unknown;
   try {
@@ -56,7 +74,8 @@ function parseClientMessage(body: string | null | undefined): ClientMessage | Se
   }
   const op = (json as { op?: unknown } | null)?.op;
   const id = (json as { id?: unknown } | null)?.id;
-  const echo = typeof id === 'string' || typeof id === 'number' ? { id } : {};
+  // Echoed only when it is an id the schema allows, so an error reply is itself well-formed.
+  const echo = requestIdSchema.safeParse(id).success && id !== undefined ? { id: id as string | number } : {};
   if (op !== 'subscribe' && op !== 'unsubscribe' && op !== 'ping') {
     return typeof op === 'string'
       ? errorReply('unknown_op', `unknown op: ${op.slice(0, 64)}`, echo)
@@ -109,7 +128,12 @@ export async function handleClientMessage(
       topics.push(outcome.topic);
       subscriptions.push(...outcome.subscriptions);
     } else {
-      replies.push(errorReply(outcome.code, defaultMessage(outcome.code), { ...echo, topic: outcome.topic }));
+      // The refused topic is named; a list of too many symbols is not repeated back.
+      const topic =
+        outcome.topic && outcome.code === 'too_many_symbols'
+          ? { channel: outcome.topic.channel }
+          : outcome.topic;
+      replies.push(errorReply(outcome.code, defaultMessage(outcome.code), { ...echo, topic }));
     }
   }
 

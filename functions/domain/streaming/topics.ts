@@ -59,14 +59,15 @@ export function checkTopic(
     // Every symbol: an alert channel's wildcard, or (unsubscribing) the whole channel.
     return { ok: true, topic: { channel }, subscriptions: [{ channel }] };
   }
+  // Only tracked symbols can have been subscribed: anything else (`*` included) removes nothing.
+  const known = symbols.filter((symbol) => isWellFormedSymbol(symbol) && context.isTracked(symbol));
   if (context.purpose === 'unsubscribe') {
     return {
       ok: true,
-      topic: { channel, symbols },
-      subscriptions: symbols.map((symbol) => ({ channel, symbol })),
+      topic: { channel, symbols: known },
+      subscriptions: known.map((symbol) => ({ channel, symbol })),
     };
   }
-  const known = symbols.filter((symbol) => isWellFormedSymbol(symbol) && context.isTracked(symbol));
   const unknown = symbols.filter((symbol) => !known.includes(symbol));
   return {
     ok: true,

@@ -1,37 +1,71 @@
 import pLimit from 'p-limit';
 import { FAN_OUT } from '#contracts/websocket';
 import { HEARTBEAT_MESSAGE } from '#domain/streaming/messages';
-import { closeConnection, type SessionPorts } from '#domain/streaming/session';
+import { closeConnection, revokedStanding, type SessionPorts } from '#domain/streaming/session';
+import type { CredentialLookup } from '#ports/credentials';
+import type { ConnectionRecord } from '#ports/websocket';
+import { cachedCredentialLookup } from '#runtime/credential-lookup';
 import { logger } from '#runtime/logger';
-import { clientConnections, connectionStore, subscriptionStore } from '#runtime/ports';
+import { memo } from '#runtime/memo';
+import {
+  accountStore,
+  apiKeyStore,
+  clientConnections,
+  connectionStore,
+  subscriptionStore,
+} from '#runtime/ports';
+
+export interface HeartbeatOutcome {
+  readonly sent: number;
+  readonly gone: number;
+  /** Connections closed because their key was revoked or their account's entitlement lapsed. */
+  readonly closed: number;
+  readonly failed: number;
+}
 
 /**
- * The heartbeat (an EventBridge schedule on AWS, a timer locally): `{"op":"heartbeat"}` to every
- * connection, so API Gateway's 10-minute idle timeout never drops a quiet partner (strat-rules section 9).
- * A connection found gone is cleaned up.
+ * The heartbeat (an EventBridge schedule on AWS, a timer locally), for every connection:
+ * - `{"op":"heartbeat"}`, so API Gateway's 10-minute idle timeout never drops a quiet partner
+ *   (strat-rules section 9);
+ * - a connection whose key was revoked since its handshake is closed with 4401, one whose account lost its
+ *   entitlement with 4403, as the handshake would now be refused;
+ * - a connection found gone is cleaned up.
+ * One connection's failure does not stop the others.
  */
 export const createHandler =
-  (deps: { ports: () => SessionPorts }) => async (): Promise<{ sent: number; gone: number }> => {
+  (deps: { ports: () => SessionPorts; credentials: () => CredentialLookup }) =>
+  async (): Promise<HeartbeatOutcome> => {
     const ports = deps.ports();
+    const credentials = deps.credentials();
     const limit = pLimit(FAN_OUT.postConcurrency);
-    let sent = 0;
-    let gone = 0;
+    const counts = { sent: 0, gone: 0, closed: 0, failed: 0 };
+
+    const visit = async (connection: ConnectionRecord) => {
+      const closeCode = await revokedStanding(connection, credentials);
+      if (closeCode !== undefined) {
+        counts.closed += 1;
+        await ports.clients.close(connection.connectionId, closeCode);
+        await closeConnection(connection, ports);
+        return;
+      }
+      if ((await ports.clients.send(connection.connectionId, HEARTBEAT_MESSAGE)) === 'sent') {
+        counts.sent += 1;
+        return;
+      }
+      counts.gone += 1;
+      await closeConnection(connection, ports);
+    };
+
     for await (const page of ports.connections.list()) {
-      await Promise.all(
-        page.map((connection) =>
-          limit(async () => {
-            if ((await ports.clients.send(connection.connectionId, HEARTBEAT_MESSAGE)) === 'sent') {
-              sent += 1;
-              return;
-            }
-            gone += 1;
-            await closeConnection(connection, ports);
-          }),
-        ),
-      );
+      const results = await Promise.allSettled(page.map((connection) => limit(() => visit(connection))));
+      for (const result of results) {
+        if (result.status === 'fulfilled') continue;
+        counts.failed += 1;
+        logger.warn('heartbeat failed for a connection', { error: String(result.reason) });
+      }
     }
-    logger.info('sent heartbeats', { sent, gone });
-    return { sent, gone };
+    logger.info('sent heartbeats', counts);
+    return counts;
   };
 
 export const handler = createHandler({
@@ -40,4 +74,6 @@ export const handler = createHandler({
     subscriptions: subscriptionStore(),
     clients: clientConnections(),
   }),
+  // No cache: each connection's key is read once per heartbeat, and a revocation must show at the next one.
+  credentials: memo(() => cachedCredentialLookup({ keys: apiKeyStore(), accounts: accountStore() }, 0)),
 });

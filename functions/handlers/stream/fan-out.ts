@@ -59,6 +59,12 @@ export const createHandler =
     }
 
     const outcome = await fanOut(events, { ...deps.ports(), concurrency: FAN_OUT.postConcurrency });
+    if (outcome.errors.length > 0) {
+      logger.warn('some pushes failed', {
+        errors: outcome.errors.slice(0, 10),
+        count: outcome.errors.length,
+      });
+    }
     logger.info('fanned out a batch', {
       records: event.Records.length,
       events: events.length,

@@ -1,4 +1,5 @@
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
+import { errorReply } from '#domain/streaming/messages';
 import { handleClientMessage, type SessionPorts } from '#domain/streaming/session';
 import { logger } from '#runtime/logger';
 import { clientConnections, connectionStore, subscriptionStore, universe } from '#runtime/ports';
@@ -16,7 +17,11 @@ export const createHandler =
   async (event: WebSocketEvent): Promise<APIGatewayProxyResultV2> => {
     const connection = connectionOf(event);
     const ports = deps.ports();
-    const replies = await handleClientMessage(connection, event.body, ports);
+    const replies = await handleClientMessage(connection, event.body, ports).catch((error: unknown) => {
+      // The client gets the service's own error shape, not API Gateway's "Internal server error".
+      logger.error('a client message failed', { connectionId: connection.connectionId, error });
+      return [errorReply('internal_error', 'internal error')];
+    });
     for (const reply of replies) {
       if ((await ports.clients.send(connection.connectionId, reply)) === 'gone') break;
     }

@@ -1,0 +1,220 @@
+import type { CloseCode } from '#contracts/websocket';
+import type {
+  ClientConnections,
+  ConnectionRecord,
+  ConnectionStore,
+  Delivery,
+  Subscriber,
+  Subscription,
+  SubscriptionStore,
+  UsageLog,
+  UsageRow,
+} from '#ports/websocket';
+import type { WebSocketEvent } from '#runtime/websocket';
+
+/** In-memory WebSocket ports for domain and handler tests: the contracts of functions/ports/websocket.ts. */
+
+/**
+ * One row per account. A claim replaces the row in one step (claims run one after the other, in the order
+ * they were made) and returns the replaced row only when it named another connection.
+ */
+export class InMemoryConnectionStore implements ConnectionStore {
+  readonly rows = new Map<string, ConnectionRecord>();
+  private claims: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly pageSize = 100) {}
+
+  claim(connection: ConnectionRecord): Promise<ConnectionRecord | undefined> {
+    const claimed = this.claims.then(() => {
+      const previous = this.rows.get(connection.accountId);
+      this.rows.set(connection.accountId, connection);
+      return previous && previous.connectionId !== connection.connectionId ? previous : undefined;
+    });
+    this.claims = claimed;
+    return claimed;
+  }
+
+  async get(accountId: string) {
+    return this.rows.get(accountId);
+  }
+
+  async release(accountId: string, connectionId: string) {
+    if (this.rows.get(accountId)?.connectionId !== connectionId) return false;
+    this.rows.delete(accountId);
+    return true;
+  }
+
+  async *list() {
+    const all = [...this.rows.values()];
+    for (let start = 0; start < all.length; start += this.pageSize) {
+      yield all.slice(start, start + this.pageSize);
+    }
+  }
+}
+
+const topicKey = ({ channel, symbol }: Subscription) => `${channel}#${symbol ?? '*'}`;
+
+/** Rows keyed by topic (`<channel>#<symbol>` or `<channel>#*`), then connection. */
+export class InMemorySubscriptionStore implements SubscriptionStore {
+  readonly topics = new Map<string, Map<string, { subscription: Subscription; subscriber: Subscriber }>>();
+
+  async add(subscriber: Subscriber, subscriptions: readonly Subscription[]) {
+    for (const subscription of subscriptions) {
+      const key = topicKey(subscription);
+      const rows = this.topics.get(key) ?? new Map();
+      rows.set(subscriber.connectionId, {
+        subscription: subscription.symbol === undefined ? { channel: subscription.channel } : subscription,
+        subscriber: {
+          connectionId: subscriber.connectionId,
+          accountId: subscriber.accountId,
+          keyId: subscriber.keyId,
+        },
+      });
+      this.topics.set(key, rows);
+    }
+  }
+
+  async remove(connectionId: string, subscriptions: readonly Subscription[]) {
+    for (const subscription of subscriptions) {
+      const key = topicKey(subscription);
+      const rows = this.topics.get(key);
+      rows?.delete(connectionId);
+      if (rows?.size === 0) this.topics.delete(key);
+    }
+  }
+
+  async listOf(connectionId: string) {
+    return [...this.topics.values()].flatMap((rows) => {
+      const row = rows.get(connectionId);
+      return row ? [row.subscription] : [];
+    });
+  }
+
+  async subscribersOf(subscription: Subscription) {
+    return [...(this.topics.get(topicKey(subscription))?.values() ?? [])].map(({ subscriber }) => subscriber);
+  }
+
+  /** Every topic key of a connection, sorted: `['alerts.in_force#*', 'quotes#AAPL']`. */
+  topicsOf(connectionId: string): string[] {
+    return [...this.topics.entries()]
+      .filter(([, rows]) => rows.has(connectionId))
+      .map(([key]) => key)
+      .sort();
+  }
+}
+
+/**
+ * The `@connections` API: records every message and close per connection. Connections in `gone` answer
+ * `gone` (a closed connection is gone afterwards); a send to one in `failing` throws. `beforeSend` runs
+ * before each delivery (latency, ordering).
+ */
+export class FakeClientConnections implements ClientConnections {
+  readonly messages = new Map<string, unknown[]>();
+  readonly closes: { connectionId: string; code: CloseCode }[] = [];
+  readonly gone: Set<string>;
+  readonly failing: Set<string>;
+  /** Sends under way now, and the most ever at once. */
+  inFlight = 0;
+  maxInFlight = 0;
+  private readonly beforeSend?: (connectionId: string, message: unknown) => Promise<void>;
+
+  constructor(
+    options: {
+      gone?: Iterable<string>;
+      failing?: Iterable<string>;
+      beforeSend?: (connectionId: string, message: unknown) => Promise<void>;
+    } = {},
+  ) {
+    this.gone = new Set(options.gone);
+    this.failing = new Set(options.failing);
+    this.beforeSend = options.beforeSend;
+  }
+
+  async send(connectionId: string, message: unknown): Promise<Delivery> {
+    this.inFlight += 1;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    try {
+      await this.beforeSend?.(connectionId, message);
+      if (this.gone.has(connectionId)) return 'gone';
+      if (this.failing.has(connectionId)) throw new Error(`posting to ${connectionId} failed`);
+      this.messages.set(connectionId, [...this.sentTo(connectionId), message]);
+      return 'sent';
+    } finally {
+      this.inFlight -= 1;
+    }
+  }
+
+  async close(connectionId: string, code: CloseCode) {
+    this.closes.push({ connectionId, code });
+    this.gone.add(connectionId);
+  }
+
+  sentTo(connectionId: string): unknown[] {
+    return this.messages.get(connectionId) ?? [];
+  }
+}
+
+export class InMemoryUsageLog implements UsageLog {
+  readonly rows: UsageRow[] = [];
+
+  async record(rows: readonly UsageRow[]) {
+    this.rows.push(...rows);
+  }
+}
+
+export function connectionRecord(overrides: Partial<ConnectionRecord> = {}): ConnectionRecord {
+  return {
+    accountId: 'acme',
+    keyId: 'key-1',
+    scopes: ['ws:connect', 'prices:read', 'states:read', 'alerts:read'],
+    connectionId: 'conn-1',
+    connectedAtMs: Date.parse('2024-11-26T15:00:00Z'),
+    ...overrides,
+  };
+}
+
+/** The session's ports, in memory. */
+export function inMemorySessionPorts(options: ConstructorParameters<typeof FakeClientConnections>[0] = {}) {
+  return {
+    connections: new InMemoryConnectionStore(),
+    subscriptions: new InMemorySubscriptionStore(),
+    clients: new FakeClientConnections(options),
+  };
+}
+
+const EVENT_TYPES = { $connect: 'CONNECT', $disconnect: 'DISCONNECT', $default: 'MESSAGE' } as const;
+
+/** A WebSocket route's event as API Gateway delivers it, with the `$connect` authorizer's context. */
+export function webSocketEvent(options: {
+  routeKey: keyof typeof EVENT_TYPES;
+  connectionId?: string;
+  connectedAt?: number;
+  body?: string;
+  authorizer?: Record<string, unknown>;
+}): WebSocketEvent {
+  const connectedAt = options.connectedAt ?? Date.parse('2024-11-26T15:00:00Z');
+  return {
+    requestContext: {
+      routeKey: options.routeKey,
+      messageId: 'msg-1',
+      eventType: EVENT_TYPES[options.routeKey],
+      extendedRequestId: 'ext-1',
+      requestTime: '26/Nov/2024:15:00:00 +0000',
+      messageDirection: 'IN',
+      stage: 'live',
+      connectedAt,
+      requestTimeEpoch: connectedAt,
+      requestId: 'req-1',
+      domainName: 'example.execute-api.us-east-1.amazonaws.com',
+      connectionId: options.connectionId ?? 'conn-1',
+      apiId: 'example',
+      authorizer: options.authorizer ?? {
+        accountId: 'acme',
+        keyId: 'key-1',
+        scopes: 'ws:connect,prices:read',
+      },
+    },
+    ...(options.body === undefined ? {} : { body: options.body }),
+    isBase64Encoded: false,
+  };
+}

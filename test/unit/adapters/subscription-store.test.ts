@@ -1,0 +1,162 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BatchWriteCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, describe, expect, it } from 'vitest';
+import { documentClientFor } from '#adapters/dynamo/document-client';
+import { DynamoSubscriptionStore, topicKey } from '#adapters/dynamo/subscription-store';
+import { CONNECTION_ROW_TTL_SECONDS } from '#contracts/websocket';
+
+const documents = mockClient(DynamoDBDocumentClient);
+const NOW_MS = 1_732_635_000_999;
+const store = new DynamoSubscriptionStore(
+  documentClientFor(new DynamoDBClient({})),
+  'subscriptions',
+  () => NOW_MS,
+);
+const subscriber = { connectionId: 'conn-1', accountId: 'acme', keyId: 'key-1' };
+const expiresAt = 1_732_635_000 + CONNECTION_ROW_TTL_SECONDS;
+
+const writeRequests = () =>
+  documents
+    .commandCalls(BatchWriteCommand)
+    .flatMap((call) => call.args[0].input.RequestItems?.subscriptions ?? []);
+
+afterEach(() => documents.reset());
+
+describe('topicKey', () => {
+  it.each([
+    [{ channel: 'quotes', symbol: 'AAPL' }, 'quotes#AAPL'],
+    [{ channel: 'alerts.simultaneous_breaks', symbol: 'ES1!' }, 'alerts.simultaneous_breaks#ES1!'],
+    [{ channel: 'alerts.in_force' }, 'alerts.in_force#*'],
+  ] as const)('returns %j as %s', (subscription, key) => {
+    expect(topicKey(subscription)).toBe(key);
+  });
+});
+
+describe('DynamoSubscriptionStore.add', () => {
+  it('puts one row per distinct topic with the subscriber and an expiry', async () => {
+    documents.on(BatchWriteCommand).resolves({});
+
+    await store.add(subscriber, [
+      { channel: 'quotes', symbol: 'AAPL' },
+      { channel: 'alerts.in_force' },
+      { channel: 'quotes', symbol: 'AAPL' },
+      { channel: 'alerts.in_force' },
+    ]);
+
+    expect(documents.commandCalls(BatchWriteCommand)).toHaveLength(1);
+    expect(writeRequests()).toEqual([
+      { PutRequest: { Item: { topic: 'quotes#AAPL', ...subscriber, expiresAt } } },
+      { PutRequest: { Item: { topic: 'alerts.in_force#*', ...subscriber, expiresAt } } },
+    ]);
+  });
+
+  it('writes 25 rows per BatchWrite call', async () => {
+    documents.on(BatchWriteCommand).resolves({});
+    const symbols = Array.from({ length: 60 }, (_, index) => `S${index}`);
+
+    await store.add(
+      subscriber,
+      symbols.map((symbol) => ({ channel: 'quotes', symbol })),
+    );
+
+    expect(
+      documents
+        .commandCalls(BatchWriteCommand)
+        .map((call) => call.args[0].input.RequestItems?.subscriptions?.length),
+    ).toEqual([25, 25, 10]);
+  });
+
+  it('sends nothing when there is nothing to subscribe', async () => {
+    await store.add(subscriber, []);
+
+    expect(documents.calls()).toHaveLength(0);
+  });
+});
+
+describe('DynamoSubscriptionStore.remove', () => {
+  it('deletes the row of each distinct topic of the connection', async () => {
+    documents.on(BatchWriteCommand).resolves({});
+
+    await store.remove('conn-1', [
+      { channel: 'states', symbol: 'MSFT' },
+      { channel: 'alerts.simultaneous_breaks' },
+      { channel: 'states', symbol: 'MSFT' },
+    ]);
+
+    expect(writeRequests()).toEqual([
+      { DeleteRequest: { Key: { topic: 'states#MSFT', connectionId: 'conn-1' } } },
+      { DeleteRequest: { Key: { topic: 'alerts.simultaneous_breaks#*', connectionId: 'conn-1' } } },
+    ]);
+  });
+});
+
+describe('DynamoSubscriptionStore.listOf', () => {
+  it('queries the byConnection index page by page and returns the subscriptions, wildcards without a symbol', async () => {
+    documents
+      .on(QueryCommand)
+      .resolvesOnce({
+        Items: [{ topic: 'quotes#AAPL' }, { topic: 'alerts.in_force#*' }],
+        LastEvaluatedKey: { connectionId: 'conn-1', topic: 'quotes#AAPL' },
+      })
+      .resolvesOnce({ Items: [{ topic: 'alerts.simultaneous_breaks#ES1!' }] });
+
+    const subscriptions = await store.listOf('conn-1');
+
+    expect(subscriptions).toEqual([
+      { channel: 'quotes', symbol: 'AAPL' },
+      { channel: 'alerts.in_force' },
+      { channel: 'alerts.simultaneous_breaks', symbol: 'ES1!' },
+    ]);
+    const inputs = documents.commandCalls(QueryCommand).map((call) => call.args[0].input);
+    expect(inputs[0]).toEqual({
+      TableName: 'subscriptions',
+      IndexName: 'byConnection',
+      KeyConditionExpression: 'connectionId = :connectionId',
+      ExpressionAttributeValues: { ':connectionId': 'conn-1' },
+      ProjectionExpression: 'topic',
+      ExclusiveStartKey: undefined,
+    });
+    expect(inputs[1]?.ExclusiveStartKey).toEqual({ connectionId: 'conn-1', topic: 'quotes#AAPL' });
+  });
+});
+
+describe('DynamoSubscriptionStore.subscribersOf', () => {
+  it('queries the table by topic key, page by page, and returns the subscribers', async () => {
+    const row = (connectionId: string) => ({
+      connectionId,
+      accountId: `a-${connectionId}`,
+      keyId: `k-${connectionId}`,
+    });
+    documents
+      .on(QueryCommand)
+      .resolvesOnce({
+        Items: [row('c1')],
+        LastEvaluatedKey: { topic: 'alerts.in_force#*', connectionId: 'c1' },
+      })
+      .resolvesOnce({ Items: [row('c2')] });
+
+    const subscribers = await store.subscribersOf({ channel: 'alerts.in_force' });
+
+    expect(subscribers).toEqual([row('c1'), row('c2')]);
+    const inputs = documents.commandCalls(QueryCommand).map((call) => call.args[0].input);
+    expect(inputs[0]).toEqual({
+      TableName: 'subscriptions',
+      KeyConditionExpression: 'topic = :topic',
+      ExpressionAttributeValues: { ':topic': 'alerts.in_force#*' },
+      ProjectionExpression: 'connectionId, accountId, keyId',
+      ExclusiveStartKey: undefined,
+    });
+    expect(inputs[0]).not.toHaveProperty('IndexName');
+    expect(inputs[1]?.ExclusiveStartKey).toEqual({ topic: 'alerts.in_force#*', connectionId: 'c1' });
+  });
+
+  it('queries the symbol topic of a symbol subscription', async () => {
+    documents.on(QueryCommand).resolves({ Items: [] });
+
+    expect(await store.subscribersOf({ channel: 'quotes', symbol: 'AAPL' })).toEqual([]);
+    expect(documents.commandCalls(QueryCommand)[0]?.args[0].input.ExpressionAttributeValues).toEqual({
+      ':topic': 'quotes#AAPL',
+    });
+  });
+});
