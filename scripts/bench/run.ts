@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- name ...]`: the benchmarks, one after the other on this machine, printed as Markdown
- * tables (the figures quoted in docs/benchmarks.md). Names: aggregation, strat, rest, pipeline.
+ * tables (the figures quoted in docs/benchmarks.md). Names: aggregation, strat, rest, pipeline, websocket.
  *
  * Each benchmark runs in a process of its own: a local stack's handlers read their environment once per
  * process (ADR 0007), so two benchmarks that start a stack cannot share one; and a benchmark is not
@@ -14,12 +14,14 @@ import { benchPipeline } from './pipeline.ts';
 import { benchRest } from './rest.ts';
 import { benchStrat } from './strat.ts';
 import type { BenchResult } from './types.ts';
+import { benchWebSocket } from './websocket.ts';
 
 const BENCHES: Record<string, () => Promise<BenchResult[]>> = {
   aggregation: benchAggregation,
   strat: benchStrat,
   rest: benchRest,
   pipeline: benchPipeline,
+  websocket: benchWebSocket,
 };
 
 /** The flag a child process gets: run this one benchmark here and print its tables. */

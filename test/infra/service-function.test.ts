@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { AUTHORIZER, CLOCK_TICK, REST_ROUTES } from '#contracts/routes';
 import { SERVICE_NAME } from '#contracts/runtime-settings';
 import { TABLE_IDS, TABLES, type TableBinding } from '#contracts/tables';
+import { HEARTBEAT, WS_ROUTES } from '#contracts/websocket';
 import { DataTables } from '#lib/constructs/data-tables';
 import { ServiceFunction } from '#lib/constructs/service-function';
 import { PROJECT_ROOT } from '#scripts/lib/project';
@@ -24,8 +25,9 @@ const { stack, template } = synthServiceStack();
 const tableIdOf = Object.fromEntries(TABLE_IDS.map((id) => [id, logicalIdOf(stack.data.tables[id])]));
 
 /**
- * The REST API's functions and the tables their contracts bind: one per route, plus the authorizer. The
- * ingest function's bindings are asserted in trade-ingestion.test.ts; the clock tick's here too.
+ * The functions and the tables their contracts bind: one per REST route, the authorizer, one per WebSocket
+ * route, the clock tick and the heartbeat. The ingest function's bindings are asserted in
+ * trade-ingestion.test.ts, the fan-out's in event-fan-out.test.ts (it also gets its source tables' names).
  */
 const BOUND_FUNCTIONS = [
   ...REST_ROUTES.map((route) => ({
@@ -38,10 +40,20 @@ const BOUND_FUNCTIONS = [
     tables: AUTHORIZER.tables as readonly TableBinding[],
     construct: stack.restApi.authorizerFunction,
   },
+  ...WS_ROUTES.map((route) => ({
+    name: `WebSocket ${route.routeKey}`,
+    tables: route.tables as readonly TableBinding[],
+    construct: stack.webSocketApi.routeFunctions[route.id],
+  })),
   {
     name: 'clock tick',
     tables: CLOCK_TICK.tables as readonly TableBinding[],
     construct: stack.clockTick.tickFunction,
+  },
+  {
+    name: 'heartbeat',
+    tables: HEARTBEAT.tables as readonly TableBinding[],
+    construct: stack.heartbeat.heartbeatFunction,
   },
 ];
 
@@ -49,13 +61,15 @@ const BOUND_FUNCTIONS = [
 const SIZED_FUNCTIONS = new Map([
   [logicalIdOf(stack.ingestion.ingestFunction.lambda), { MemorySize: 1024, Timeout: 60 }],
   [logicalIdOf(stack.clockTick.tickFunction.lambda), { MemorySize: 1024, Timeout: 50 }],
+  [logicalIdOf(stack.fanOut.fanOutFunction.lambda), { MemorySize: 512, Timeout: 30 }],
+  [logicalIdOf(stack.heartbeat.heartbeatFunction.lambda), { MemorySize: 512, Timeout: 60 }],
 ]);
 
 describe('ServiceFunction defaults', () => {
   const functions = resourcesOfType(template, 'AWS::Lambda::Function');
 
-  it('creates one function per route, the authorizer, the clock tick and the ingest function', () => {
-    expect(functions).toHaveLength(BOUND_FUNCTIONS.length + 1);
+  it('creates one function per route (REST and WebSocket), the authorizer, the schedules, the ingest and the fan-out', () => {
+    expect(functions).toHaveLength(BOUND_FUNCTIONS.length + 2);
   });
 
   it.each(functions)(
