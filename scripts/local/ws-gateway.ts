@@ -214,6 +214,11 @@ export class LocalWebSocketGateway {
       return;
     }
 
+    if (socket.destroyed) {
+      // The client went away during `$connect`: as on AWS, the connection ends with its `$disconnect`.
+      this.closed(connection);
+      return;
+    }
     this.server.handleUpgrade(request, socket, head, (ws) => {
       connection.socket = ws;
       ws.on('message', (data: RawData) => this.receive(connection, data));
