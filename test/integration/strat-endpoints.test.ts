@@ -3,7 +3,6 @@ import { inForceAlertSchema, simultaneousBreakSchema } from '#domain/alerts';
 import { setupRowSchema } from '#domain/setups-query';
 import { stateSnapshotSchema } from '#domain/state-snapshot';
 import { startTestStack, type TestStack } from '../support/local-stack.ts';
-import { runScript } from '../support/processes.ts';
 
 /**
  * test/fixtures/strat-week.csv: for ES1!, NQ1!, RTY1!, YM1! and AAPL (each at its own scale), one minute
@@ -17,13 +16,7 @@ let local: TestStack;
 
 beforeAll(async () => {
   local = await startTestStack({ clock: { start: new Date('2024-11-22T16:00:00Z'), speed: 1 } });
-  const replay = await runScript('scripts/replay.ts', [
-    '--file',
-    'test/fixtures/strat-week.csv',
-    '--url',
-    local.stack.restUrl,
-  ]);
-  expect(replay.code).toBe(0);
+  await local.replay('test/fixtures/strat-week.csv');
 }, 60_000);
 afterAll(async () => {
   await local.stop();

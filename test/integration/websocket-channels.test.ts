@@ -5,7 +5,6 @@ import { DEMO_ACCOUNT } from '../../scripts/local/demo-key.ts';
 import { localDocumentClient } from '../../scripts/local/dynamo.ts';
 import { localTableName } from '../../scripts/local/tables.ts';
 import { startTestStack, type TestStack } from '../support/local-stack.ts';
-import { runScript } from '../support/processes.ts';
 import { TestWebSocketClient } from '../support/ws-client.ts';
 
 /**
@@ -38,13 +37,7 @@ beforeAll(async () => {
     'subscribed',
   );
   expect(reply.topics).toHaveLength(4);
-  const replay = await runScript('scripts/replay.ts', [
-    '--file',
-    'test/fixtures/strat-week.csv',
-    '--url',
-    local.stack.restUrl,
-  ]);
-  expect(replay.code).toBe(0);
+  await local.replay('test/fixtures/strat-week.csv');
   await local.stack.changes.flush();
 }, 60_000);
 afterAll(async () => {

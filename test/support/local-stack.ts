@@ -1,4 +1,5 @@
 import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../scripts/local/stack.ts';
+import { runScript } from './processes.ts';
 
 /**
  * A local stack for one test file: in memory, on free ports. Handlers read their environment once per
@@ -29,6 +30,12 @@ export class TestStack {
     const response = await fetch(new URL(url, this.stack.restUrl), init);
     const text = await response.text();
     return { status: response.status, text, body: text ? JSON.parse(text) : undefined };
+  }
+
+  /** `npm run replay` of a fixture into this stack, as a separate process; resolves once it is ingested. */
+  async replay(file: string): Promise<void> {
+    const replay = await runScript('scripts/replay.ts', ['--file', file, '--url', this.stack.restUrl]);
+    if (replay.code !== 0) throw new Error(`replay of ${file} failed (${replay.code}): ${replay.stderr}`);
   }
 
   stop() {

@@ -218,3 +218,29 @@ export function webSocketEvent(options: {
     isBase64Encoded: false,
   };
 }
+
+export const subscriber = (connectionId: string, accountId = `acct-${connectionId}`): Subscriber => ({
+  connectionId,
+  accountId,
+  keyId: `key-${connectionId}`,
+});
+
+/** Fan-out ports in memory, with each subscriber's connection row and subscriptions in place. */
+export async function fanOutPorts(
+  subscribed: [Subscriber, Subscription[]][],
+  options: { clients?: FakeClientConnections; nowMs: number; concurrency?: number },
+) {
+  const ports = {
+    subscriptions: new InMemorySubscriptionStore(),
+    connections: new InMemoryConnectionStore(),
+    clients: options.clients ?? new FakeClientConnections(),
+    usage: new InMemoryUsageLog(),
+    nowMs: () => options.nowMs,
+    concurrency: options.concurrency ?? 8,
+  };
+  for (const [who, subscriptions] of subscribed) {
+    await ports.connections.claim(connectionRecord({ ...who, scopes: [] }));
+    await ports.subscriptions.add(who, subscriptions);
+  }
+  return ports;
+}

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { REST_ROUTES, resourcePath } from '#contracts/routes';
 import { SCOPES } from '#contracts/scopes';
@@ -67,5 +68,83 @@ describe('authorizer', () => {
   ])('throws Unauthorized (401 missing_api_key) for %s', async (_case, requestHeaders) => {
     const event = authorizerEvent({ resource: '/api/market/v1/instruments', headers: requestHeaders });
     await expect(authorizerWith(credential([...SCOPES]))(event, context())).rejects.toThrow('Unauthorized');
+  });
+});
+
+const METHOD_ARN = 'arn:aws:execute-api:us-east-1:123456789012:wsapi1234/live/$connect';
+
+/** The REQUEST authorizer event of a WebSocket `$connect`: no resource or HTTP method, a route key instead. */
+function connectEvent(headers: Record<string, string>): APIGatewayRequestAuthorizerEvent {
+  return {
+    type: 'REQUEST',
+    methodArn: METHOD_ARN,
+    headers,
+    multiValueHeaders: {},
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    stageVariables: null,
+    requestContext: {
+      routeKey: '$connect',
+      eventType: 'CONNECT',
+      stage: 'live',
+      connectionId: 'conn-1',
+      apiId: 'wsapi1234',
+    },
+  } as unknown as APIGatewayRequestAuthorizerEvent;
+}
+
+describe('authorizer: WebSocket $connect', () => {
+  it.each([
+    ['X-API-Key', { 'X-API-Key': issued.rawKey }],
+    ['Authorization: Bearer', { Authorization: `Bearer ${issued.rawKey}` }],
+  ])('allows a key with ws:connect (%s) and returns the caller in the context', async (_header, headers) => {
+    const result = await authorizerWith(credential(['ws:connect', 'prices:read']))(
+      connectEvent(headers),
+      context(),
+    );
+
+    expect(result).toEqual({
+      principalId: 'acme',
+      policyDocument: {
+        Version: '2012-10-17',
+        Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: METHOD_ARN }],
+      },
+      context: { accountId: 'acme', keyId: issued.keyId, scopes: 'ws:connect,prices:read' },
+      usageIdentifierKey: issued.usageIdentifierKey,
+    });
+  });
+
+  it('denies missing_scope for a key with every scope but ws:connect', async () => {
+    const others = SCOPES.filter((scope) => scope !== 'ws:connect');
+
+    const result = await authorizerWith(credential(others))(
+      connectEvent({ 'X-API-Key': issued.rawKey }),
+      context(),
+    );
+
+    expect(result.policyDocument.Statement).toEqual([
+      { Action: 'execute-api:Invoke', Effect: 'Deny', Resource: METHOD_ARN },
+    ]);
+    expect(result.context).toEqual({ code: 'missing_scope', message: 'missing scope' });
+  });
+
+  it('denies inactive_entitlement for a lapsed account even with ws:connect', async () => {
+    const result = await authorizerWith(credential([...SCOPES], 'inactive'))(
+      connectEvent({ 'X-API-Key': issued.rawKey }),
+      context(),
+    );
+
+    expect(result.policyDocument.Statement[0]).toMatchObject({ Effect: 'Deny' });
+    expect(result.context).toEqual({ code: 'inactive_entitlement', message: 'inactive entitlement' });
+  });
+
+  it.each([
+    ['no key', {}],
+    ['an empty key', { 'X-API-Key': '' }],
+    ['an unknown key', { 'X-API-Key': issueApiKey(randomBytes).rawKey }],
+  ])('throws Unauthorized (4401) for %s', async (_case, headers) => {
+    await expect(authorizerWith(credential([...SCOPES]))(connectEvent(headers), context())).rejects.toThrow(
+      'Unauthorized',
+    );
   });
 });

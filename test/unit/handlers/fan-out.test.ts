@@ -5,12 +5,7 @@ import type { SourceChange } from '#domain/streaming/channel-events';
 import { createHandler } from '#handlers/stream/fan-out';
 import type { Subscriber, Subscription } from '#ports/websocket';
 import { InMemoryPriceStore, instrument } from '../../support/fakes.ts';
-import {
-  FakeClientConnections,
-  InMemoryConnectionStore,
-  InMemorySubscriptionStore,
-  InMemoryUsageLog,
-} from '../../support/websocket-fakes.ts';
+import { FakeClientConnections, fanOutPorts, subscriber } from '../../support/websocket-fakes.ts';
 
 const CREATED_AT_S = 1_732_635_000;
 const NOW_MS = Date.parse('2024-11-26T15:30:02Z');
@@ -56,21 +51,8 @@ const price = (symbol: string, value: number) => ({
 const priceRecord = (sequenceNumber: string, symbol: string, value: number) =>
   streamRecord('prices', sequenceNumber, 'MODIFY', { newItem: price(symbol, value) });
 
-const subscriber = (connectionId: string): Subscriber => ({
-  connectionId,
-  accountId: `acct-${connectionId}`,
-  keyId: `key-${connectionId}`,
-});
-
 async function setup(subscribed: [Subscriber, Subscription[]][], clients = new FakeClientConnections()) {
-  const ports = {
-    subscriptions: new InMemorySubscriptionStore(),
-    connections: new InMemoryConnectionStore(),
-    clients,
-    usage: new InMemoryUsageLog(),
-    nowMs: () => NOW_MS,
-  };
-  for (const [who, subscriptions] of subscribed) await ports.subscriptions.add(who, subscriptions);
+  const ports = await fanOutPorts(subscribed, { clients, nowMs: NOW_MS });
   const prices = new InMemoryPriceStore();
   const handler = createHandler({
     ports: () => ports,

@@ -1,12 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
-import { type ChannelEvent, type FanOutPorts, fanOut } from '#domain/streaming/fan-out';
+import { type ChannelEvent, fanOut } from '#domain/streaming/fan-out';
 import type { Subscriber, Subscription } from '#ports/websocket';
 import {
   connectionRecord,
   FakeClientConnections,
-  InMemoryConnectionStore,
-  InMemorySubscriptionStore,
-  InMemoryUsageLog,
+  fanOutPorts,
+  subscriber,
 } from '../../support/websocket-fakes.ts';
 
 const RECORDED_AT_MS = Date.parse('2024-11-26T15:30:00Z');
@@ -65,32 +64,11 @@ function simultaneousBreak(eventId: string, symbols: string[]): ChannelEvent {
   };
 }
 
-const subscriber = (connectionId: string, accountId = `acct-${connectionId}`): Subscriber => ({
-  connectionId,
-  accountId,
-  keyId: `key-${connectionId}`,
-});
-
-/** Fan-out ports in memory, with each subscriber's connection row and subscriptions in place. */
-async function setup(
+const setup = (
   subscribed: [Subscriber, Subscription[]][],
   clients = new FakeClientConnections(),
   concurrency = 8,
-) {
-  const ports = {
-    subscriptions: new InMemorySubscriptionStore(),
-    connections: new InMemoryConnectionStore(),
-    clients,
-    usage: new InMemoryUsageLog(),
-    nowMs: () => NOW_MS,
-    concurrency,
-  } satisfies FanOutPorts;
-  for (const [who, subscriptions] of subscribed) {
-    await ports.connections.claim(connectionRecord({ ...who, scopes: [] }));
-    await ports.subscriptions.add(who, subscriptions);
-  }
-  return ports;
-}
+) => fanOutPorts(subscribed, { clients, nowMs: NOW_MS, concurrency });
 
 describe('fanOut', () => {
   it('pushes each event message to every subscriber of its channel and symbol', async () => {
