@@ -1,9 +1,8 @@
 import { Duration } from 'aws-cdk-lib';
-import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
-import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import { CLOCK_TICK } from '#contracts/routes';
-import { ServiceFunction, type TableConstructs } from './service-function.ts';
+import { ScheduledFunction } from './scheduled-function.ts';
+import type { ServiceFunction, TableConstructs } from './service-function.ts';
 
 /** How often the states are derived again without trades (a period's end is seen within this). */
 export const CLOCK_TICK_RATE = Duration.minutes(1);
@@ -17,23 +16,21 @@ export interface ClockTickProps {
  * period that ended without a trade rolls over (CC becomes C1) in the stored states and setup rows. It
  * runs around the clock: a weekly, monthly or yearly period also ends between sessions.
  */
-export class ClockTick extends Construct {
-  readonly tickFunction: ServiceFunction;
-  readonly rule: Rule;
-
+export class ClockTick extends ScheduledFunction {
   constructor(scope: Construct, id: string, props: ClockTickProps) {
-    super(scope, id);
-    this.tickFunction = new ServiceFunction(this, 'ClockTick', {
+    super(scope, id, {
+      functionId: 'ClockTick',
       entry: CLOCK_TICK.handler,
       description: 'Every minute: derive every symbol state again so periods roll over without trades',
       tables: props.tables,
       bindings: CLOCK_TICK.tables,
       memorySize: 1024,
       timeout: Duration.seconds(50),
+      rate: CLOCK_TICK_RATE,
     });
-    this.rule = new Rule(this, 'Schedule', {
-      schedule: Schedule.rate(CLOCK_TICK_RATE),
-      targets: [new LambdaFunction(this.tickFunction.lambda, { retryAttempts: 0 })],
-    });
+  }
+
+  get tickFunction(): ServiceFunction {
+    return this.function;
   }
 }

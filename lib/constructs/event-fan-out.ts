@@ -1,12 +1,13 @@
 import { Duration, Validations } from 'aws-cdk-lib';
 import type { WebSocketStage } from 'aws-cdk-lib/aws-apigatewayv2';
-import { Alarm, ComparisonOperator, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { TABLES, type TableId } from '#contracts/tables';
 import { FAN_OUT } from '#contracts/websocket';
+import { addEventSourceFailures, type EventSourceFailures } from './event-source-failures.ts';
 import { ServiceFunction, type TableConstructs } from './service-function.ts';
 import { grantConnectionManagement } from './websocket-api.ts';
 
@@ -30,7 +31,7 @@ export interface EventFanOutProps {
  * each change to the connections subscribed to its channel and symbol, the dead-letter queue for the
  * batches it gives up on, and the alarms that show an operator stale or dropped pushes.
  */
-export class EventFanOut extends Construct {
+export class EventFanOut extends Construct implements EventSourceFailures {
   readonly fanOutFunction: ServiceFunction;
   /** The event source mappings' on-failure destination: one message per batch Lambda stopped retrying. */
   readonly deadLetterQueue: Queue;
@@ -61,18 +62,20 @@ export class EventFanOut extends Construct {
         'four source streams.',
     });
 
-    this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
+    const failures = addEventSourceFailures(this, {
+      consumer: this.fanOutFunction,
+      mappings: 'the fan-out event source mappings',
+      deadLetterAlarmDescription:
+        'The fan-out gave up on at least one DynamoDB Streams batch: subscribed partners missed those pushes ' +
+        '(they can read the current values over REST). Each message names the stream and sequence range.',
+      iteratorAgeThresholdMs: FAN_OUT_ITERATOR_AGE_ALARM_THRESHOLD_MS,
+      iteratorAgeAlarmDescription:
+        'The fan-out is reading changes more than 30 seconds old for three minutes: partners receive stale ' +
+        'pushes, and past the maximum record age they are dropped to the dead-letter queue.',
     });
-    Validations.of(this.deadLetterQueue).acknowledge({
-      id: 'AwsSolutions-SQS3',
-      reason:
-        'This queue IS a dead-letter queue: the on-failure destination of the fan-out event source mappings ' +
-        '(cdk-nag only recognizes queues named in a redrive policy or a function DeadLetterConfig). Nothing ' +
-        'consumes it automatically, so it needs no dead-letter queue of its own.',
-    });
+    this.deadLetterQueue = failures.deadLetterQueue;
+    this.deadLetterAlarm = failures.deadLetterAlarm;
+    this.iteratorAgeAlarm = failures.iteratorAgeAlarm;
 
     const bound = new Set<TableId>(FAN_OUT.tables.map(({ table }) => table));
     for (const source of FAN_OUT.sources) {
@@ -107,36 +110,5 @@ export class EventFanOut extends Construct {
         }),
       );
     }
-
-    // Alarms only, as for trade ingestion: an operator (or a later change) attaches a notification action.
-    this.deadLetterAlarm = new Alarm(this, 'DeadLetterAlarm', {
-      alarmDescription:
-        'The fan-out gave up on at least one DynamoDB Streams batch: subscribed partners missed those pushes ' +
-        '(they can read the current values over REST). Each message names the stream and sequence range.',
-      metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-        statistic: Stats.MAXIMUM,
-        period: Duration.minutes(1),
-      }),
-      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      threshold: 0,
-      evaluationPeriods: 1,
-      // SQS stops sending metrics for a queue that stays empty: no data means no dead letters.
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    });
-
-    this.iteratorAgeAlarm = new Alarm(this, 'IteratorAgeAlarm', {
-      alarmDescription:
-        'The fan-out is reading changes more than 30 seconds old for three minutes: partners receive stale ' +
-        'pushes, and past the maximum record age they are dropped to the dead-letter queue.',
-      metric: this.fanOutFunction.lambda.metric('IteratorAge', {
-        statistic: Stats.MAXIMUM,
-        period: Duration.minutes(1),
-      }),
-      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      threshold: FAN_OUT_ITERATOR_AGE_ALARM_THRESHOLD_MS,
-      evaluationPeriods: 3,
-      // Lambda reports IteratorAge only when it delivers a batch: no data means quiet streams.
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    });
   }
 }

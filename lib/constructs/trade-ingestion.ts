@@ -1,12 +1,13 @@
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { Stream, StreamEncryption, StreamMode } from 'aws-cdk-lib/aws-kinesis';
 import { StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { KinesisEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { INGEST_BATCH } from '#contracts/ingestion';
 import { INGEST } from '#contracts/routes';
+import { addEventSourceFailures, type EventSourceFailures } from './event-source-failures.ts';
 import { ServiceFunction, type TableConstructs } from './service-function.ts';
 
 /** The ingest function's iterator age (milliseconds) above which a shard is falling behind or stuck. */
@@ -26,7 +27,7 @@ export interface TradeIngestionProps {
  * the partition key: Kinesis keeps the records of one partition key on one shard, in order, so every trade
  * of a symbol reaches the ingest function in the order it was put.
  */
-export class TradeIngestion extends Construct {
+export class TradeIngestion extends Construct implements EventSourceFailures {
   readonly stream: Stream;
   readonly ingestFunction: ServiceFunction;
   /** The event source mapping's on-failure destination: one message per batch Lambda stopped retrying. */
@@ -64,18 +65,20 @@ export class TradeIngestion extends Construct {
       timeout: Duration.seconds(60),
     });
 
-    this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
+    const failures = addEventSourceFailures(this, {
+      consumer: this.ingestFunction,
+      mappings: 'the trades event source mapping',
+      deadLetterAlarmDescription:
+        'Trade ingestion gave up on at least one Kinesis batch: each message names the shard and the ' +
+        'sequence-number range to re-read (within 24 h) and replay.',
+      iteratorAgeThresholdMs: ITERATOR_AGE_ALARM_THRESHOLD_MS,
+      iteratorAgeAlarmDescription:
+        'The ingest function is reading trades more than a minute old for three minutes: a shard is stuck ' +
+        'retrying a batch or ingestion cannot keep up, so quotes and candles are stale.',
     });
-    Validations.of(this.deadLetterQueue).acknowledge({
-      id: 'AwsSolutions-SQS3',
-      reason:
-        'This queue IS a dead-letter queue: the on-failure destination of the trades event source mapping ' +
-        '(cdk-nag only recognizes queues named in a redrive policy or a function DeadLetterConfig). Nothing ' +
-        'consumes it automatically, so it needs no dead-letter queue of its own.',
-    });
+    this.deadLetterQueue = failures.deadLetterQueue;
+    this.deadLetterAlarm = failures.deadLetterAlarm;
+    this.iteratorAgeAlarm = failures.iteratorAgeAlarm;
 
     this.ingestFunction.lambda.addEventSource(
       new KinesisEventSource(this.stream, {
@@ -107,37 +110,5 @@ export class TradeIngestion extends Construct {
         onFailure: new SqsDlq(this.deadLetterQueue),
       }),
     );
-
-    // Alarms only: no SNS topic or action yet. They show the state on the CloudWatch console, and an
-    // operator (or a later change) attaches a notification action without touching this construct.
-    this.deadLetterAlarm = new Alarm(this, 'DeadLetterAlarm', {
-      alarmDescription:
-        'Trade ingestion gave up on at least one Kinesis batch: each message names the shard and the ' +
-        'sequence-number range to re-read (within 24 h) and replay.',
-      metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-        statistic: Stats.MAXIMUM,
-        period: Duration.minutes(1),
-      }),
-      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      threshold: 0,
-      evaluationPeriods: 1,
-      // SQS stops sending metrics for a queue that stays empty: no data means no dead letters.
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    });
-
-    this.iteratorAgeAlarm = new Alarm(this, 'IteratorAgeAlarm', {
-      alarmDescription:
-        'The ingest function is reading trades more than a minute old for three minutes: a shard is stuck ' +
-        'retrying a batch or ingestion cannot keep up, so quotes and candles are stale.',
-      metric: this.ingestFunction.lambda.metric('IteratorAge', {
-        statistic: Stats.MAXIMUM,
-        period: Duration.minutes(1),
-      }),
-      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      threshold: ITERATOR_AGE_ALARM_THRESHOLD_MS,
-      evaluationPeriods: 3,
-      // Lambda reports IteratorAge only when it delivers a batch: no data means an idle stream.
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    });
   }
 }

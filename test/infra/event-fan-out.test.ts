@@ -1,32 +1,29 @@
-import { Validations } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
-import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { SERVICE_NAME } from '#contracts/runtime-settings';
 import { TABLE_IDS, TABLES, type TableBinding, type TableId } from '#contracts/tables';
 import { CALLBACK_URL_ENV, FAN_OUT, WS_STAGE } from '#contracts/websocket';
 import { FAN_OUT_ITERATOR_AGE_ALARM_THRESHOLD_MS } from '#lib/constructs/event-fan-out';
-import { allowStatementsOf, READ_ACTIONS, WRITE_ACTIONS } from './support/grants.ts';
+import { acknowledgementsOf, nagFindingsOf, specificAcknowledgements } from './support/cdk-nag.ts';
+import { describeEventSourceFailures } from './support/event-source-failures.ts';
+import { allowStatementsOf, expectContractAccess } from './support/grants.ts';
 import { synthServiceStack } from './support/service-stack.ts';
 import {
   actionsOf,
+  eventSourceMappingsOf,
   logicalIdOf,
   resourceOf,
-  resourcesOfType,
   templateOfResource,
+  webSocketStageUrlOf,
 } from './support/template.ts';
 
 const { stack, template } = synthServiceStack();
 const fanOut = stack.fanOut;
 const functionId = logicalIdOf(fanOut.fanOutFunction.lambda);
-const queueId = logicalIdOf(fanOut.deadLetterQueue);
 const tableIdOf = (table: TableId) => logicalIdOf(stack.data.tables[table]);
 
 /** The stack's event source mappings that invoke the fan-out function. */
-const fanOutMappings = () =>
-  resourcesOfType(template, 'AWS::Lambda::EventSourceMapping').filter(
-    ([, mapping]) => mapping.Properties.FunctionName?.Ref === functionId,
-  );
+const fanOutMappings = () => eventSourceMappingsOf(template, functionId);
 
 const mappingOf = (source: TableId) => {
   const matches = fanOutMappings().filter(
@@ -76,12 +73,6 @@ describe('EventFanOut event source mappings', () => {
       );
     });
 
-    it('sends the batches it gives up on to the dead-letter queue', () => {
-      expect(resourceOf(template, mappingOf(source)).Properties.DestinationConfig).toEqual({
-        OnFailure: { Destination: { 'Fn::GetAtt': [queueId, 'Arn'] } },
-      });
-    });
-
     it('may read the stream’s records', () => {
       const streamArn = { 'Fn::GetAtt': [tableIdOf(source), 'StreamArn'] };
       const actions = allowStatementsOf(template, fanOut.fanOutFunction)
@@ -117,139 +108,35 @@ describe('EventFanOut function', () => {
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_LOG_LEVEL: 'INFO',
       ...Object.fromEntries([...tables].map((table) => [TABLES[table].envVar, { Ref: tableIdOf(table) }])),
-      [CALLBACK_URL_ENV]: {
-        'Fn::Join': [
-          '',
-          [
-            'https://',
-            { Ref: logicalIdOf(stack.webSocketApi.api) },
-            '.execute-api.',
-            { Ref: 'AWS::Region' },
-            '.',
-            { Ref: 'AWS::URLSuffix' },
-            `/${WS_STAGE}`,
-          ],
-        ],
-      },
+      [CALLBACK_URL_ENV]: webSocketStageUrlOf('https', logicalIdOf(stack.webSocketApi.api)),
     });
   });
 
   it.each(TABLE_IDS)('has FAN_OUT’s access to the items of %s and nothing more', (tableId) => {
-    const actions = dataActionsOn(tableId);
-    const access = bindings.get(tableId);
-    if (access === undefined) {
-      expect(actions).toEqual([]);
-      return;
-    }
-    expect(actions).toEqual(expect.arrayContaining(READ_ACTIONS));
-    if (access === 'write') {
-      expect(actions).toEqual(expect.arrayContaining(WRITE_ACTIONS));
-    } else {
-      expect(actions.filter((action) => WRITE_ACTIONS.includes(action))).toEqual([]);
-    }
-  });
-
-  it('may send to the dead-letter queue but not receive, delete or purge', () => {
-    const actions = allowStatementsOf(template, fanOut.fanOutFunction)
-      .filter((statement) => JSON.stringify(statement.Resource).includes(`"${queueId}"`))
-      .flatMap((statement) => actionsOf(statement));
-    expect(actions).toContain('sqs:SendMessage');
-    expect(actions.filter((action) => /^sqs:(Receive|Delete|Purge|ChangeMessage)/.test(action))).toEqual([]);
+    expectContractAccess(dataActionsOn(tableId), bindings.get(tableId));
   });
 });
 
-describe('EventFanOut dead-letter queue', () => {
-  it('is encrypted with SQS-managed keys and keeps messages for 14 days', () => {
-    templateOfResource(template, queueId).hasResourceProperties('AWS::SQS::Queue', {
-      SqsManagedSseEnabled: true,
-      MessageRetentionPeriod: 14 * 24 * 3600,
-    });
-  });
-
-  it('refuses requests that do not use TLS', () => {
-    template.hasResourceProperties('AWS::SQS::QueuePolicy', {
-      Queues: [{ Ref: queueId }],
-      PolicyDocument: {
-        Statement: Match.arrayWith([
-          {
-            Effect: 'Deny',
-            Principal: { AWS: '*' },
-            Action: 'sqs:*',
-            Resource: { 'Fn::GetAtt': [queueId, 'Arn'] },
-            Condition: { Bool: { 'aws:SecureTransport': 'false' } },
-          },
-        ]),
-      },
-    });
-  });
-});
-
-describe('EventFanOut alarms', () => {
-  it('alarms as soon as the dead-letter queue holds a message', () => {
-    templateOfResource(template, logicalIdOf(fanOut.deadLetterAlarm)).hasResourceProperties(
-      'AWS::CloudWatch::Alarm',
-      {
-        Namespace: 'AWS/SQS',
-        MetricName: 'ApproximateNumberOfMessagesVisible',
-        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } }],
-        Statistic: 'Maximum',
-        Period: 60,
-        ComparisonOperator: 'GreaterThanThreshold',
-        Threshold: 0,
-        EvaluationPeriods: 1,
-        TreatMissingData: 'notBreaching',
-        AlarmActions: Match.absent(),
-      },
-    );
-  });
-
-  it('alarms when the fan-out reads changes over 30 seconds old for three minutes', () => {
-    expect(FAN_OUT_ITERATOR_AGE_ALARM_THRESHOLD_MS).toBe(30_000);
-    expect(FAN_OUT_ITERATOR_AGE_ALARM_THRESHOLD_MS).toBeLessThan(FAN_OUT.batch.maxRecordAgeSeconds * 1000);
-    templateOfResource(template, logicalIdOf(fanOut.iteratorAgeAlarm)).hasResourceProperties(
-      'AWS::CloudWatch::Alarm',
-      {
-        Namespace: 'AWS/Lambda',
-        MetricName: 'IteratorAge',
-        Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId } }],
-        Statistic: 'Maximum',
-        Period: 60,
-        ComparisonOperator: 'GreaterThanThreshold',
-        Threshold: FAN_OUT_ITERATOR_AGE_ALARM_THRESHOLD_MS,
-        EvaluationPeriods: 3,
-        TreatMissingData: 'notBreaching',
-        AlarmActions: Match.absent(),
-      },
-    );
-  });
+describeEventSourceFailures({
+  name: 'EventFanOut',
+  template,
+  consumer: fanOut.fanOutFunction,
+  failures: fanOut,
+  iteratorAge: {
+    title: 'alarms when the fan-out reads changes over 30 seconds old for three minutes',
+    thresholdMs: FAN_OUT_ITERATOR_AGE_ALARM_THRESHOLD_MS,
+    expectedMs: 30_000,
+  },
 });
 
 describe('EventFanOut cdk-nag', () => {
   it('has no unacknowledged AwsSolutions finding', () => {
-    const report = new AwsSolutionsChecks(stack.node.root, { verbose: true }).validateScope(fanOut);
-    const findings = report.violations.map(
-      (violation) =>
-        `${violation.severity} ${violation.ruleName}: ${violation.violatingResources.map((r) => r.constructPath).join(', ')}`,
-    );
-    expect(findings).toEqual([]);
+    expect(nagFindingsOf(fanOut)).toEqual([]);
   });
 
   it('acknowledges SQS3 on the queue and the connections grant, beyond the shared function ones', () => {
-    const acknowledged = fanOut.node.findAll().flatMap((construct) =>
-      construct.node.metadata
-        .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
-        .flatMap((entry) =>
-          Object.entries(entry.data as Record<string, string>).map(([rule, reason]) => ({
-            path: construct.node.path,
-            rule: rule.replace(/^annotation::/i, ''),
-            reason,
-          })),
-        ),
-    );
-    const specific = acknowledged
-      .map(({ path, rule }) => `${path} ${rule}`)
-      .filter((entry) => !/AwsSolutions-L1$|IAM5\[Resource::\*\]$|\/index\/\*\]$/.test(entry));
-    expect(specific.sort()).toEqual(
+    const acknowledged = acknowledgementsOf(fanOut);
+    expect(specificAcknowledgements(acknowledged).sort()).toEqual(
       [
         `${fanOut.deadLetterQueue.node.path} AwsSolutions-SQS3`,
         `${fanOut.fanOutFunction.node.path} AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<${logicalIdOf(stack.webSocketApi.api)}>/${WS_STAGE}/*/@connections/*]`,

@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Token } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
-import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REST_BASE_PATH, REST_ROUTES } from '#contracts/routes';
 import { STACK_NAME, STACK_OUTPUTS, tableOutputName } from '#contracts/stack-outputs';
 import { TABLE_IDS } from '#contracts/tables';
 import { PROJECT_ROOT } from '#scripts/lib/project';
+import { nagFindingsOf } from './support/cdk-nag.ts';
 import { synthServiceStack, TEST_CONTEXT } from './support/service-stack.ts';
 import { logicalIdOf } from './support/template.ts';
 
@@ -51,13 +51,7 @@ describe('MarketDataStack', () => {
   });
 
   it('passes the cdk-nag AwsSolutions checks, every finding fixed or acknowledged with a reason', () => {
-    // cdk-nag 3 is a policy-validation plugin: findings come back as a report, not as annotations.
-    const report = new AwsSolutionsChecks(stack.node.root, { verbose: true }).validateScope(stack);
-    const findings = report.violations.map(
-      (violation) =>
-        `${violation.severity} ${violation.ruleName}: ${violation.violatingResources.map((r) => r.constructPath).join(', ')}`,
-    );
-    expect(findings).toEqual([]);
+    expect(nagFindingsOf(stack)).toEqual([]);
   });
 });
 

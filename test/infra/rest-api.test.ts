@@ -8,7 +8,10 @@ import { REST_STAGE_NAME } from '#lib/constructs/rest-api';
 import { synthServiceStack } from './support/service-stack.ts';
 import {
   apiResourcePath,
+  expectInvokePermission,
+  invocationUriOf,
   logicalIdOf,
+  onlyResourceOfType,
   resourceOf,
   resourcesOfType,
   templateOfResource,
@@ -19,17 +22,7 @@ const restApi = stack.restApi;
 const restApiId = logicalIdOf(restApi.api);
 const stageId = logicalIdOf(restApi.api.deploymentStage);
 
-function onlyResourceOfType(type: string): string {
-  const matches = resourcesOfType(template, type);
-  expect(matches, `exactly one ${type}`).toHaveLength(1);
-  return (matches[0] as [string, unknown])[0];
-}
-
-const authorizerId = onlyResourceOfType('AWS::ApiGateway::Authorizer');
-
-/** `arn:…:lambda:path/2015-03-31/functions/<function ARN>/invocations` for the given function. */
-const invocationUriOf = (functionId: string) =>
-  Match.objectLike({ 'Fn::Join': ['', Match.arrayWith([{ 'Fn::GetAtt': [functionId, 'Arn'] }])] });
+const authorizerId = onlyResourceOfType(template, 'AWS::ApiGateway::Authorizer');
 
 describe('PartnerRestApi routes', () => {
   it('has exactly one method per route of REST_ROUTES', () => {
@@ -65,12 +58,10 @@ describe('PartnerRestApi routes', () => {
   it.each(REST_ROUTES)('$id may be invoked by API Gateway for its own method only', (route) => {
     const functionId = logicalIdOf(restApi.routeFunctions[route.id].lambda);
     const methodArnPath = `/${route.method}${resourcePath(route).replace(/\{[^}]+\}/g, '*')}`;
-    template.hasResourceProperties('AWS::Lambda::Permission', {
-      Action: 'lambda:InvokeFunction',
-      FunctionName: { 'Fn::GetAtt': [functionId, 'Arn'] },
-      Principal: 'apigateway.amazonaws.com',
-      SourceArn: { 'Fn::Join': ['', Match.arrayWith([{ Ref: stageId }, methodArnPath])] },
-    });
+    expectInvokePermission(template, functionId, 'apigateway.amazonaws.com', [
+      { Ref: stageId },
+      methodArnPath,
+    ]);
   });
 });
 
@@ -96,12 +87,10 @@ describe('PartnerRestApi authorizer', () => {
   });
 
   it('may be invoked by API Gateway as this API’s authorizer', () => {
-    template.hasResourceProperties('AWS::Lambda::Permission', {
-      Action: 'lambda:InvokeFunction',
-      FunctionName: { 'Fn::GetAtt': [authorizerFunctionId, 'Arn'] },
-      Principal: 'apigateway.amazonaws.com',
-      SourceArn: { 'Fn::Join': ['', Match.arrayWith(['/authorizers/', { Ref: authorizerId }])] },
-    });
+    expectInvokePermission(template, authorizerFunctionId, 'apigateway.amazonaws.com', [
+      '/authorizers/',
+      { Ref: authorizerId },
+    ]);
   });
 });
 

@@ -10,7 +10,7 @@ import { HEARTBEAT, WS_ROUTES } from '#contracts/websocket';
 import { DataTables } from '#lib/constructs/data-tables';
 import { ServiceFunction } from '#lib/constructs/service-function';
 import { PROJECT_ROOT } from '#scripts/lib/project';
-import { READ_ACTIONS, tableActionsOf, WRITE_ACTIONS } from './support/grants.ts';
+import { expectContractAccess, READ_ACTIONS, tableActionsOf, WRITE_ACTIONS } from './support/grants.ts';
 import { synthServiceStack, testApp } from './support/service-stack.ts';
 import {
   actionsOf,
@@ -144,17 +144,7 @@ describe.each(BOUND_FUNCTIONS)('$name table bindings', ({ tables, construct }) =
 
   it.each(TABLE_IDS)('has the contract’s access to %s and nothing more', (tableId) => {
     const actions = tableActionsOf(template, construct, stack.data.tables).get(tableId) ?? [];
-    const access = bound.get(tableId);
-    if (access === undefined) {
-      expect(actions).toEqual([]);
-      return;
-    }
-    expect(actions).toEqual(expect.arrayContaining(READ_ACTIONS));
-    if (access === 'read') {
-      expect(actions.filter((action) => WRITE_ACTIONS.includes(action))).toEqual([]);
-    } else {
-      expect(actions).toEqual(expect.arrayContaining(WRITE_ACTIONS));
-    }
+    expectContractAccess(actions, bound.get(tableId));
   });
 });
 

@@ -1,25 +1,24 @@
-import { Validations } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
-import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { INGEST_BATCH } from '#contracts/ingestion';
 import { INGEST } from '#contracts/routes';
 import { SERVICE_NAME } from '#contracts/runtime-settings';
 import { TABLE_IDS, TABLES, type TableBinding, type TableDefinition } from '#contracts/tables';
 import { ITERATOR_AGE_ALARM_THRESHOLD_MS } from '#lib/constructs/trade-ingestion';
+import { acknowledgementsOf, nagFindingsOf } from './support/cdk-nag.ts';
+import { describeEventSourceFailures } from './support/event-source-failures.ts';
 import {
   actionsOnResource,
   allowStatementsOf,
-  READ_ACTIONS,
+  expectContractAccess,
   tableActionsOf,
-  WRITE_ACTIONS,
 } from './support/grants.ts';
 import { synthServiceStack } from './support/service-stack.ts';
 import {
   actionsOf,
+  eventSourceMappingsOf,
   logicalIdOf,
   resourceOf,
-  resourcesOfType,
   templateOfResource,
 } from './support/template.ts';
 
@@ -30,10 +29,7 @@ const queueId = logicalIdOf(ingestion.deadLetterQueue);
 const functionId = logicalIdOf(ingestion.ingestFunction.lambda);
 
 /** The stack's event source mappings that invoke the ingest function. */
-const ingestMappings = () =>
-  resourcesOfType(template, 'AWS::Lambda::EventSourceMapping').filter(
-    ([, mapping]) => mapping.Properties.FunctionName?.Ref === functionId,
-  );
+const ingestMappings = () => eventSourceMappingsOf(template, functionId);
 
 const mapping = () => {
   const [only] = ingestMappings();
@@ -94,12 +90,6 @@ describe('TradeIngestion event source mapping', () => {
     expect(mapping()[property]).toEqual(value);
   });
 
-  it('sends the batches it gives up on to the dead-letter queue', () => {
-    expect(mapping().DestinationConfig).toEqual({
-      OnFailure: { Destination: { 'Fn::GetAtt': [queueId, 'Arn'] } },
-    });
-  });
-
   it('gives up on a record while the stream still holds it, so it can be re-read and replayed', () => {
     const retentionSeconds = resourceOf(template, streamId).Properties.RetentionPeriodHours * 3600;
     expect(mapping().MaximumRecordAgeInSeconds).toBeGreaterThan(0);
@@ -135,17 +125,8 @@ describe('TradeIngestion ingest function', () => {
 
   it.each(TABLE_IDS)('has INGEST’s access to %s and nothing more', (tableId) => {
     const actions = tableActionsOf(template, ingestion.ingestFunction, stack.data.tables).get(tableId);
-    const access = bindings.get(tableId);
-    if (access === undefined) {
-      expect(actions).toEqual([]);
-      return;
-    }
-    expect(actions).toEqual(expect.arrayContaining(READ_ACTIONS));
-    if (access === 'write') {
-      expect(actions).toEqual(expect.arrayContaining(WRITE_ACTIONS));
-    } else {
-      expect(actions?.filter((action) => WRITE_ACTIONS.includes(action))).toEqual([]);
-    }
+    expect(actions).toBeDefined();
+    expectContractAccess(actions ?? [], bindings.get(tableId));
   });
 
   it('may read the trades stream but not put records on it', () => {
@@ -163,12 +144,6 @@ describe('TradeIngestion ingest function', () => {
     expect(actions).not.toContain('kinesis:PutRecords');
   });
 
-  it('may send to the dead-letter queue but not receive, delete or purge', () => {
-    const actions = actionsOnResource(template, ingestion.ingestFunction, queueId);
-    expect(actions).toContain('sqs:SendMessage');
-    expect(actions.filter((action) => /^sqs:(Receive|Delete|Purge|ChangeMessage)/.test(action))).toEqual([]);
-  });
-
   it('has Kinesis and SQS permissions on the trades stream and its dead-letter queue only', () => {
     const statements = allowStatementsOf(template, ingestion.ingestFunction).filter((statement) =>
       actionsOf(statement).some((action) => /^(kinesis|sqs):/.test(action)),
@@ -184,102 +159,25 @@ describe('TradeIngestion ingest function', () => {
   });
 });
 
-describe('TradeIngestion dead-letter queue', () => {
-  it('is encrypted with SQS-managed keys and keeps messages for 14 days', () => {
-    templateOfResource(template, queueId).hasResourceProperties('AWS::SQS::Queue', {
-      SqsManagedSseEnabled: true,
-      MessageRetentionPeriod: 14 * 24 * 3600,
-    });
-  });
-
-  it('refuses requests that do not use TLS', () => {
-    template.hasResourceProperties('AWS::SQS::QueuePolicy', {
-      Queues: [{ Ref: queueId }],
-      PolicyDocument: {
-        Statement: Match.arrayWith([
-          {
-            Effect: 'Deny',
-            Principal: { AWS: '*' },
-            Action: 'sqs:*',
-            Resource: { 'Fn::GetAtt': [queueId, 'Arn'] },
-            Condition: { Bool: { 'aws:SecureTransport': 'false' } },
-          },
-        ]),
-      },
-    });
-  });
-});
-
-describe('TradeIngestion alarms', () => {
-  it('alarms as soon as the dead-letter queue holds a message', () => {
-    templateOfResource(template, logicalIdOf(ingestion.deadLetterAlarm)).hasResourceProperties(
-      'AWS::CloudWatch::Alarm',
-      {
-        Namespace: 'AWS/SQS',
-        MetricName: 'ApproximateNumberOfMessagesVisible',
-        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } }],
-        Statistic: 'Maximum',
-        Period: 60,
-        ComparisonOperator: 'GreaterThanThreshold',
-        Threshold: 0,
-        EvaluationPeriods: 1,
-        TreatMissingData: 'notBreaching',
-      },
-    );
-  });
-
-  it('alarms when the ingest function reads trades over a minute old for three minutes', () => {
-    expect(ITERATOR_AGE_ALARM_THRESHOLD_MS).toBe(60_000);
-    templateOfResource(template, logicalIdOf(ingestion.iteratorAgeAlarm)).hasResourceProperties(
-      'AWS::CloudWatch::Alarm',
-      {
-        Namespace: 'AWS/Lambda',
-        MetricName: 'IteratorAge',
-        Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId } }],
-        Statistic: 'Maximum',
-        Period: 60,
-        ComparisonOperator: 'GreaterThanThreshold',
-        Threshold: ITERATOR_AGE_ALARM_THRESHOLD_MS,
-        EvaluationPeriods: 3,
-        TreatMissingData: 'notBreaching',
-      },
-    );
-  });
-
-  it('only sets alarm state: no actions and no SNS topic', () => {
-    for (const alarm of [ingestion.deadLetterAlarm, ingestion.iteratorAgeAlarm]) {
-      templateOfResource(template, logicalIdOf(alarm)).hasResourceProperties('AWS::CloudWatch::Alarm', {
-        AlarmActions: Match.absent(),
-        OKActions: Match.absent(),
-        InsufficientDataActions: Match.absent(),
-      });
-    }
-    template.resourceCountIs('AWS::SNS::Topic', 0);
-  });
+describeEventSourceFailures({
+  name: 'TradeIngestion',
+  template,
+  consumer: ingestion.ingestFunction,
+  failures: ingestion,
+  iteratorAge: {
+    title: 'alarms when the ingest function reads trades over a minute old for three minutes',
+    thresholdMs: ITERATOR_AGE_ALARM_THRESHOLD_MS,
+    expectedMs: 60_000,
+  },
 });
 
 describe('TradeIngestion cdk-nag', () => {
   it('has no unacknowledged AwsSolutions finding', () => {
-    const report = new AwsSolutionsChecks(stack.node.root, { verbose: true }).validateScope(ingestion);
-    const findings = report.violations.map(
-      (violation) =>
-        `${violation.severity} ${violation.ruleName}: ${violation.violatingResources.map((r) => r.constructPath).join(', ')}`,
-    );
-    expect(findings).toEqual([]);
+    expect(nagFindingsOf(ingestion)).toEqual([]);
   });
 
   it('acknowledges only SQS3 on the dead-letter queue beyond the shared function ones, each with a reason', () => {
-    const acknowledged = ingestion.node.findAll().flatMap((construct) =>
-      construct.node.metadata
-        .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
-        .flatMap((entry) =>
-          Object.entries(entry.data as Record<string, string>).map(([rule, reason]) => ({
-            path: construct.node.path,
-            rule: rule.replace(/^annotation::/i, ''),
-            reason,
-          })),
-        ),
-    );
+    const acknowledged = acknowledgementsOf(ingestion);
     const tablesWithIndexes = INGEST.tables.filter(
       ({ table }) => (TABLES[table] as TableDefinition).indexes !== undefined,
     );

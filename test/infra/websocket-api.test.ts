@@ -1,21 +1,24 @@
-import { App, Validations } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { STACK_NAME, STACK_OUTPUTS } from '#contracts/stack-outputs';
+import { STACK_OUTPUTS } from '#contracts/stack-outputs';
 import { type KeyAttribute, TABLES, type TableDefinition } from '#contracts/tables';
 import { CALLBACK_URL_ENV, WS_BASE_PATH, WS_ROUTES, WS_STAGE } from '#contracts/websocket';
 import type { ServiceFunction } from '#lib/constructs/service-function';
 import { WS_API_MAPPING_KEY } from '#lib/constructs/websocket-api';
-import { MarketDataStack, WS_DOMAIN_CONTEXT } from '#lib/market-data-stack';
+import { WS_DOMAIN_CONTEXT } from '#lib/market-data-stack';
+import { acknowledgementsOf, nagFindingsOf, specificAcknowledgements } from './support/cdk-nag.ts';
 import { allowStatementsOf } from './support/grants.ts';
-import { synthServiceStack, TEST_CONTEXT } from './support/service-stack.ts';
+import { synthServiceStack } from './support/service-stack.ts';
 import {
   actionsOf,
+  expectInvokePermission,
+  invocationUriOf,
   logicalIdOf,
+  onlyResourceOfType,
   resourceOf,
   resourcesOfType,
   templateOfResource,
+  webSocketStageUrlOf,
 } from './support/template.ts';
 
 const { stack, template } = synthServiceStack();
@@ -24,33 +27,10 @@ const apiId = logicalIdOf(webSocket.api);
 const stageId = logicalIdOf(webSocket.stage);
 const authorizerFunctionId = logicalIdOf(stack.restApi.authorizerFunction.lambda);
 
-function onlyResourceOfType(type: string): string {
-  const matches = resourcesOfType(template, type);
-  expect(matches, `exactly one ${type}`).toHaveLength(1);
-  return (matches[0] as [string, unknown])[0];
-}
+const authorizerId = onlyResourceOfType(template, 'AWS::ApiGatewayV2::Authorizer');
 
-const authorizerId = onlyResourceOfType('AWS::ApiGatewayV2::Authorizer');
-
-/** `arn:…:lambda:path/2015-03-31/functions/<function ARN>/invocations` for the given function. */
-const invocationUriOf = (functionId: string) =>
-  Match.objectLike({ 'Fn::Join': ['', Match.arrayWith([{ 'Fn::GetAtt': [functionId, 'Arn'] }])] });
-
-/** `https://<api id>.execute-api.<region>.<suffix>/live`: the stage's `@connections` endpoint. */
-const CALLBACK_URL = {
-  'Fn::Join': [
-    '',
-    [
-      'https://',
-      { Ref: apiId },
-      '.execute-api.',
-      { Ref: 'AWS::Region' },
-      '.',
-      { Ref: 'AWS::URLSuffix' },
-      `/${WS_STAGE}`,
-    ],
-  ],
-};
+/** The stage's `@connections` endpoint. */
+const CALLBACK_URL = webSocketStageUrlOf('https', apiId);
 
 /** The resource of `execute-api:ManageConnections` on the live stage's connections. */
 const CONNECTIONS_ARN = {
@@ -128,12 +108,10 @@ describe.each(WS_ROUTES)('PartnerWebSocketApi route $routeKey', (route) => {
   });
 
   it('may be invoked by API Gateway for its own route only', () => {
-    template.hasResourceProperties('AWS::Lambda::Permission', {
-      Action: 'lambda:InvokeFunction',
-      FunctionName: { 'Fn::GetAtt': [functionId, 'Arn'] },
-      Principal: 'apigateway.amazonaws.com',
-      SourceArn: { 'Fn::Join': ['', Match.arrayWith([{ Ref: apiId }, `/*${route.routeKey}`])] },
-    });
+    expectInvokePermission(template, functionId, 'apigateway.amazonaws.com', [
+      { Ref: apiId },
+      `/*${route.routeKey}`,
+    ]);
   });
 
   it(
@@ -169,14 +147,11 @@ describe('PartnerWebSocketApi $connect authorizer', () => {
   });
 
   it('may invoke the REST authorizer function as this API’s authorizer', () => {
-    template.hasResourceProperties('AWS::Lambda::Permission', {
-      Action: 'lambda:InvokeFunction',
-      FunctionName: { 'Fn::GetAtt': [authorizerFunctionId, 'Arn'] },
-      Principal: 'apigateway.amazonaws.com',
-      SourceArn: {
-        'Fn::Join': ['', Match.arrayWith([{ Ref: apiId }, '/authorizers/', { Ref: authorizerId }])],
-      },
-    });
+    expectInvokePermission(template, authorizerFunctionId, 'apigateway.amazonaws.com', [
+      { Ref: apiId },
+      '/authorizers/',
+      { Ref: authorizerId },
+    ]);
   });
 });
 
@@ -312,22 +287,7 @@ describe('WebSocket tables', () => {
 
 describe('WebSocket stack outputs', () => {
   it('publishes the stage URL as the WebSocket URL when no custom domain is configured', () => {
-    template.hasOutput(STACK_OUTPUTS.webSocketUrl, {
-      Value: {
-        'Fn::Join': [
-          '',
-          [
-            'wss://',
-            { Ref: apiId },
-            '.execute-api.',
-            { Ref: 'AWS::Region' },
-            '.',
-            { Ref: 'AWS::URLSuffix' },
-            `/${WS_STAGE}`,
-          ],
-        ],
-      },
-    });
+    template.hasOutput(STACK_OUTPUTS.webSocketUrl, { Value: webSocketStageUrlOf('wss', apiId) });
   });
 
   it('publishes the WebSocket API id', () => {
@@ -339,14 +299,10 @@ describe('PartnerWebSocketApi custom domain', () => {
   const DOMAIN = 'stream.example.com';
   const CERTIFICATE_ARN =
     'arn:aws:acm:eu-west-1:123456789012:certificate/0c8d1e7a-7b1f-4c55-9c38-1d2f0e0a1b2c';
-  const withContext = (context: Record<string, string>) =>
-    new MarketDataStack(new App({ context: { ...TEST_CONTEXT, ...context } }), STACK_NAME);
-
-  const domainStack = withContext({
+  const { stack: domainStack, template: domainTemplate } = synthServiceStack({
     [WS_DOMAIN_CONTEXT.domainName]: DOMAIN,
     [WS_DOMAIN_CONTEXT.certificateArn]: CERTIFICATE_ARN,
   });
-  const domainTemplate = Template.fromStack(domainStack);
   const domain = domainStack.webSocketApi.domainName;
 
   it('maps the stage under the versioned path, without its leading slash', () => {
@@ -375,47 +331,26 @@ describe('PartnerWebSocketApi custom domain', () => {
   });
 
   it('passes the cdk-nag AwsSolutions checks with the domain too', () => {
-    const report = new AwsSolutionsChecks(domainStack.node.root, { verbose: true }).validateScope(
-      domainStack,
-    );
-    expect(report.violations.map((violation) => violation.ruleName)).toEqual([]);
+    expect(nagFindingsOf(domainStack)).toEqual([]);
   });
 
   it.each<Record<string, string>>([
     { [WS_DOMAIN_CONTEXT.domainName]: DOMAIN },
     { [WS_DOMAIN_CONTEXT.certificateArn]: CERTIFICATE_ARN },
   ])('refuses half a domain configuration (%o)', (context) => {
-    expect(() => withContext(context)).toThrow(/set both wsDomainName and wsCertificateArn/);
+    expect(() => synthServiceStack(context)).toThrow(/set both wsDomainName and wsCertificateArn/);
   });
 });
 
 describe('PartnerWebSocketApi cdk-nag', () => {
   it('has no unacknowledged AwsSolutions finding', () => {
-    const report = new AwsSolutionsChecks(stack.node.root, { verbose: true }).validateScope(webSocket);
-    const findings = report.violations.map(
-      (violation) =>
-        `${violation.severity} ${violation.ruleName}: ${violation.violatingResources.map((r) => r.constructPath).join(', ')}`,
-    );
-    expect(findings).toEqual([]);
+    expect(nagFindingsOf(webSocket)).toEqual([]);
   });
 
   it('acknowledges APIG4 on the API and the connection grants, beyond the shared function ones', () => {
-    const acknowledged = webSocket.node.findAll().flatMap((construct) =>
-      construct.node.metadata
-        .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
-        .flatMap((entry) =>
-          Object.entries(entry.data as Record<string, string>).map(([rule, reason]) => ({
-            path: construct.node.path,
-            rule: rule.replace(/^annotation::/i, ''),
-            reason,
-          })),
-        ),
-    );
-    const specific = acknowledged
-      .map(({ path, rule }) => `${path} ${rule}`)
-      .filter((entry) => !/AwsSolutions-L1$|IAM5\[Resource::\*\]$|\/index\/\*\]$/.test(entry));
+    const acknowledged = acknowledgementsOf(webSocket);
     const connectionsFinding = `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<${apiId}>/${WS_STAGE}/*/@connections/*]`;
-    expect(specific.sort()).toEqual(
+    expect(specificAcknowledgements(acknowledged).sort()).toEqual(
       [
         `${webSocket.api.node.path} AwsSolutions-APIG4`,
         `${webSocket.routeFunctions.connect.node.path} ${connectionsFinding}`,

@@ -1,5 +1,6 @@
 import type { Template } from 'aws-cdk-lib/assertions';
-import { TABLE_IDS, type TableId } from '#contracts/tables';
+import { expect } from 'vitest';
+import { TABLE_IDS, type TableAccess, type TableId } from '#contracts/tables';
 import type { TableMap } from '#lib/constructs/data-tables';
 import type { ServiceFunction } from '#lib/constructs/service-function';
 import {
@@ -44,4 +45,21 @@ export function tableActionsOf(
   return new Map(
     TABLE_IDS.map((tableId) => [tableId, actionsOnResource(template, fn, logicalIdOf(tables[tableId]))]),
   );
+}
+
+/**
+ * Asserts a function's actions on one table match its contract binding: none without a binding, the reads
+ * for a read binding (and no write), the reads and the writes for a write binding.
+ */
+export function expectContractAccess(actions: readonly string[], access: TableAccess | undefined): void {
+  if (access === undefined) {
+    expect(actions).toEqual([]);
+    return;
+  }
+  expect(actions).toEqual(expect.arrayContaining(READ_ACTIONS));
+  if (access === 'write') {
+    expect(actions).toEqual(expect.arrayContaining(WRITE_ACTIONS));
+  } else {
+    expect(actions.filter((action) => WRITE_ACTIONS.includes(action))).toEqual([]);
+  }
 }

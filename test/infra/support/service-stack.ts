@@ -10,11 +10,16 @@ import cdkJson from '../../../cdk.json' with { type: 'json' };
  */
 export const TEST_CONTEXT = { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] };
 
-export function testApp(): App {
-  return new App({ context: TEST_CONTEXT });
+/** An app with the test context, plus any extra context (e.g. `cdk deploy -c key=value`). */
+export function testApp(context: Readonly<Record<string, string>> = {}): App {
+  return new App({ context: { ...TEST_CONTEXT, ...context } });
 }
 
-export function synthServiceStack(): { stack: MarketDataStack; template: Template } {
-  const stack = new MarketDataStack(testApp(), STACK_NAME);
+/** The service stack and its template, synthesized in memory with the test context plus any extra context. */
+export function synthServiceStack(context: Readonly<Record<string, string>> = {}): {
+  stack: MarketDataStack;
+  template: Template;
+} {
+  const stack = new MarketDataStack(testApp(context), STACK_NAME);
   return { stack, template: Template.fromStack(stack) };
 }

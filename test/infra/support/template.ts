@@ -1,6 +1,8 @@
 import { CfnElement, Stack } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
+import { expect } from 'vitest';
+import { WS_STAGE } from '#contracts/websocket';
 
 /** A synthesized resource as the template holds it; tests read the parts they assert on. */
 export interface ResourceJson {
@@ -42,6 +44,63 @@ export function templateOfResource(template: Template, logicalId: string): Templ
 
 export function resourcesOfType(template: Template, type: string): [string, ResourceJson][] {
   return Object.entries(resourcesOf(template)).filter(([, resource]) => resource.Type === type);
+}
+
+/** The logical id of the template's one resource of a type; fails the test if there are none or several. */
+export function onlyResourceOfType(template: Template, type: string): string {
+  const matches = resourcesOfType(template, type);
+  expect(matches, `exactly one ${type}`).toHaveLength(1);
+  return (matches[0] as [string, unknown])[0];
+}
+
+/** The event source mappings that invoke a function, by the function's logical id. */
+export function eventSourceMappingsOf(template: Template, functionId: string): [string, ResourceJson][] {
+  return resourcesOfType(template, 'AWS::Lambda::EventSourceMapping').filter(
+    ([, mapping]) => mapping.Properties.FunctionName?.Ref === functionId,
+  );
+}
+
+/** `arn:…:lambda:path/2015-03-31/functions/<function ARN>/invocations` for the given function. */
+export const invocationUriOf = (functionId: string) =>
+  Match.objectLike({ 'Fn::Join': ['', Match.arrayWith([{ 'Fn::GetAtt': [functionId, 'Arn'] }])] });
+
+/**
+ * Asserts a permission (AWS::Lambda::Permission) for a service principal to invoke a function; with
+ * `sourceArnParts`, only from a source ARN joined from parts that include those.
+ */
+export function expectInvokePermission(
+  template: Template,
+  functionId: string,
+  principal: string,
+  sourceArnParts?: unknown[],
+): void {
+  template.hasResourceProperties('AWS::Lambda::Permission', {
+    Action: 'lambda:InvokeFunction',
+    FunctionName: { 'Fn::GetAtt': [functionId, 'Arn'] },
+    Principal: principal,
+    ...(sourceArnParts ? { SourceArn: { 'Fn::Join': ['', Match.arrayWith(sourceArnParts)] } } : {}),
+  });
+}
+
+/**
+ * `<scheme>://<api id>.execute-api.<region>.<suffix>/live`, the WebSocket stage's URL: with https, the
+ * `@connections` endpoint; with wss, where partners connect when there is no custom domain.
+ */
+export function webSocketStageUrlOf(scheme: 'https' | 'wss', apiId: string): unknown {
+  return {
+    'Fn::Join': [
+      '',
+      [
+        `${scheme}://`,
+        { Ref: apiId },
+        '.execute-api.',
+        { Ref: 'AWS::Region' },
+        '.',
+        { Ref: 'AWS::URLSuffix' },
+        `/${WS_STAGE}`,
+      ],
+    ],
+  };
 }
 
 /**
