@@ -10,6 +10,12 @@ import { PartnerRestApi } from './constructs/rest-api.ts';
 import { TradeIngestion } from './constructs/trade-ingestion.ts';
 import { PartnerWebSocketApi, type WebSocketCustomDomain } from './constructs/websocket-api.ts';
 
+/**
+ * `cdk deploy -c webSocket=false` leaves out the WebSocket API, the fan-out and the heartbeat: LocalStack's
+ * free plan has no API Gateway V2 (`npm run deploy:local` sets it unless LOCALSTACK_WEBSOCKET=1).
+ */
+export const WEB_SOCKET_CONTEXT = 'webSocket';
+
 /** The CDK context keys (`cdk deploy -c wsDomainName=... -c wsCertificateArn=...`) of the WebSocket domain. */
 export const WS_DOMAIN_CONTEXT = {
   domainName: 'wsDomainName',
@@ -26,9 +32,10 @@ export const WS_DOMAIN_CONTEXT = {
 export class MarketDataStack extends Stack {
   readonly data: DataTables;
   readonly restApi: PartnerRestApi;
-  readonly webSocketApi: PartnerWebSocketApi;
-  readonly fanOut: EventFanOut;
-  readonly heartbeat: Heartbeat;
+  /** Absent with `-c webSocket=false`. */
+  readonly webSocketApi?: PartnerWebSocketApi;
+  readonly fanOut?: EventFanOut;
+  readonly heartbeat?: Heartbeat;
   readonly ingestion: TradeIngestion;
   readonly clockTick: ClockTick;
 
@@ -40,19 +47,23 @@ export class MarketDataStack extends Stack {
 
     this.data = new DataTables(this, 'Tables');
     this.restApi = new PartnerRestApi(this, 'RestApi', { tables: this.data.tables });
-    this.webSocketApi = new PartnerWebSocketApi(this, 'WebSocketApi', {
-      tables: this.data.tables,
-      authorizerFunction: this.restApi.authorizerFunction,
-      customDomain: webSocketDomainFromContext(this),
-    });
-    this.fanOut = new EventFanOut(this, 'FanOut', {
-      tables: this.data.tables,
-      stage: this.webSocketApi.stage,
-    });
-    this.heartbeat = new Heartbeat(this, 'Heartbeat', {
-      tables: this.data.tables,
-      stage: this.webSocketApi.stage,
-    });
+    if (this.node.tryGetContext(WEB_SOCKET_CONTEXT) !== 'false') {
+      this.webSocketApi = new PartnerWebSocketApi(this, 'WebSocketApi', {
+        tables: this.data.tables,
+        authorizerFunction: this.restApi.authorizerFunction,
+        customDomain: webSocketDomainFromContext(this),
+      });
+      this.fanOut = new EventFanOut(this, 'FanOut', {
+        tables: this.data.tables,
+        stage: this.webSocketApi.stage,
+      });
+      this.heartbeat = new Heartbeat(this, 'Heartbeat', {
+        tables: this.data.tables,
+        stage: this.webSocketApi.stage,
+      });
+      new CfnOutput(this, STACK_OUTPUTS.webSocketUrl, { value: this.webSocketApi.url });
+      new CfnOutput(this, STACK_OUTPUTS.webSocketApiId, { value: this.webSocketApi.api.apiId });
+    }
     this.ingestion = new TradeIngestion(this, 'Ingestion', { tables: this.data.tables });
     this.clockTick = new ClockTick(this, 'ClockTick', { tables: this.data.tables });
 
@@ -62,8 +73,6 @@ export class MarketDataStack extends Stack {
     new CfnOutput(this, STACK_OUTPUTS.restApiUrl, { value: this.restApi.baseUrl });
     new CfnOutput(this, STACK_OUTPUTS.restApiId, { value: this.restApi.api.restApiId });
     new CfnOutput(this, STACK_OUTPUTS.usagePlanId, { value: this.restApi.usagePlan.usagePlanId });
-    new CfnOutput(this, STACK_OUTPUTS.webSocketUrl, { value: this.webSocketApi.url });
-    new CfnOutput(this, STACK_OUTPUTS.webSocketApiId, { value: this.webSocketApi.api.apiId });
     new CfnOutput(this, STACK_OUTPUTS.tradeStreamName, { value: this.ingestion.stream.streamName });
     for (const tableId of TABLE_IDS) {
       new CfnOutput(this, tableOutputName(tableId), { value: this.data.tables[tableId].tableName });

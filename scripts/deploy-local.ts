@@ -8,6 +8,9 @@
  *                           which the CDK's virtual-hosted-style bucket addresses need (`bucket.localhost`
  *                           does not resolve for the CDK, per LocalStack's cdklocal)
  *   LOCALSTACK_REGION       region to deploy to (default us-east-1)
+ *   LOCALSTACK_WEBSOCKET    1 to deploy the WebSocket API, fan-out and heartbeat too: they need API Gateway V2,
+ *                           which LocalStack has from its Base plan only; by default they are left out
+ *                           (`-c webSocket=false`) and the REST API, ingestion and tables deploy on the free plan
  *   Extra arguments go to `cdk deploy`, e.g. `npm run deploy:local -- --hotswap`.
  *
  * This does what LocalStack's `cdklocal` wrapper does for aws-cdk >= 2.177 (localstack/aws-cdk-local,
@@ -54,5 +57,6 @@ function cdk(args: readonly string[]): void {
   }
 }
 
+const webSocket = process.env.LOCALSTACK_WEBSOCKET === '1' ? [] : ['--context', 'webSocket=false'];
 cdk(['bootstrap']);
-cdk(['deploy', STACK_NAME, '--require-approval', 'never', ...process.argv.slice(2)]);
+cdk(['deploy', STACK_NAME, '--require-approval', 'never', ...webSocket, ...process.argv.slice(2)]);

@@ -3,14 +3,15 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Token } from 'aws-cdk-lib';
-import { Match } from 'aws-cdk-lib/assertions';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REST_BASE_PATH, REST_ROUTES } from '#contracts/routes';
 import { STACK_NAME, STACK_OUTPUTS, tableOutputName } from '#contracts/stack-outputs';
 import { TABLE_IDS } from '#contracts/tables';
+import { MarketDataStack, WEB_SOCKET_CONTEXT } from '#lib/market-data-stack';
 import { PROJECT_ROOT } from '#scripts/lib/project';
 import { nagFindingsOf } from './support/cdk-nag.ts';
-import { synthServiceStack, TEST_CONTEXT } from './support/service-stack.ts';
+import { synthServiceStack, TEST_CONTEXT, testApp } from './support/service-stack.ts';
 import { logicalIdOf } from './support/template.ts';
 
 const { stack, template } = synthServiceStack();
@@ -51,6 +52,32 @@ describe('MarketDataStack', () => {
   });
 
   it('passes the cdk-nag AwsSolutions checks, every finding fixed or acknowledged with a reason', () => {
+    expect(nagFindingsOf(stack)).toEqual([]);
+  });
+});
+
+describe('MarketDataStack with -c webSocket=false (LocalStack free plan)', () => {
+  const stack = new MarketDataStack(testApp({ [WEB_SOCKET_CONTEXT]: 'false' }), STACK_NAME);
+  const resources = Template.fromStack(stack).toJSON().Resources as Record<string, { Type: string }>;
+
+  it('leaves out every API Gateway V2 resource, the fan-out and the heartbeat', () => {
+    expect(Object.values(resources).filter(({ Type }) => Type.startsWith('AWS::ApiGatewayV2::'))).toEqual([]);
+    expect(
+      Object.values(resources).filter(({ Type }) => Type === 'AWS::Lambda::EventSourceMapping'),
+    ).toHaveLength(1);
+    expect([stack.webSocketApi, stack.fanOut, stack.heartbeat]).toEqual([undefined, undefined, undefined]);
+  });
+
+  it('keeps the REST API, ingestion, the clock tick and every table, with no WebSocket outputs', () => {
+    expect(Object.values(resources).filter(({ Type }) => Type === 'AWS::ApiGateway::RestApi')).toHaveLength(
+      1,
+    );
+    expect(Object.values(resources).filter(({ Type }) => Type === 'AWS::DynamoDB::Table')).toHaveLength(
+      TABLE_IDS.length,
+    );
+    const outputs = Object.keys(Template.fromStack(stack).toJSON().Outputs);
+    expect(outputs).not.toContain(STACK_OUTPUTS.webSocketUrl);
+    expect(outputs).toContain(STACK_OUTPUTS.restApiUrl);
     expect(nagFindingsOf(stack)).toEqual([]);
   });
 });

@@ -15,11 +15,20 @@ export function testApp(context: Readonly<Record<string, string>> = {}): App {
   return new App({ context: { ...TEST_CONTEXT, ...context } });
 }
 
+/** The whole service stack: with its WebSocket parts (they are left out only with `-c webSocket=false`). */
+export type FullServiceStack = MarketDataStack &
+  Required<Pick<MarketDataStack, 'webSocketApi' | 'fanOut' | 'heartbeat'>>;
+
+function isFull(stack: MarketDataStack): stack is FullServiceStack {
+  return stack.webSocketApi !== undefined && stack.fanOut !== undefined && stack.heartbeat !== undefined;
+}
+
 /** The service stack and its template, synthesized in memory with the test context plus any extra context. */
 export function synthServiceStack(context: Readonly<Record<string, string>> = {}): {
-  stack: MarketDataStack;
+  stack: FullServiceStack;
   template: Template;
 } {
   const stack = new MarketDataStack(testApp(context), STACK_NAME);
+  if (!isFull(stack)) throw new Error('the service stack was synthesized without its WebSocket parts');
   return { stack, template: Template.fromStack(stack) };
 }
