@@ -1,7 +1,7 @@
 /**
  * What the benchmarks share: the seeded synthetic trade streams (scripts/bench/aggregation.ts,
  * scripts/bench/strat.ts), timing with warm-up and median, percentiles and lag figures
- * (scripts/bench/pipeline.ts), and printing a benchmark run on its own.
+ * (scripts/bench/pipeline.ts, scripts/bench/websocket.ts), sleeping, and printing a benchmark run on its own.
  */
 import { pathToFileURL } from 'node:url';
 import type { Trade } from '#domain/aggregation';
@@ -150,19 +150,27 @@ export function runsFigure(timed = TIMED_RUNS): string {
   return `${timed} timed after ${WARM_UP_RUNS} warm-up`;
 }
 
+/** p50, p99 and the maximum of lags, in whole milliseconds. */
+export function lagSummary(lagsMs: readonly number[]): { p50: number; p99: number; max: number } {
+  const sorted = [...lagsMs].sort((a, b) => a - b);
+  return {
+    p50: Math.round(percentile(sorted, 50)),
+    p99: Math.round(percentile(sorted, 99)),
+    max: Math.round(sorted.at(-1) ?? 0),
+  };
+}
+
 /** The figures of a lag measurement: p50 and p99 in whole milliseconds, and how many probes. */
 export function lagFigures(lagsMs: readonly number[]): {
   'p50 ms': number;
   'p99 ms': number;
   probes: number;
 } {
-  const sorted = [...lagsMs].sort((a, b) => a - b);
-  return {
-    'p50 ms': Math.round(percentile(sorted, 50)),
-    'p99 ms': Math.round(percentile(sorted, 99)),
-    probes: sorted.length,
-  };
+  const { p50, p99 } = lagSummary(lagsMs);
+  return { 'p50 ms': p50, 'p99 ms': p99, probes: lagsMs.length };
 }
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** When the module at `moduleUrl` is the one run (`npx tsx scripts/bench/<name>.ts`), runs and prints `bench`. */
 export async function printWhenMain(moduleUrl: string, bench: () => Promise<BenchResult[]>): Promise<void> {

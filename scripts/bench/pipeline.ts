@@ -7,7 +7,7 @@ import { UNIVERSE_CSV } from '../lib/project.ts';
 import { localDocumentClient } from '../local/dynamo.ts';
 import { type LocalStack, startLocalStack } from '../local/stack.ts';
 import { localTableName } from '../local/tables.ts';
-import { lagFigures } from './harness.ts';
+import { lagFigures, sleep } from './harness.ts';
 import { loadUrl } from './http.ts';
 import type { BenchResult } from './types.ts';
 
@@ -68,7 +68,7 @@ async function lag(stack: LocalStack): Promise<BenchResult> {
         const response = await fetch(`${stack.restUrl}/candles/SPY?interval=1m&limit=1`, { headers });
         const body = (await response.json()) as { bars: { close: number }[] };
         if (body.bars.at(-1)?.close === price) break;
-        await new Promise((resolve) => setTimeout(resolve, 2));
+        await sleep(2);
       }
       lags.push(performance.now() - started);
     }
@@ -151,7 +151,7 @@ async function alertLag(stack: LocalStack): Promise<BenchResult> {
         { headers },
       );
       if (((await response.json()) as { items: unknown[] }).items.length > 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 2));
+      await sleep(2);
     }
     lags.push(performance.now() - started);
   }
