@@ -53,7 +53,7 @@ export async function closeConnection(
  * Whether a connection may stay open, judged as its handshake was: its key revoked (or gone) is 4401, its
  * account's entitlement lapsed or the key without `ws:connect` is 4403. `undefined`: it stays.
  */
-export async function revokedStanding(
+export async function closeCodeIfAccessWithdrawn(
   connection: Pick<ConnectionRecord, 'keyId'>,
   lookupCredential: CredentialLookup,
 ): Promise<CloseCode | undefined> {

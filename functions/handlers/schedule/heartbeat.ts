@@ -1,7 +1,7 @@
 import pLimit from 'p-limit';
 import { FAN_OUT } from '#contracts/websocket';
 import { HEARTBEAT_MESSAGE } from '#domain/streaming/messages';
-import { closeConnection, revokedStanding, type SessionPorts } from '#domain/streaming/session';
+import { closeCodeIfAccessWithdrawn, closeConnection, type SessionPorts } from '#domain/streaming/session';
 import type { CredentialLookup } from '#ports/credentials';
 import type { ConnectionRecord } from '#ports/websocket';
 import { cachedCredentialLookup } from '#runtime/credential-lookup';
@@ -41,7 +41,7 @@ export const createHandler =
     const counts = { sent: 0, gone: 0, closed: 0, failed: 0 };
 
     const visit = async (connection: ConnectionRecord) => {
-      const closeCode = await revokedStanding(connection, credentials);
+      const closeCode = await closeCodeIfAccessWithdrawn(connection, credentials);
       if (closeCode !== undefined) {
         counts.closed += 1;
         await ports.clients.close(connection.connectionId, closeCode);
