@@ -93,6 +93,9 @@ export const WS_ROUTES = [
   },
 ] as const satisfies readonly WsRoute[];
 
+/** Concurrent PostToConnection calls per invocation (the fan-out's pushes, the heartbeat's beats). */
+export const POST_CONCURRENCY = 32;
+
 /**
  * The fan-out Lambda (ARCHITECTURE A3): the source tables' streams, posted to subscribed connections.
  * `batch` is the event source mappings' setting, the same on AWS and in the local stack.
@@ -117,14 +120,11 @@ export const FAN_OUT = {
     /** Concurrent batches per stream shard; DynamoDB Streams keep each key's records in order. */
     parallelizationFactor: 4,
   },
-  /** Concurrent PostToConnection calls per invocation. */
-  postConcurrency: 32,
 } as const satisfies {
   handler: string;
   sources: readonly TableId[];
   tables: readonly TableBinding[];
   batch: Record<string, number>;
-  postConcurrency: number;
 };
 
 /**

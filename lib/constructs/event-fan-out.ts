@@ -46,7 +46,7 @@ export class EventFanOut extends Construct implements EventSourceFailures {
       description: 'DynamoDB Streams of prices, states, alerts and breaks pushed to subscribed connections',
       tables: props.tables,
       bindings: FAN_OUT.tables,
-      // The work is I/O: up to 100 records, a Query per topic and FAN_OUT.postConcurrency PostToConnection
+      // The work is I/O: up to 100 records, a Query per topic and POST_CONCURRENCY PostToConnection
       // calls in flight. 512 MB (the service default) gives ARM enough CPU for the JSON and TLS; 30 s covers
       // a burst to many subscribers with SDK retries, yet lets a stuck batch go back to its shard quickly.
       memorySize: 512,

@@ -26,7 +26,7 @@ export class Heartbeat extends ScheduledFunction {
       description: `Every ${HEARTBEAT.intervalMinutes} minutes: a heartbeat to every WebSocket connection`,
       tables: props.tables,
       bindings: HEARTBEAT.tables,
-      // One page of connections at a time, FAN_OUT.postConcurrency posts in flight: a minute covers tens of
+      // One page of connections at a time, POST_CONCURRENCY posts in flight: a minute covers tens of
       // thousands of connections, and still ends long before the next beat.
       timeout: Duration.seconds(60),
       rate: Duration.minutes(HEARTBEAT.intervalMinutes),

@@ -50,9 +50,15 @@ const controlMessageSchema = z.object({
   reason: z.string(),
 });
 
+/** API Gateway's event type for each route. */
+const EVENT_TYPES = { $connect: 'CONNECT', $disconnect: 'DISCONNECT', $default: 'MESSAGE' } as const;
+
+type RouteKey = keyof typeof EVENT_TYPES;
+
 interface Connection {
   readonly id: string;
   readonly connectedAt: number;
+  readonly domainName: string;
   readonly authorizer: Record<string, unknown>;
   readonly sourceIp: string;
   readonly userAgent: string;
@@ -67,6 +73,29 @@ interface Connection {
 function connectionId(): string {
   // API Gateway's ids look like `L0SM9cOFvHcCIhw=`.
   return randomBytes(10).toString('base64');
+}
+
+/** The `requestContext` API Gateway gives the authorizer and every route of a connection. */
+function requestContextOf(
+  routeKey: RouteKey,
+  connection: Pick<Connection, 'id' | 'connectedAt' | 'domainName' | 'sourceIp'>,
+) {
+  const eventType = EVENT_TYPES[routeKey];
+  return {
+    routeKey,
+    eventType,
+    connectionId: connection.id,
+    connectedAt: connection.connectedAt,
+    requestId: randomUUID(),
+    extendedRequestId: randomUUID(),
+    ...(eventType === 'MESSAGE' ? { messageId: randomUUID() } : {}),
+    apiId: LOCAL_API_ID,
+    stage: WS_STAGE,
+    domainName: connection.domainName,
+    requestTimeEpoch: Date.now(),
+    messageDirection: 'IN',
+    identity: { sourceIp: connection.sourceIp },
+  };
 }
 
 function goneAnswer(id: string): HttpAnswer {
@@ -151,19 +180,11 @@ export class LocalWebSocketGateway {
   }
 
   private async open(request: IncomingMessage, socket: Duplex, head: Buffer, url: URL): Promise<void> {
-    const id = connectionId();
-    const connectedAt = Date.now();
-    const requestContext = {
-      routeKey: '$connect',
-      eventType: 'CONNECT',
-      connectionId: id,
-      connectedAt,
-      requestId: randomUUID(),
-      apiId: LOCAL_API_ID,
-      stage: WS_STAGE,
+    const handshake = {
+      id: connectionId(),
+      connectedAt: Date.now(),
       domainName: request.headers.host ?? 'localhost',
-      requestTimeEpoch: connectedAt,
-      identity: { sourceIp: request.socket.remoteAddress ?? '127.0.0.1' },
+      sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
     };
     const { headers, multiValueHeaders } = requestHeaders(request);
     const queryStringParameters = Object.fromEntries(url.searchParams);
@@ -177,7 +198,7 @@ export class LocalWebSocketGateway {
           headers,
           multiValueHeaders,
           queryStringParameters,
-          requestContext,
+          requestContext: requestContextOf('$connect', handshake),
         } as unknown as APIGatewayRequestAuthorizerEvent,
         lambdaContext('authorizer'),
       );
@@ -192,24 +213,17 @@ export class LocalWebSocketGateway {
     }
 
     const connection: Connection = {
-      id,
-      connectedAt,
+      ...handshake,
       authorizer: { ...authorization.context, principalId: authorization.principalId },
-      sourceIp: requestContext.identity.sourceIp,
       userAgent: String(request.headers['user-agent'] ?? ''),
-      lastActiveAt: connectedAt,
+      lastActiveAt: handshake.connectedAt,
       inbox: Promise.resolve(),
     };
     // Registered before `$connect` runs: a newer connection of the account may evict it meanwhile.
-    this.connections.set(id, connection);
-    const connected = await this.invoke(
-      this.handlers.connect,
-      connection,
-      { routeKey: '$connect', eventType: 'CONNECT' },
-      headers,
-    );
+    this.connections.set(connection.id, connection);
+    const connected = await this.invoke(this.handlers.connect, connection, '$connect', headers);
     if (!connected) {
-      this.connections.delete(id);
+      this.connections.delete(connection.id);
       this.refuse(request, socket, head, INTERNAL_ERROR);
       return;
     }
@@ -240,13 +254,7 @@ export class LocalWebSocketGateway {
       ? data.toString('utf8')
       : Buffer.concat(data as Buffer[]).toString('utf8');
     const handled = connection.inbox.then(() =>
-      this.invoke(
-        this.handlers.message,
-        connection,
-        { routeKey: '$default', eventType: 'MESSAGE' },
-        {},
-        body,
-      ),
+      this.invoke(this.handlers.message, connection, '$default', {}, body),
     );
     connection.inbox = handled.then(() => undefined);
     this.track(handled);
@@ -256,14 +264,7 @@ export class LocalWebSocketGateway {
     if (this.connections.get(connection.id) !== connection) return;
     this.connections.delete(connection.id);
     this.track(
-      connection.inbox.then(() =>
-        this.invoke(
-          this.handlers.disconnect,
-          connection,
-          { routeKey: '$disconnect', eventType: 'DISCONNECT' },
-          {},
-        ),
-      ),
+      connection.inbox.then(() => this.invoke(this.handlers.disconnect, connection, '$disconnect', {})),
     );
   }
 
@@ -294,35 +295,22 @@ export class LocalWebSocketGateway {
   private async invoke(
     handler: WebSocketRouteHandler,
     connection: Connection,
-    route: { routeKey: string; eventType: string },
+    routeKey: RouteKey,
     headers: Record<string, string>,
     body?: string,
   ): Promise<boolean> {
     const event = {
-      requestContext: {
-        ...route,
-        connectionId: connection.id,
-        connectedAt: connection.connectedAt,
-        requestId: randomUUID(),
-        messageId: route.eventType === 'MESSAGE' ? randomUUID() : undefined,
-        apiId: LOCAL_API_ID,
-        stage: WS_STAGE,
-        domainName: 'localhost',
-        requestTimeEpoch: Date.now(),
-        messageDirection: 'IN',
-        extendedRequestId: randomUUID(),
-        authorizer: connection.authorizer,
-      },
+      requestContext: { ...requestContextOf(routeKey, connection), authorizer: connection.authorizer },
       headers,
       body,
       isBase64Encoded: false,
     } as unknown as WebSocketEvent;
     try {
-      const result = await handler(event, lambdaContext(route.routeKey.slice(1)));
+      const result = await handler(event, lambdaContext(routeKey.slice(1)));
       const status = typeof result === 'object' && result?.statusCode ? result.statusCode : 200;
       return status >= 200 && status < 300;
     } catch (error) {
-      this.log(`${route.routeKey} failed: ${error instanceof Error ? error.message : String(error)}`);
+      this.log(`${routeKey} failed: ${error instanceof Error ? error.message : String(error)}`);
       return false;
     }
   }

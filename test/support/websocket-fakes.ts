@@ -1,4 +1,5 @@
 import type { CloseCode } from '#contracts/websocket';
+import { topicKey } from '#domain/streaming/topics';
 import type {
   ClientConnections,
   ConnectionRecord,
@@ -51,8 +52,6 @@ export class InMemoryConnectionStore implements ConnectionStore {
     }
   }
 }
-
-const topicKey = ({ channel, symbol }: Subscription) => `${channel}#${symbol ?? '*'}`;
 
 /** Rows keyed by topic (`<channel>#<symbol>` or `<channel>#*`), then connection. */
 export class InMemorySubscriptionStore implements SubscriptionStore {

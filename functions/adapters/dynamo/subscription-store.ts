@@ -1,23 +1,11 @@
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLES } from '#contracts/tables';
 import { CONNECTION_ROW_TTL_SECONDS } from '#contracts/websocket';
+import { subscriptionOfTopic, topicKey } from '#domain/streaming/topics';
 import type { Subscriber, Subscription, SubscriptionStore } from '#ports/websocket';
 import { batchDeleteAll, batchPutAll } from './batch.ts';
 
 const BY_CONNECTION_INDEX = TABLES.subscriptions.indexes[0].name;
-const WILDCARD = '*';
-
-/** `<channel>#<symbol>`, or `<channel>#*` for every symbol of an alert channel. */
-export function topicKey({ channel, symbol }: Subscription): string {
-  return `${channel}#${symbol ?? WILDCARD}`;
-}
-
-function subscriptionOf(topic: string): Subscription {
-  const separator = topic.indexOf('#');
-  const channel = topic.slice(0, separator) as Subscription['channel'];
-  const symbol = topic.slice(separator + 1);
-  return symbol === WILDCARD ? { channel } : { channel, symbol };
-}
 
 /**
  * Subscription rows keyed by topic, then connection: a record's subscribers are one Query per topic
@@ -58,7 +46,7 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
       ExpressionAttributeValues: { ':connectionId': connectionId },
       ProjectionExpression: 'topic',
     });
-    return items.map((item) => subscriptionOf(item.topic as string));
+    return items.map((item) => subscriptionOfTopic(item.topic as string));
   }
 
   async subscribersOf(subscription: Subscription): Promise<Subscriber[]> {

@@ -11,7 +11,7 @@ import type {
 } from '#ports/websocket';
 import type { PushMessage } from './messages.ts';
 import { closeConnection } from './session.ts';
-import { subscriptionsReached } from './topics.ts';
+import { subscriptionsReached, topicKey } from './topics.ts';
 
 /** One change of a source table, as the message its channel pushes. */
 export interface ChannelEvent {
@@ -46,8 +46,6 @@ export interface FanOutOutcome {
 
 const reason = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-const subscriptionKey = ({ channel, symbol }: Subscription) => `${channel}#${symbol ?? '*'}`;
-
 /**
  * Pushes each event to its subscribers (ARCHITECTURE A3): one message per connection even when several of
  * its subscriptions match, posts in parallel up to `concurrency`, a connection found gone cleaned up once,
@@ -58,7 +56,7 @@ export async function fanOut(events: readonly ChannelEvent[], ports: FanOutPorts
   const limit = pLimit(ports.concurrency);
   const lookups = new Map<string, Promise<Subscriber[]>>();
   const subscribersOf = (subscription: Subscription) => {
-    const key = subscriptionKey(subscription);
+    const key = topicKey(subscription);
     let found = lookups.get(key);
     if (!found) {
       found = ports.subscriptions.subscribersOf(subscription);
@@ -110,7 +108,9 @@ export async function fanOut(events: readonly ChannelEvent[], ports: FanOutPorts
   const groups = new Map<string, number[]>();
   events.forEach((event, index) => {
     const key = `${event.channel}#${event.symbols.join(',')}`;
-    groups.set(key, [...(groups.get(key) ?? []), index]);
+    const group = groups.get(key);
+    if (group) group.push(index);
+    else groups.set(key, [index]);
   });
   await Promise.all(
     [...groups.values()].map(async (indexes) => {

@@ -76,6 +76,21 @@ export function checkTopic(
   };
 }
 
+const WILDCARD = '*';
+
+/** A subscription's topic: `<channel>#<symbol>`, or `<channel>#*` for every symbol of an alert channel. */
+export function topicKey({ channel, symbol }: Subscription): string {
+  return `${channel}#${symbol ?? WILDCARD}`;
+}
+
+/** The subscription a topic names (the inverse of `topicKey`). */
+export function subscriptionOfTopic(topic: string): Subscription {
+  const separator = topic.indexOf('#');
+  const channel = topic.slice(0, separator) as ChannelName;
+  const symbol = topic.slice(separator + 1);
+  return symbol === WILDCARD ? { channel } : { channel, symbol };
+}
+
 /** The subscriptions an event reaches: each of its symbols, and the channel's wildcard if it has one. */
 export function subscriptionsReached(channel: ChannelName, symbols: readonly string[]): Subscription[] {
   const reached: Subscription[] = symbols.map((symbol) => ({ channel, symbol }));

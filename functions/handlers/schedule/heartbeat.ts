@@ -1,5 +1,5 @@
 import pLimit from 'p-limit';
-import { FAN_OUT } from '#contracts/websocket';
+import { POST_CONCURRENCY } from '#contracts/websocket';
 import { HEARTBEAT_MESSAGE } from '#domain/streaming/messages';
 import { closeCodeIfAccessWithdrawn, closeConnection, type SessionPorts } from '#domain/streaming/session';
 import type { CredentialLookup } from '#ports/credentials';
@@ -37,7 +37,7 @@ export const createHandler =
   async (): Promise<HeartbeatOutcome> => {
     const ports = deps.ports();
     const credentials = deps.credentials();
-    const limit = pLimit(FAN_OUT.postConcurrency);
+    const limit = pLimit(POST_CONCURRENCY);
     const counts = { sent: 0, gone: 0, closed: 0, failed: 0 };
 
     const visit = async (connection: ConnectionRecord) => {

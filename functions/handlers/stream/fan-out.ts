@@ -1,6 +1,6 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { sourceChangeOf, tableNameOf } from '#adapters/dynamo/stream-records';
-import { FAN_OUT } from '#contracts/websocket';
+import { FAN_OUT, POST_CONCURRENCY } from '#contracts/websocket';
 import type { Instrument } from '#domain/instruments';
 import type { SymbolPrice } from '#domain/prices';
 import { type ChangeContext, channelEventOf, type SourceChange } from '#domain/streaming/channel-events';
@@ -58,7 +58,7 @@ export const createHandler =
       sequenceNumbers.push(sequenceNumber);
     }
 
-    const outcome = await fanOut(events, { ...deps.ports(), concurrency: FAN_OUT.postConcurrency });
+    const outcome = await fanOut(events, { ...deps.ports(), concurrency: POST_CONCURRENCY });
     if (outcome.errors.length > 0) {
       logger.warn('some pushes failed', {
         errors: outcome.errors.slice(0, 10),

@@ -3,8 +3,9 @@ import { BatchWriteCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sd
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { documentClientFor } from '#adapters/dynamo/document-client';
-import { DynamoSubscriptionStore, topicKey } from '#adapters/dynamo/subscription-store';
+import { DynamoSubscriptionStore } from '#adapters/dynamo/subscription-store';
 import { CONNECTION_ROW_TTL_SECONDS } from '#contracts/websocket';
+import { topicKey } from '#domain/streaming/topics';
 
 const documents = mockClient(DynamoDBDocumentClient);
 const NOW_MS = 1_732_635_000_999;
