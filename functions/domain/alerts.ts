@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { EventFeed, FeedEvent, StoredEvent } from '#ports/event-feed';
 import { ALERTS_LIMIT, ALERTS_WINDOW_MINUTES } from './limits.ts';
 import { choiceParam, clampedIntParam, optionalIntParam, symbolListParam } from './query-params.ts';

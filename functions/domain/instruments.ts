@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { InstrumentCatalog } from '#ports/instrument-catalog';
 import { UnknownSymbolError } from './errors.ts';
 import { INSTRUMENTS_LIMIT } from './limits.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { sessionAt } from './calendar.ts';
 import { formatNewYorkIso, NEW_YORK_TIME_ZONE } from './time-zone.ts';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { PriceStore } from '#ports/price-store';
 import type { LatestPrice } from './aggregation.ts';
 import { MissingSymbolsError } from './errors.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { InvalidParameterError } from './errors.ts';
 import type { ClampedLimit } from './limits.ts';
 import { parseSymbolList } from './symbols.ts';

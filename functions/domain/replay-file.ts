@@ -1,5 +1,5 @@
 import { parse } from 'csv-parse/sync';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Trade } from './aggregation.ts';
 import { normalizeSymbol } from './symbols.ts';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { SetupStore, StateStore } from '#ports/strat-state';
 import { SETUPS_LIMIT } from './limits.ts';
 import { choiceListParam, clampedIntParam, symbolListParam } from './query-params.ts';

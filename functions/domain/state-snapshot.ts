@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { InstrumentCatalog } from '#ports/instrument-catalog';
 import type { LedgerStore } from '#ports/market-data';
 import type { LatestPrice } from './aggregation.ts';

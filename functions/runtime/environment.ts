@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { AUTH_CACHE_TTL_SECONDS } from '#contracts/runtime-settings';
 import { TABLES, type TableId } from '#contracts/tables';
 import { CALLBACK_URL_ENV } from '#contracts/websocket';

@@ -1,7 +1,7 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { ServiceError } from '#domain/errors';
 import { parseParams } from '#domain/query-params';
 import { symbolFromPath } from '#domain/symbols';

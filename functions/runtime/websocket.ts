@@ -1,5 +1,5 @@
 import type { APIGatewayProxyResultV2, APIGatewayProxyWebsocketEventV2 } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod';
 import { isScope, type Scope } from '#contracts/scopes';
 import type { ConnectionRecord } from '#ports/websocket';
 

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ERROR_STATUS } from '#contracts/errors';
 import { REST_BASE_PATH, REST_ROUTES, type RestRoute } from '#contracts/routes';
 import type { RestContract } from '#runtime/rest-handler';

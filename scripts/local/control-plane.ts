@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { HttpAnswer } from './rest-gateway.ts';
 import type { LocalTradeStream } from './trade-stream.ts';
 

@@ -7,7 +7,7 @@ import type {
   APIGatewayRequestAuthorizerEvent,
 } from 'aws-lambda';
 import { type RawData, type WebSocket, WebSocketServer } from 'ws';
-import { z } from 'zod';
+import * as z from 'zod';
 import { CLOSE_CODES, CLOSE_REASONS, type CloseCode, WS_BASE_PATH, WS_STAGE } from '#contracts/websocket';
 import type { WebSocketEvent } from '#runtime/websocket';
 import { lambdaContext } from './lambda-context.ts';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { CHANNEL_NAMES, CHANNELS, CLOSE_CODES, WS_BASE_PATH } from '#contracts/websocket';
 import {
   clientOperationSchemas,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CHANNEL_NAMES, type CloseCode } from '#contracts/websocket';
 import { inForceAlertSchema, simultaneousBreakSchema } from '../alerts.ts';
 import { priceItemSchema } from '../prices.ts';

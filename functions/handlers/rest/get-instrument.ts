@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { getInstrument, instrumentSchema } from '#domain/instruments';
 import type { InstrumentCatalog } from '#ports/instrument-catalog';
 import { instrumentCatalog } from '#runtime/ports';

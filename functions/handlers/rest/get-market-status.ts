@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Clock } from '#domain/clock';
 import { marketStatus, marketStatusSchema } from '#domain/market-status';
 import { clock } from '#runtime/ports';

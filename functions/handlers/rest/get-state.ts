@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Clock } from '#domain/clock';
 import { getStateSnapshot, stateSnapshotSchema } from '#domain/state-snapshot';
 import type { InstrumentCatalog } from '#ports/instrument-catalog';
