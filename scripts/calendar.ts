@@ -8,8 +8,8 @@
  */
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { type Session, sessionsBetween } from '#domain/calendar';
-import { formatUtcIso } from '#domain/time-zone';
+import { type Session, sessionsBetween } from '#domain/calendar/sessions';
+import { formatUtcIso } from '#domain/calendar/time-zone';
 
 export const CSV_HEADER = 'date,open,close';
 

@@ -13,8 +13,9 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { DynamoAccountStore } from '#adapters/dynamo/account-store';
 import { DynamoApiKeyStore } from '#adapters/dynamo/api-key-store';
-import { ENTITLEMENT_STATUSES, type EntitlementStatus } from '#domain/accounts';
-import type { ApiKeyRecord } from '#domain/api-keys';
+import { ENTITLEMENT_STATUSES, type EntitlementStatus } from '#domain/access/accounts';
+import type { ApiKeyRecord } from '#domain/access/api-keys';
+import { exitWith, UsageError } from './lib/cli.ts';
 import {
   createKey,
   KeyAdministrationError,
@@ -23,8 +24,7 @@ import {
   parseScopes,
   revokeKey,
   setEntitlement,
-} from '#domain/key-administration';
-import { exitWith, UsageError } from './lib/cli.ts';
+} from './lib/key-administration.ts';
 import { resolveTarget, TARGET_ARGS } from './lib/target.ts';
 
 const USAGE = `usage: npm run keys -- <create|list|revoke|entitlement> [options]

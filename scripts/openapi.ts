@@ -1,8 +1,8 @@
 /** `npm run openapi`: writes docs/openapi.json from the route table and the handlers' contracts. */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { PROJECT_ROOT } from '#lib/project-root';
 import { openApiDocument } from './lib/openapi.ts';
-import { PROJECT_ROOT } from './lib/project.ts';
 
 const OPENAPI_FILE = join(PROJECT_ROOT, 'docs', 'openapi.json');
 

@@ -13,12 +13,12 @@ import { parseArgs } from 'node:util';
 import { KinesisClient } from '@aws-sdk/client-kinesis';
 import { KinesisTradeSink } from '#adapters/kinesis/trade-sink';
 import { STACK_OUTPUTS } from '#contracts/stack-outputs';
-import type { Trade } from '#domain/aggregation';
-import { parseReplayCsv, ReplayFileError } from '#domain/replay-file';
-import type { TradeSink } from '#ports/trade-sink';
+import type { Trade } from '#domain/market-data/bars';
+import type { TradeSink } from '#domain/market-data/ports';
 import { exitWith, UsageError } from './lib/cli.ts';
 import { LocalTradeSink } from './lib/local-trade-sink.ts';
 import { DEFAULT_DATA_DIR } from './lib/project.ts';
+import { parseReplayCsv, ReplayFileError } from './lib/replay-file.ts';
 import { runningLocalStack, stackOutputs } from './lib/target.ts';
 
 /** Trades sent together while pacing: at most this much of the file's time apart. */

@@ -1,4 +1,4 @@
-import { type Clock, virtualTime } from '#domain/clock';
+import { type Clock, virtualTime } from '#domain/calendar/clock';
 import type { Environment } from './environment.ts';
 
 export const systemClock: Clock = () => new Date();

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { AccountStore, ApiKeyStore, Credential, CredentialLookup } from '#ports/credentials';
+import type { AccountStore, ApiKeyStore, Credential, CredentialLookup } from '#domain/access/ports';
 
 const MAX_CACHED_KEYS = 10_000;
 

@@ -19,7 +19,7 @@ import {
   IN_FORCE_FEED,
   type InForceAlertBody,
   type SimultaneousBreakBody,
-} from '#domain/alerts';
+} from '#domain/strat/alerts';
 import { clockFrom } from './clock.ts';
 import { environment, tableName } from './environment.ts';
 import { memo } from './memo.ts';

@@ -2,9 +2,9 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type * as z from 'zod';
-import { ServiceError } from '#domain/errors';
-import { parseParams } from '#domain/query-params';
-import { symbolFromPath } from '#domain/symbols';
+import { symbolFromPath } from '#domain/market-data/symbols';
+import { ServiceError } from '#domain/requests/errors';
+import { parseParams } from '#domain/requests/query-params';
 import { errorResponse, jsonResponse } from './http.ts';
 import { logger } from './logger.ts';
 

@@ -1,5 +1,5 @@
-import type { Instrument } from '#domain/instruments';
-import type { InstrumentCatalog } from '#ports/instrument-catalog';
+import type { Instrument } from '#domain/market-data/instruments';
+import type { InstrumentCatalog } from '#domain/market-data/ports';
 
 /** The tracked universe, read once and kept for `ttlMs` (sectors for setup rows, the clock tick's symbols). */
 export function cachedUniverse(catalog: () => InstrumentCatalog, ttlMs: number) {

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyResultV2, APIGatewayProxyWebsocketEventV2 } from 'aws-lambda';
 import * as z from 'zod';
 import { isScope, type Scope } from '#contracts/scopes';
-import type { ConnectionRecord } from '#ports/websocket';
+import type { ConnectionRecord } from '#domain/streaming/ports';
 
 /**
  * A WebSocket route's event: API Gateway passes the `$connect` authorizer's context to every route of the

@@ -10,7 +10,10 @@
  *
  * `npm run bench -- aggregation`, or on its own: `npx tsx scripts/bench/aggregation.ts`.
  */
-import { foldTrades, type SymbolLedger, type Trade } from '#domain/aggregation';
+
+import type { Trade } from '#domain/market-data/bars';
+import type { SymbolLedger } from '#domain/market-data/ledger';
+import { foldTrades } from '#domain/strat/trade-fold';
 import type { Stream } from './harness.ts';
 import { printWhenMain, random, runsFigure, sessionTrades, streamOf, timeRuns } from './harness.ts';
 import type { BenchResult } from './types.ts';

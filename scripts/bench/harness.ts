@@ -4,8 +4,8 @@
  * (scripts/bench/pipeline.ts, scripts/bench/websocket.ts), sleeping, and printing a benchmark run on its own.
  */
 import { pathToFileURL } from 'node:url';
-import type { Trade } from '#domain/aggregation';
-import { sessionOn } from '#domain/calendar';
+import { sessionOn } from '#domain/calendar/sessions';
+import type { Trade } from '#domain/market-data/bars';
 import type { BenchResult } from './types.ts';
 
 /** Every REDELIVERY_EVERY-th batch is delivered a second time right after the first. */

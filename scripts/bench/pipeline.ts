@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { DynamoBarStore } from '#adapters/dynamo/bar-store';
-import type { Trade } from '#domain/aggregation';
-import { encodeTradeRecord } from '#domain/trade-records';
-import { parseUniverseCsv } from '#domain/universe';
+import type { Trade } from '#domain/market-data/bars';
+import { encodeTradeRecord } from '#domain/market-data/trade-records';
 import { UNIVERSE_CSV } from '../lib/project.ts';
+import { parseUniverseCsv } from '../lib/universe.ts';
 import { localDocumentClient } from '../local/dynamo.ts';
 import { type LocalStack, startLocalStack } from '../local/stack.ts';
 import { localTableName } from '../local/tables.ts';

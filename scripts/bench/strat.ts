@@ -15,11 +15,13 @@
  * `npm run bench -- strat` (once registered in run.ts), or on its own: `npx tsx scripts/bench/strat.ts`.
  */
 import { readFileSync } from 'node:fs';
-import { foldTrades, type SymbolLedger, type Trade } from '#domain/aggregation';
-import { sessionsBetween } from '#domain/calendar';
+import { sessionsBetween } from '#domain/calendar/sessions';
+import type { Trade } from '#domain/market-data/bars';
+import type { SymbolLedger } from '#domain/market-data/ledger';
 import { deriveSymbolState, stateKey } from '#domain/strat/setups';
-import { parseUniverseCsv } from '#domain/universe';
+import { foldTrades } from '#domain/strat/trade-fold';
 import { UNIVERSE_CSV } from '../lib/project.ts';
+import { parseUniverseCsv } from '../lib/universe.ts';
 import type { Stream } from './harness.ts';
 import { printWhenMain, random, runsFigure, sessionTrades, streamOf, timeRuns, walk } from './harness.ts';
 import type { BenchResult } from './types.ts';

@@ -8,7 +8,7 @@
  * scenario has its module under scripts/bench/websocket/: idle memory, the lag alone and shared, saturation.
  */
 import pLimit from 'p-limit';
-import { createKey } from '#domain/key-administration';
+import { createKey } from '../lib/key-administration.ts';
 import { type LocalStack, startLocalStack } from '../local/stack.ts';
 import { printWhenMain } from './harness.ts';
 import type { BenchResult } from './types.ts';

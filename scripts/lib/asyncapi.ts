@@ -9,7 +9,7 @@ import {
   HEARTBEAT,
   WS_BASE_PATH,
 } from '#contracts/websocket';
-import { MAX_SYMBOLS_PER_REQUEST } from '#domain/limits';
+import { MAX_SYMBOLS_PER_REQUEST } from '#domain/requests/limits';
 import {
   clientOperationSchemas,
   MAX_RAW_SYMBOLS_PER_TOPIC,

@@ -1,6 +1,6 @@
-import type { Trade } from '#domain/aggregation';
-import { encodeTradeRecord } from '#domain/trade-records';
-import type { TradeSink } from '#ports/trade-sink';
+import type { Trade } from '#domain/market-data/bars';
+import type { TradeSink } from '#domain/market-data/ports';
+import { encodeTradeRecord } from '#domain/market-data/trade-records';
 
 const RECORDS_PER_REQUEST = 5_000;
 

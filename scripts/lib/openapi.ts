@@ -3,8 +3,8 @@ import { pathToFileURL } from 'node:url';
 import * as z from 'zod';
 import { ERROR_STATUS } from '#contracts/errors';
 import { REST_BASE_PATH, REST_ROUTES, type RestRoute } from '#contracts/routes';
+import { PROJECT_ROOT } from '#lib/project-root';
 import type { RestContract } from '#runtime/rest-handler';
-import { PROJECT_ROOT } from './project.ts';
 
 /**
  * The OpenAPI 3.1 document of the REST API, built from the one route table and each handler's contract

@@ -1,8 +1,5 @@
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-/** The project's root folder, wherever a script is started from. */
-export const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+import { join } from 'node:path';
+import { PROJECT_ROOT } from '#lib/project-root';
 
 /** Where the local stack keeps its data and the files other commands read to find it. */
 export const DEFAULT_DATA_DIR = join(PROJECT_ROOT, '.data');

@@ -8,7 +8,7 @@ import { ApiGatewayUsagePlanRegistry } from '#adapters/api-gateway/usage-plan-re
 import { documentClientFor } from '#adapters/dynamo/document-client';
 import { STACK_OUTPUTS, tableOutputName } from '#contracts/stack-outputs';
 import { TABLE_IDS, type TableId } from '#contracts/tables';
-import type { UsagePlanRegistry } from '#ports/credentials';
+import type { UsagePlanRegistry } from '#domain/access/ports';
 import { localDocumentClient } from '../local/dynamo.ts';
 import { localTableName } from '../local/tables.ts';
 import { DEFAULT_DATA_DIR, LOCAL_STACK_STATE_FILE } from './project.ts';

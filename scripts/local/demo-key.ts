@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { SCOPES } from '#contracts/scopes';
-import { keyIdOf, keyMatchesHash } from '#domain/api-keys';
-import { createKey, type KeyAdministrationPorts } from '#domain/key-administration';
+import { keyIdOf, keyMatchesHash } from '#domain/access/api-keys';
+import { createKey, type KeyAdministrationPorts } from '../lib/key-administration.ts';
 
 export const DEMO_ACCOUNT = 'demo';
 

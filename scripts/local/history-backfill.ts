@@ -1,10 +1,10 @@
-import { type CompletedBar, foldTrades, type Trade } from '#domain/aggregation';
-import { sessionsBetween } from '#domain/calendar';
-import type { Instrument } from '#domain/instruments';
-import type { Interval } from '#domain/intervals';
-import { newYorkDate } from '#domain/time-zone';
-import type { BarStore, LedgerStore } from '#ports/market-data';
-import type { PriceStore } from '#ports/price-store';
+import { sessionsBetween } from '#domain/calendar/sessions';
+import { newYorkDate } from '#domain/calendar/time-zone';
+import type { CompletedBar, Trade } from '#domain/market-data/bars';
+import type { Instrument } from '#domain/market-data/instruments';
+import type { Interval } from '#domain/market-data/intervals';
+import type { BarStore, LedgerStore, PriceStore } from '#domain/market-data/ports';
+import { foldTrades } from '#domain/strat/trade-fold';
 import { createHistory, type HistoryDensity, type MarketHistory } from '../simulator/model.ts';
 
 /**

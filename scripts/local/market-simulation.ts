@@ -1,7 +1,6 @@
-import type { Instrument } from '#domain/instruments';
-import { encodeTradeRecord } from '#domain/trade-records';
-import type { BarStore, LedgerStore } from '#ports/market-data';
-import type { PriceStore } from '#ports/price-store';
+import type { Instrument } from '#domain/market-data/instruments';
+import type { BarStore, LedgerStore, PriceStore } from '#domain/market-data/ports';
+import { encodeTradeRecord } from '#domain/market-data/trade-records';
 import { createMarketModel } from '../simulator/model.ts';
 import { backfillOrder, backfillSymbol, lastHistoryPrices, planHistory } from './history-backfill.ts';
 import type { LocalTradeStream } from './trade-stream.ts';

@@ -15,8 +15,8 @@
  */
 import { rm } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { previousSession, sessionAt, sessionOn } from '#domain/calendar';
-import { formatNewYorkIso, newYorkDate } from '#domain/time-zone';
+import { previousSession, sessionAt, sessionOn } from '#domain/calendar/sessions';
+import { formatNewYorkIso, newYorkDate } from '#domain/calendar/time-zone';
 import { DEFAULT_DATA_DIR } from '../lib/project.ts';
 import { type LocalStack, startLocalStack } from './stack.ts';
 

@@ -18,7 +18,7 @@
  * Memory stays bounded: `historyFor(symbol)` yields one symbol's trades at a time; each call starts the
  * symbol over from its own random stream, so symbols can be generated in any order, or some not at all.
  */
-import type { Trade } from '#domain/aggregation';
+import type { Trade } from '#domain/market-data/bars';
 import { activityShareAt, factorExposure, type SessionPath, SymbolPath, startMarket } from './market.ts';
 import { profileOf, type SimulatedInstrument, type SymbolProfile } from './profiles.ts';
 import { Random, streamKey } from './random.ts';

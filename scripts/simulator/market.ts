@@ -19,8 +19,8 @@
  *
  * Nothing here reads a clock: sessions come from the calendar, instants are passed in.
  */
-import { nextSession, type Session, sessionAt, sessionOn } from '#domain/calendar';
-import { isoDateOf, MS_PER_DAY } from '#domain/time-zone';
+import { nextSession, type Session, sessionAt, sessionOn } from '#domain/calendar/sessions';
+import { isoDateOf, MS_PER_DAY } from '#domain/calendar/time-zone';
 import { type IndexId, MARKET_ANNUAL_VOL, type SymbolProfile } from './profiles.ts';
 import type { Random } from './random.ts';
 

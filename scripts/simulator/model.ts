@@ -10,7 +10,7 @@
  * time span into `advance` calls gives the same trades. Arrivals run on session time only: a jump over a
  * night, a weekend or a holiday costs one session lookup per symbol, however long it is.
  */
-import type { Trade } from '#domain/aggregation';
+import type { Trade } from '#domain/market-data/bars';
 import { ACTIVITY_PEAK, activityAt, type SessionPath, SymbolPath, startMarket } from './market.ts';
 import { profileOf, type SimulatedInstrument, type SymbolProfile } from './profiles.ts';
 import { Random, streamKey } from './random.ts';
@@ -23,7 +23,7 @@ import {
   tradeSize,
 } from './trades.ts';
 
-export type { Trade } from '#domain/aggregation';
+export type { Trade } from '#domain/market-data/bars';
 export {
   createHistory,
   type HistoryDensity,

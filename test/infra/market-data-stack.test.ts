@@ -9,7 +9,7 @@ import { REST_BASE_PATH, REST_ROUTES } from '#contracts/routes';
 import { STACK_NAME, STACK_OUTPUTS, tableOutputName } from '#contracts/stack-outputs';
 import { TABLE_IDS } from '#contracts/tables';
 import { MarketDataStack, WEB_SOCKET_CONTEXT } from '#lib/market-data-stack';
-import { PROJECT_ROOT } from '#scripts/lib/project';
+import { PROJECT_ROOT } from '#lib/project-root';
 import { nagFindingsOf } from './support/cdk-nag.ts';
 import { synthServiceStack, TEST_CONTEXT, testApp } from './support/service-stack.ts';
 import { logicalIdOf } from './support/template.ts';

@@ -9,7 +9,7 @@ import { TABLE_IDS, TABLES, type TableBinding } from '#contracts/tables';
 import { HEARTBEAT, WS_ROUTES } from '#contracts/websocket';
 import { DataTables } from '#lib/constructs/data-tables';
 import { ServiceFunction } from '#lib/constructs/service-function';
-import { PROJECT_ROOT } from '#scripts/lib/project';
+import { PROJECT_ROOT } from '#lib/project-root';
 import { expectContractAccess, READ_ACTIONS, tableActionsOf, WRITE_ACTIONS } from './support/grants.ts';
 import { synthServiceStack, testApp } from './support/service-stack.ts';
 import {

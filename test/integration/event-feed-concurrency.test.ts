@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoEventFeed } from '#adapters/dynamo/event-feed';
-import type { FeedEvent } from '#ports/event-feed';
+import type { FeedEvent } from '#domain/strat/ports';
 import {
   type LocalDynamo,
   localDocumentClient,

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../scripts/lib/project.ts';
+import { PROJECT_ROOT } from '#lib/project-root';
 import { startTestStack, type TestStack } from '../support/local-stack.ts';
 import { waitForOutput } from '../support/processes.ts';
 

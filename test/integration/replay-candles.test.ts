@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { candlesSchema } from '#domain/candles';
+import { candlesSchema } from '#domain/market-data/candles';
 import { startTestStack, type TestStack } from '../support/local-stack.ts';
 import { runScript } from '../support/processes.ts';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REST_ROUTES, type RestRoute } from '#contracts/routes';
 import { SCOPES } from '#contracts/scopes';
-import { createKey, revokeKey, setEntitlement } from '#domain/key-administration';
+import { createKey, revokeKey, setEntitlement } from '#scripts/lib/key-administration';
 import { startTestStack, type TestStack } from '../support/local-stack.ts';
 
 let local: TestStack;

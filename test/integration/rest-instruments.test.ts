@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { instrumentListSchema, instrumentSchema } from '#domain/instruments';
-import { parseUniverseCsv } from '#domain/universe';
-import { UNIVERSE_CSV } from '../../scripts/lib/project.ts';
+import { instrumentListSchema, instrumentSchema } from '#domain/market-data/instruments';
+import { UNIVERSE_CSV } from '#scripts/lib/project';
+import { parseUniverseCsv } from '#scripts/lib/universe';
 import { startTestStack, type TestStack } from '../support/local-stack.ts';
 
 let local: TestStack;

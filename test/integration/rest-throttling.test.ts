@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey } from '#domain/key-administration';
+import { createKey } from '#scripts/lib/key-administration';
 import { startTestStack, type TestStack } from '../support/local-stack.ts';
 
 let local: TestStack;

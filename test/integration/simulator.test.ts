@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { candlesSchema } from '#domain/candles';
-import { priceItemSchema } from '#domain/prices';
+import { candlesSchema } from '#domain/market-data/candles';
+import { priceItemSchema } from '#domain/market-data/prices';
 import { startTestStack, type TestStack } from '../support/local-stack.ts';
 
 let local: TestStack;

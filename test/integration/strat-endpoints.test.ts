@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inForceAlertSchema, simultaneousBreakSchema } from '#domain/alerts';
-import { setupRowSchema } from '#domain/setups-query';
-import { stateSnapshotSchema } from '#domain/state-snapshot';
+import { inForceAlertSchema, simultaneousBreakSchema } from '#domain/strat/alerts';
+import { setupRowSchema } from '#domain/strat/current-setups';
+import { stateSnapshotSchema } from '#domain/strat/state-snapshot';
 import { startTestStack, type TestStack } from '../support/local-stack.ts';
 
 /**

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Scope } from '#contracts/scopes';
 import { CLOSE_CODES } from '#contracts/websocket';
-import { createKey, setEntitlement } from '#domain/key-administration';
-import { encodeTradeRecord } from '#domain/trade-records';
+import { encodeTradeRecord } from '#domain/market-data/trade-records';
+import { createKey, setEntitlement } from '#scripts/lib/key-administration';
 import { startTestStack, type TestStack } from '../support/local-stack.ts';
 import { TestWebSocketClient } from '../support/ws-client.ts';
 

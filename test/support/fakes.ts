@@ -1,17 +1,30 @@
-import type { Account } from '#domain/accounts';
-import type { Bar, SymbolLedger } from '#domain/aggregation';
-import type { InForceAlertBody, SimultaneousBreakBody } from '#domain/alerts';
-import type { ApiKeyRecord } from '#domain/api-keys';
-import { compareBySymbol, type Instrument, symbolContains } from '#domain/instruments';
-import type { SymbolPrice } from '#domain/prices';
+import type { Account } from '#domain/access/accounts';
+import type { ApiKeyRecord } from '#domain/access/api-keys';
+import type { AccountStore, ApiKeyStore } from '#domain/access/ports';
+import type { Bar } from '#domain/market-data/bars';
+import { compareBySymbol, type Instrument, symbolContains } from '#domain/market-data/instruments';
+import type { SymbolLedger } from '#domain/market-data/ledger';
+import type {
+  BarStore,
+  InstrumentCatalog,
+  LedgerStore,
+  PriceStore,
+  Series,
+  VersionedLedger,
+} from '#domain/market-data/ports';
+import type { SymbolPrice } from '#domain/market-data/prices';
+import type { InForceAlertBody, SimultaneousBreakBody } from '#domain/strat/alerts';
+import type {
+  EventFeed,
+  FeedEvent,
+  FeedReadQuery,
+  SetupStore,
+  StateStore,
+  StoredEvent,
+  StoredState,
+} from '#domain/strat/ports';
 import type { SetupRow } from '#domain/strat/setups';
 import type { Timeframe } from '#domain/strat/timeframes';
-import type { AccountStore, ApiKeyStore } from '#ports/credentials';
-import type { EventFeed, FeedEvent, FeedReadQuery, StoredEvent } from '#ports/event-feed';
-import type { InstrumentCatalog } from '#ports/instrument-catalog';
-import type { BarStore, LedgerStore, Series, VersionedLedger } from '#ports/market-data';
-import type { PriceStore } from '#ports/price-store';
-import type { SetupStore, StateStore, StoredState } from '#ports/strat-state';
 
 /** In-memory ports for handler and domain tests: the contracts of the ports, without DynamoDB. */
 export class InMemoryInstrumentCatalog implements InstrumentCatalog {

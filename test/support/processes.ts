@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { PROJECT_ROOT } from '../../scripts/lib/project.ts';
+import { PROJECT_ROOT } from '#lib/project-root';
 
 /** Runs one of the project's TypeScript scripts with Node and tsx, as the npm scripts do. */
 export function spawnScript(script: string, args: string[]): ChildProcess {

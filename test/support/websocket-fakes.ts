@@ -1,5 +1,4 @@
 import type { CloseCode } from '#contracts/websocket';
-import { topicKey } from '#domain/streaming/topics';
 import type {
   ClientConnections,
   ConnectionRecord,
@@ -10,7 +9,8 @@ import type {
   SubscriptionStore,
   UsageLog,
   UsageRow,
-} from '#ports/websocket';
+} from '#domain/streaming/ports';
+import { topicKey } from '#domain/streaming/topics';
 import type { WebSocketEvent } from '#runtime/websocket';
 
 /** In-memory WebSocket ports for domain and handler tests: the contracts of functions/ports/websocket.ts. */

@@ -6,7 +6,7 @@ import {
 } from '@aws-sdk/client-apigatewaymanagementapi';
 import { CLOSE_REASONS, type CloseCode } from '#contracts/websocket';
 import { closeMessage } from '#domain/streaming/messages';
-import type { ClientConnections, Delivery } from '#ports/websocket';
+import type { ClientConnections, Delivery } from '#domain/streaming/ports';
 
 /**
  * The `@connections` management API (API Gateway on AWS, the local gateway's stand-in locally). It cannot

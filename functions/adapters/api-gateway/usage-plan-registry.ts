@@ -6,7 +6,7 @@ import {
   GetApiKeysCommand,
   NotFoundException,
 } from '@aws-sdk/client-api-gateway';
-import type { UsagePlanRegistry } from '#ports/credentials';
+import type { UsagePlanRegistry } from '#domain/access/ports';
 
 /**
  * Registers each partner key's usage identifier as an API Gateway API key in the usage plan, so API

@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { Account } from '#domain/accounts';
-import type { AccountStore } from '#ports/credentials';
+import type { Account } from '#domain/access/accounts';
+import type { AccountStore } from '#domain/access/ports';
 
 export class DynamoAccountStore implements AccountStore {
   constructor(

@@ -7,8 +7,8 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { TABLES } from '#contracts/tables';
-import type { ApiKeyRecord } from '#domain/api-keys';
-import type { ApiKeyStore } from '#ports/credentials';
+import type { ApiKeyRecord } from '#domain/access/api-keys';
+import type { ApiKeyStore } from '#domain/access/ports';
 
 const BY_ACCOUNT_INDEX = TABLES.apiKeys.indexes[0].name;
 

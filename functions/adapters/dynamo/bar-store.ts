@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { Bar } from '#domain/aggregation';
-import type { BarStore, Series } from '#ports/market-data';
+import type { Bar } from '#domain/market-data/bars';
+import type { BarStore, Series } from '#domain/market-data/ports';
 import { batchPutAll } from './batch.ts';
 
 /** A series' partition key: `AAPL#1d`. */

@@ -7,7 +7,7 @@ import {
   ScanCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { CONNECTION_ROW_TTL_SECONDS } from '#contracts/websocket';
-import type { ConnectionRecord, ConnectionStore } from '#ports/websocket';
+import type { ConnectionRecord, ConnectionStore } from '#domain/streaming/ports';
 
 /**
  * One row per account naming its live connection (ARCHITECTURE A2). A claim is one unconditional put that

@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLES } from '#contracts/tables';
-import type { EventFeed, FeedEvent, FeedReadQuery, StoredEvent } from '#ports/event-feed';
+import type { EventFeed, FeedEvent, FeedReadQuery, StoredEvent } from '#domain/strat/ports';
 import { batchGetAll } from './batch.ts';
 
 /** A guard without an id this old belongs to a writer that crashed mid-append: take its event over. */

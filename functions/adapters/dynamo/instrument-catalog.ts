@@ -1,7 +1,7 @@
 import { type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLES } from '#contracts/tables';
-import { type Instrument, symbolContains } from '#domain/instruments';
-import type { InstrumentCatalog } from '#ports/instrument-catalog';
+import { type Instrument, symbolContains } from '#domain/market-data/instruments';
+import type { InstrumentCatalog } from '#domain/market-data/ports';
 import { batchGetAll, batchPutAll } from './batch.ts';
 
 /** Every instrument sits in the one `byListing` partition, sorted by symbol, so pages come out ordered. */

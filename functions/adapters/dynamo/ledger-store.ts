@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { SymbolLedger } from '#domain/aggregation';
-import type { LedgerStore, VersionedLedger } from '#ports/market-data';
+import type { SymbolLedger } from '#domain/market-data/ledger';
+import type { LedgerStore, VersionedLedger } from '#domain/market-data/ports';
 import { batchGetAll } from './batch.ts';
 
 /** The stored item is the ledger plus its version: every ledger field comes back as it was written. */

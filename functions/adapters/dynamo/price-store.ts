@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { SymbolPrice } from '#domain/prices';
-import type { PriceStore } from '#ports/price-store';
+import type { PriceStore } from '#domain/market-data/ports';
+import type { SymbolPrice } from '#domain/market-data/prices';
 import { batchGetAll, batchPutAll } from './batch.ts';
 
 function toSymbolPrice(item: Record<string, unknown>): SymbolPrice {

@@ -1,7 +1,7 @@
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { SetupStore, StateStore, StoredState } from '#domain/strat/ports';
 import type { SetupRow } from '#domain/strat/setups';
 import type { Timeframe } from '#domain/strat/timeframes';
-import type { SetupStore, StateStore, StoredState } from '#ports/strat-state';
 import { batchDeleteAll, batchGetAll, batchPutAll } from './batch.ts';
 
 export class DynamoStateStore implements StateStore {

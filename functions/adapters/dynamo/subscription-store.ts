@@ -1,8 +1,8 @@
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLES } from '#contracts/tables';
 import { CONNECTION_ROW_TTL_SECONDS } from '#contracts/websocket';
+import type { Subscriber, Subscription, SubscriptionStore } from '#domain/streaming/ports';
 import { subscriptionOfTopic, topicKey } from '#domain/streaming/topics';
-import type { Subscriber, Subscription, SubscriptionStore } from '#ports/websocket';
 import { batchDeleteAll, batchPutAll } from './batch.ts';
 
 const BY_CONNECTION_INDEX = TABLES.subscriptions.indexes[0].name;

@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { UsageLog, UsageRow } from '#ports/websocket';
+import type { UsageLog, UsageRow } from '#domain/streaming/ports';
 import { batchPutAll } from './batch.ts';
 
 /** The billing rows: `type` is `ws_message` (spec 6); a row's key makes a redelivered event overwrite it. */

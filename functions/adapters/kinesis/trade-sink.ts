@@ -1,7 +1,7 @@
 import { type KinesisClient, PutRecordsCommand, type PutRecordsRequestEntry } from '@aws-sdk/client-kinesis';
-import type { Trade } from '#domain/aggregation';
-import { encodeTradeRecord } from '#domain/trade-records';
-import type { TradeSink } from '#ports/trade-sink';
+import type { Trade } from '#domain/market-data/bars';
+import type { TradeSink } from '#domain/market-data/ports';
+import { encodeTradeRecord } from '#domain/market-data/trade-records';
 
 const MAX_RECORDS_PER_CALL = 500;
 const MAX_ATTEMPTS = 8;

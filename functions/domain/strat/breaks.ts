@@ -13,7 +13,8 @@
  *   twice in a group (a redelivered event) counts once, at its earliest time. So the result depends only on
  *   the set of events, not on their order or on how they were split into batches.
  */
-import type { Direction, InForceEvent } from './in-force.ts';
+import type { Direction } from './directions.ts';
+import type { InForceEvent } from './in-force.ts';
 import { type Timeframe, timeframeRank } from './timeframes.ts';
 
 export const FUTURES_SYMBOLS = ['ES1!', 'NQ1!', 'RTY1!', 'YM1!'] as const;

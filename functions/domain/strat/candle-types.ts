@@ -4,7 +4,7 @@
  * out). `3` if up and down (outside bar), `2U` if only up, `2D` if only down, `1` otherwise (inside bar).
  * The first bar of a history has no type. A forming bar's type only moves 1 -> 2 -> 3 as its range grows.
  */
-import type { Bar } from '../aggregation.ts';
+import type { Bar } from '#domain/market-data/bars';
 
 export type CandleType = '1' | '2U' | '2D' | '3';
 

@@ -15,14 +15,12 @@
  * Thresholds are armed lazily (see InForceTracker): a call that makes no new high or low reads nothing
  * of the ledger's Strat fields.
  */
-import type { Bar, FormingBar } from '../aggregation.ts';
-import { INTERVALS, type Interval } from '../intervals.ts';
+import type { Bar, FormingBar } from '#domain/market-data/bars';
+import type { InForceDetection } from '#domain/market-data/candle-fold';
+import { INTERVALS, type Interval } from '#domain/market-data/intervals';
 import { type CandleType, candleCode, candleType, shapeOf } from './candle-types.ts';
+import type { Direction, InForceFlags } from './directions.ts';
 import { INTERVAL_TIMEFRAME, type Timeframe } from './timeframes.ts';
-
-export type Direction = 'bullish' | 'bearish';
-
-export const DIRECTIONS: readonly Direction[] = Object.freeze(['bullish', 'bearish']);
 
 /** One setup going in force in one direction (spec 2.6 without its id; times in ms and Unix seconds). */
 export interface InForceEvent {
@@ -39,16 +37,6 @@ export interface InForceEvent {
   cc: CandleType;
   /** CC's bar time, Unix seconds: with symbol, timeframe and direction it identifies the alert. */
   periodTime: number;
-}
-
-/**
- * The alerts already fired in the forming period of an interval (reset when a new period opens), and the
- * direction of the most recent one (the pmg direction of a bar that became a 3).
- */
-export interface InForceFlags {
-  bullish?: boolean;
-  bearish?: boolean;
-  last?: Direction;
 }
 
 /**
@@ -130,7 +118,7 @@ function lastOf(entry: InForceFlags | undefined): number {
  * once, and the ledger's `recent` and `fired` are copied on write. Unchanged parts of the input ledger are
  * shared with the output ledger; neither is ever mutated.
  */
-export class InForceTracker {
+export class InForceTracker implements InForceDetection<InForceEvent> {
   /** A trade above this price calls `crossUp` (C1.high once armed; +Infinity when nothing can fire). */
   readonly upAt: Float64Array = new Float64Array(INTERVAL_COUNT).fill(Number.POSITIVE_INFINITY);
   /** A trade below this price calls `crossDown` (C1.low once armed; -Infinity when nothing can fire). */

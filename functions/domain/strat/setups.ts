@@ -11,10 +11,11 @@
  * (between sessions, or the current period has not traded yet) there is no CC, C1 is the forming bar and
  * C2 the last completed bar.
  */
-import type { Bar, FormingBar, SymbolLedger } from '../aggregation.ts';
-import type { Interval } from '../intervals.ts';
+import type { Bar, FormingBar } from '#domain/market-data/bars';
+import type { Interval } from '#domain/market-data/intervals';
+import type { SymbolLedger } from '#domain/market-data/ledger';
 import { type CandleType, candleCode, candleType, isDirectional, shapeOf } from './candle-types.ts';
-import type { Direction } from './in-force.ts';
+import type { Direction } from './directions.ts';
 import { type TfcColor, tfcOf } from './tfc.ts';
 import { TIMEFRAME_INTERVAL, TIMEFRAMES, type Timeframe } from './timeframes.ts';
 

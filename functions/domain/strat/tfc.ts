@@ -3,7 +3,7 @@
  * above the open of the latest bar of that timeframe (forming or, between periods, the last complete one),
  * `red` if below, `yellow` if equal. Exact comparison, no rounding.
  */
-import type { SymbolLedger } from '../aggregation.ts';
+import type { SymbolLedger } from '#domain/market-data/ledger';
 import { TIMEFRAME_INTERVAL, TIMEFRAMES, type Timeframe } from './timeframes.ts';
 
 export type TfcColor = 'green' | 'red' | 'yellow';

@@ -2,7 +2,7 @@
  * The nine Strat timeframes (spec 2.5 `timeframe`) and the candle interval each is read from
  * (strat-rules sections 1 and 4). `1m` has no timeframe: it is a candle interval only.
  */
-import type { Interval } from '../intervals.ts';
+import type { Interval } from '#domain/market-data/intervals';
 
 /** Shortest first: also the order setup rows are listed in (strat-rules section 4). */
 export const TIMEFRAMES = ['15', '30', '60', '4H', 'D', 'W', 'M', 'Q', 'Y'] as const;

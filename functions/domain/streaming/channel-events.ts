@@ -1,11 +1,24 @@
-import type { StoredState } from '#ports/strat-state';
-import type { LatestPrice } from '../aggregation.ts';
-import type { InForceAlertBody, SimultaneousBreakBody } from '../alerts.ts';
-import type { Instrument } from '../instruments.ts';
-import { type SymbolPrice, toPriceItem } from '../prices.ts';
-import { stateSnapshotOf } from '../state-snapshot.ts';
+import type { ChannelName } from '#contracts/websocket';
+import type { LatestPrice } from '#domain/market-data/bars';
+import type { Instrument } from '#domain/market-data/instruments';
+import { type SymbolPrice, toPriceItem } from '#domain/market-data/prices';
+import type { InForceAlertBody, SimultaneousBreakBody } from '#domain/strat/alerts';
+import type { StoredState } from '#domain/strat/ports';
+import { stateSnapshotOf } from '#domain/strat/state-snapshot';
 import { equalStates } from '../strat/setups.ts';
-import type { ChannelEvent } from './fan-out.ts';
+import type { PushMessage } from './messages.ts';
+
+/** One change of a source table, as the message its channel pushes. */
+export interface ChannelEvent {
+  /** Unique per source record (the stream's event id): keys the usage rows, so a retry never bills twice. */
+  readonly eventId: string;
+  /** When the source record was written (the stream record's time), Unix ms. */
+  readonly recordedAtMs: number;
+  readonly channel: ChannelName;
+  /** The symbols the event is about (a simultaneous break: each future in it); they route it. */
+  readonly symbols: readonly string[];
+  readonly message: PushMessage;
+}
 
 /** A committed change of a source table, as its stream reports it (images already plain objects). */
 export interface SourceChange {

@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { CHANNEL_NAMES, type CloseCode } from '#contracts/websocket';
-import { inForceAlertSchema, simultaneousBreakSchema } from '../alerts.ts';
-import { priceItemSchema } from '../prices.ts';
-import { stateSnapshotSchema } from '../state-snapshot.ts';
+import { priceItemSchema } from '#domain/market-data/prices';
+import { inForceAlertSchema, simultaneousBreakSchema } from '#domain/strat/alerts';
+import { stateSnapshotSchema } from '#domain/strat/state-snapshot';
 
 /**
  * Every message of the WebSocket API (spec 4.10, strat-rules section 9), as zod schemas: the handlers build

@@ -1,9 +1,9 @@
 import type { Scope } from '#contracts/scopes';
 import { CHANNEL_NAMES, CHANNELS, type ChannelName } from '#contracts/websocket';
-import type { Subscription } from '#ports/websocket';
-import { MAX_SYMBOLS_PER_REQUEST } from '../limits.ts';
-import { isWellFormedSymbol, normalizeSymbol } from '../symbols.ts';
+import { isWellFormedSymbol, normalizeSymbol } from '#domain/market-data/symbols';
+import { MAX_SYMBOLS_PER_REQUEST } from '#domain/requests/limits';
 import { type AcceptedTopic, type RawTopic, topicSchema, type WsErrorCode } from './messages.ts';
+import type { Subscription } from './ports.ts';
 
 /** A topic checked against the channel table, the key's scopes and the tracked universe. */
 export type TopicOutcome =

@@ -2,8 +2,8 @@ import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Cont
 import { defaultMessage } from '#contracts/errors';
 import { findRouteByResource } from '#contracts/routes';
 import type { Scope } from '#contracts/scopes';
-import { authorize } from '#domain/authorization';
-import type { CredentialLookup } from '#ports/credentials';
+import { authorize } from '#domain/access/authorization';
+import type { CredentialLookup } from '#domain/access/ports';
 import { cachedCredentialLookup } from '#runtime/credential-lookup';
 import { environment } from '#runtime/environment';
 import { logger } from '#runtime/logger';

@@ -1,7 +1,6 @@
 import type { KinesisStreamBatchResponse, KinesisStreamEvent } from 'aws-lambda';
-import type { Trade } from '#domain/aggregation';
-import { type IngestPorts, ingestTrades } from '#domain/ingest';
-import { decodeTradeRecord } from '#domain/trade-records';
+import type { Trade } from '#domain/market-data/bars';
+import { decodeTradeRecord } from '#domain/market-data/trade-records';
 import { logger } from '#runtime/logger';
 import {
   alertFeed,
@@ -14,6 +13,7 @@ import {
   stateStore,
   universe,
 } from '#runtime/ports';
+import { type IngestPorts, ingestTrades } from '#use-cases/ingest-trades';
 
 /**
  * The ingest Lambda (ARCHITECTURE A4): one Kinesis batch of trades, folded into prices, ledgers and bars.

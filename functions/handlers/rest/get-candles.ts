@@ -1,7 +1,6 @@
-import { candlesQuerySchema, candlesSchema, getCandles } from '#domain/candles';
-import type { Clock } from '#domain/clock';
-import type { InstrumentCatalog } from '#ports/instrument-catalog';
-import type { BarStore, LedgerStore } from '#ports/market-data';
+import type { Clock } from '#domain/calendar/clock';
+import { candlesQuerySchema, candlesSchema, getCandles } from '#domain/market-data/candles';
+import type { BarStore, InstrumentCatalog, LedgerStore } from '#domain/market-data/ports';
 import { barStore, clock, instrumentCatalog, ledgerStore } from '#runtime/ports';
 import { pathSymbol, restHandler } from '#runtime/rest-handler';
 

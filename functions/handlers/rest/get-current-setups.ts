@@ -1,5 +1,9 @@
-import { currentSetupsQuerySchema, currentSetupsSchema, listCurrentSetups } from '#domain/setups-query';
-import type { SetupStore, StateStore } from '#ports/strat-state';
+import {
+  currentSetupsQuerySchema,
+  currentSetupsSchema,
+  listCurrentSetups,
+} from '#domain/strat/current-setups';
+import type { SetupStore, StateStore } from '#domain/strat/ports';
 import { setupStore, stateStore } from '#runtime/ports';
 import { restHandler } from '#runtime/rest-handler';
 

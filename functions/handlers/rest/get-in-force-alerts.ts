@@ -1,11 +1,11 @@
+import type { Clock } from '#domain/calendar/clock';
 import {
   type InForceAlertBody,
   inForceAlertListSchema,
   inForceQuerySchema,
   listInForceAlerts,
-} from '#domain/alerts';
-import type { Clock } from '#domain/clock';
-import type { EventFeed } from '#ports/event-feed';
+} from '#domain/strat/alerts';
+import type { EventFeed } from '#domain/strat/ports';
 import { alertFeed, clock } from '#runtime/ports';
 import { restHandler } from '#runtime/rest-handler';
 

@@ -1,6 +1,7 @@
 import * as z from 'zod';
-import { getInstrument, instrumentSchema } from '#domain/instruments';
-import type { InstrumentCatalog } from '#ports/instrument-catalog';
+import { getInstrument } from '#domain/market-data/instrument-queries';
+import { instrumentSchema } from '#domain/market-data/instruments';
+import type { InstrumentCatalog } from '#domain/market-data/ports';
 import { instrumentCatalog } from '#runtime/ports';
 import { pathSymbol, restHandler } from '#runtime/rest-handler';
 

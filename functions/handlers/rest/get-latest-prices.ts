@@ -1,5 +1,6 @@
-import { getLatestPrices, latestPricesQuerySchema, latestPricesSchema } from '#domain/prices';
-import type { PriceStore } from '#ports/price-store';
+import { getLatestPrices } from '#domain/market-data/latest-prices';
+import type { PriceStore } from '#domain/market-data/ports';
+import { latestPricesQuerySchema, latestPricesSchema } from '#domain/market-data/prices';
 import { priceStore } from '#runtime/ports';
 import { restHandler } from '#runtime/rest-handler';
 

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import type { Clock } from '#domain/clock';
-import { marketStatus, marketStatusSchema } from '#domain/market-status';
+import type { Clock } from '#domain/calendar/clock';
+import { marketStatus, marketStatusSchema } from '#domain/calendar/market-status';
 import { clock } from '#runtime/ports';
 import { restHandler } from '#runtime/rest-handler';
 

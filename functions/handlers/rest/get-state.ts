@@ -1,8 +1,7 @@
 import * as z from 'zod';
-import type { Clock } from '#domain/clock';
-import { getStateSnapshot, stateSnapshotSchema } from '#domain/state-snapshot';
-import type { InstrumentCatalog } from '#ports/instrument-catalog';
-import type { LedgerStore } from '#ports/market-data';
+import type { Clock } from '#domain/calendar/clock';
+import type { InstrumentCatalog, LedgerStore } from '#domain/market-data/ports';
+import { getStateSnapshot, stateSnapshotSchema } from '#domain/strat/state-snapshot';
 import { clock, instrumentCatalog, ledgerStore } from '#runtime/ports';
 import { pathSymbol, restHandler } from '#runtime/rest-handler';
 

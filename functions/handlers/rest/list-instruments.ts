@@ -1,5 +1,6 @@
-import { instrumentListSchema, listInstruments, listInstrumentsQuerySchema } from '#domain/instruments';
-import type { InstrumentCatalog } from '#ports/instrument-catalog';
+import { listInstruments } from '#domain/market-data/instrument-queries';
+import { instrumentListSchema, listInstrumentsQuerySchema } from '#domain/market-data/instruments';
+import type { InstrumentCatalog } from '#domain/market-data/ports';
 import { instrumentCatalog } from '#runtime/ports';
 import { restHandler } from '#runtime/rest-handler';
 

@@ -1,9 +1,9 @@
-import type { Clock } from '#domain/clock';
-import type { Instrument } from '#domain/instruments';
-import { type StateSyncPorts, syncStates } from '#domain/state-sync';
-import type { LedgerStore } from '#ports/market-data';
+import type { Clock } from '#domain/calendar/clock';
+import type { Instrument } from '#domain/market-data/instruments';
+import type { LedgerStore } from '#domain/market-data/ports';
 import { logger } from '#runtime/logger';
 import { clock, ledgerStore, setupStore, stateStore, universe } from '#runtime/ports';
+import { type StateSyncPorts, syncStates } from '#use-cases/sync-states';
 
 /**
  * The clock tick (issue 4): every minute on AWS (EventBridge), every few seconds locally. It derives every

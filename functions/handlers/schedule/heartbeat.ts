@@ -1,9 +1,8 @@
 import pLimit from 'p-limit';
 import { POST_CONCURRENCY } from '#contracts/websocket';
+import type { CredentialLookup } from '#domain/access/ports';
 import { HEARTBEAT_MESSAGE } from '#domain/streaming/messages';
-import { closeCodeIfAccessWithdrawn, closeConnection, type SessionPorts } from '#domain/streaming/session';
-import type { CredentialLookup } from '#ports/credentials';
-import type { ConnectionRecord } from '#ports/websocket';
+import type { ConnectionRecord } from '#domain/streaming/ports';
 import { cachedCredentialLookup } from '#runtime/credential-lookup';
 import { logger } from '#runtime/logger';
 import { memo } from '#runtime/memo';
@@ -14,6 +13,7 @@ import {
   connectionStore,
   subscriptionStore,
 } from '#runtime/ports';
+import { closeCodeIfAccessWithdrawn, closeConnection, type SessionPorts } from '#use-cases/websocket-session';
 
 export interface HeartbeatOutcome {
   readonly sent: number;

@@ -1,11 +1,15 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { sourceChangeOf, tableNameOf } from '#adapters/dynamo/stream-records';
 import { FAN_OUT, POST_CONCURRENCY } from '#contracts/websocket';
-import type { Instrument } from '#domain/instruments';
-import type { SymbolPrice } from '#domain/prices';
-import { type ChangeContext, channelEventOf, type SourceChange } from '#domain/streaming/channel-events';
-import { type ChannelEvent, type FanOutPorts, fanOut } from '#domain/streaming/fan-out';
-import type { PriceStore } from '#ports/price-store';
+import type { Instrument } from '#domain/market-data/instruments';
+import type { PriceStore } from '#domain/market-data/ports';
+import type { SymbolPrice } from '#domain/market-data/prices';
+import {
+  type ChangeContext,
+  type ChannelEvent,
+  channelEventOf,
+  type SourceChange,
+} from '#domain/streaming/channel-events';
 import { tableName } from '#runtime/environment';
 import { logger } from '#runtime/logger';
 import { memo } from '#runtime/memo';
@@ -18,6 +22,7 @@ import {
   universe,
   usageLog,
 } from '#runtime/ports';
+import { type FanOutPorts, fanOut } from '#use-cases/fan-out';
 
 export interface FanOutDeps {
   readonly ports: () => Omit<FanOutPorts, 'concurrency'>;

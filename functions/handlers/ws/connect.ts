@@ -1,8 +1,8 @@
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
-import { openConnection, type SessionPorts } from '#domain/streaming/session';
 import { logger } from '#runtime/logger';
 import { clientConnections, connectionStore, subscriptionStore } from '#runtime/ports';
 import { connectionOf, OK, type WebSocketEvent } from '#runtime/websocket';
+import { openConnection, type SessionPorts } from '#use-cases/websocket-session';
 
 /**
  * `$connect`, after the authorizer allowed the key (`ws:connect` and an active entitlement): the connection

@@ -1,8 +1,8 @@
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
-import { closeConnection, type SessionPorts } from '#domain/streaming/session';
 import { logger } from '#runtime/logger';
 import { connectionStore, subscriptionStore } from '#runtime/ports';
 import { connectionOf, OK, type WebSocketEvent } from '#runtime/websocket';
+import { closeConnection, type SessionPorts } from '#use-cases/websocket-session';
 
 /**
  * `$disconnect`: the connection's subscriptions go; the account's row goes only if it still names this

@@ -1,9 +1,9 @@
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { errorReply } from '#domain/streaming/messages';
-import { handleClientMessage, type SessionPorts } from '#domain/streaming/session';
 import { logger } from '#runtime/logger';
 import { clientConnections, connectionStore, subscriptionStore, universe } from '#runtime/ports';
 import { connectionOf, OK, type WebSocketEvent } from '#runtime/websocket';
+import { handleClientMessage, type SessionPorts } from '#use-cases/websocket-session';
 
 type MessagePorts = Parameters<typeof handleClientMessage>[2];
 

@@ -1,5 +1,5 @@
-import type { Trade } from '#domain/aggregation';
-import { encodeTradeRecord } from '#domain/trade-records';
+import type { Trade } from '#domain/market-data/bars';
+import { encodeTradeRecord } from '#domain/market-data/trade-records';
 import type { LocalStack } from '../../local/stack.ts';
 import { now, priceOf } from './protocol.ts';
 import { CLOCK_START, SYMBOLS } from './workload.ts';

@@ -1,7 +1,7 @@
 /** What the WebSocket benchmark puts through the local stack: its clock, its symbols, its connections. */
 import { readFileSync } from 'node:fs';
-import { parseUniverseCsv } from '#domain/universe';
 import { UNIVERSE_CSV } from '../../lib/project.ts';
+import { parseUniverseCsv } from '../../lib/universe.ts';
 
 /** 11:00 New York on a regular Friday: the service clock starts here, and every trade is stamped from it. */
 export const CLOCK_START = new Date('2024-11-22T16:00:00Z');

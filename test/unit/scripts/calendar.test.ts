@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { sessionOn, sessionsBetween } from '#domain/calendar';
+import { sessionOn, sessionsBetween } from '#domain/calendar/sessions';
 import { CSV_HEADER, runCalendar, sessionCsvLine, sessionsCsv, UsageError } from '#scripts/calendar';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));

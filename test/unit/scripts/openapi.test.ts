@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REST_ROUTES } from '#contracts/routes';
+import { PROJECT_ROOT } from '#lib/project-root';
 import { openApiDocument } from '../../../scripts/lib/openapi.ts';
-import { PROJECT_ROOT } from '../../../scripts/lib/project.ts';
 
 const document = (await openApiDocument()) as {
   paths: Record<string, { get: { operationId: string; responses: Record<string, { content?: unknown }> } }>;

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Trade } from '#domain/aggregation';
-import { sessionAt, sessionOn, sessionsBetween } from '#domain/calendar';
-import type { Instrument } from '#domain/instruments';
-import { newYorkDate } from '#domain/time-zone';
-import { parseUniverseCsv } from '#domain/universe';
+import { sessionAt, sessionOn, sessionsBetween } from '#domain/calendar/sessions';
+import { newYorkDate } from '#domain/calendar/time-zone';
+import type { Trade } from '#domain/market-data/bars';
+import type { Instrument } from '#domain/market-data/instruments';
 import { UNIVERSE_CSV } from '#scripts/lib/project';
+import { parseUniverseCsv } from '#scripts/lib/universe';
 import { sessionAtOrAfter } from '#scripts/simulator/market';
 import {
   createHistory,

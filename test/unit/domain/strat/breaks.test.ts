@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { foldTrades, type SymbolLedger, type Trade } from '#domain/aggregation';
+import type { Trade } from '#domain/market-data/bars';
+import type { SymbolLedger } from '#domain/market-data/ledger';
 import {
   breakKey,
   DEFAULT_BREAK_WINDOW_MS,
@@ -9,8 +10,10 @@ import {
   type SimultaneousBreakEvent,
   simultaneousBreaks,
 } from '#domain/strat/breaks';
-import type { Direction, InForceEvent } from '#domain/strat/in-force';
+import type { Direction } from '#domain/strat/directions';
+import type { InForceEvent } from '#domain/strat/in-force';
 import type { Timeframe } from '#domain/strat/timeframes';
+import { foldTrades } from '#domain/strat/trade-fold';
 
 const ms = (iso: string): number => Date.parse(iso);
 const T0 = ms('2024-05-17T14:00:00Z');

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Bar } from '#domain/aggregation';
-import { INTERVALS } from '#domain/intervals';
+import type { Bar } from '#domain/market-data/bars';
+import { INTERVALS } from '#domain/market-data/intervals';
 import {
   CANDLE_TYPES,
   type CandleType,

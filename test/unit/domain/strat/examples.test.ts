@@ -3,10 +3,12 @@
  * the document is brought up to date.
  */
 import { describe, expect, it } from 'vitest';
-import { foldTrades, type SymbolLedger, type Trade } from '#domain/aggregation';
+import type { Trade } from '#domain/market-data/bars';
+import type { SymbolLedger } from '#domain/market-data/ledger';
 import { simultaneousBreaks } from '#domain/strat/breaks';
 import type { InForceEvent } from '#domain/strat/in-force';
 import { deriveSymbolState, type SetupRow } from '#domain/strat/setups';
+import { foldTrades } from '#domain/strat/trade-fold';
 
 type Ohlc = readonly [open: number, high: number, low: number, close: number];
 

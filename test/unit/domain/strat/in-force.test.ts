@@ -1,13 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Bar, foldTrades, type SymbolLedger, type Trade } from '#domain/aggregation';
-import { sessionsBetween } from '#domain/calendar';
-import type { Interval } from '#domain/intervals';
-import { periodAt } from '#domain/periods';
+import { sessionsBetween } from '#domain/calendar/sessions';
+import type { Bar, Trade } from '#domain/market-data/bars';
+import type { Interval } from '#domain/market-data/intervals';
+import type { SymbolLedger } from '#domain/market-data/ledger';
+import { periodAt } from '#domain/market-data/periods';
 import { type CandleType, candleType } from '#domain/strat/candle-types';
 import { type InForceEvent, inForceKey, RECENT_BARS } from '#domain/strat/in-force';
 import { deriveSymbolState } from '#domain/strat/setups';
 import { TIMEFRAME_INTERVAL, TIMEFRAMES, type Timeframe, timeframeRank } from '#domain/strat/timeframes';
+import { foldTrades } from '#domain/strat/trade-fold';
 
 const SYMBOL = 'AAPL';
 const ms = (iso: string): number => Date.parse(iso);

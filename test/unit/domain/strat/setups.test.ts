@@ -1,10 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Bar, type FormingBar, foldTrades, type SymbolLedger, type Trade } from '#domain/aggregation';
-import { sessionsBetween } from '#domain/calendar';
-import type { Interval } from '#domain/intervals';
-import { currentPeriod } from '#domain/periods';
-import type { Direction } from '#domain/strat/in-force';
+import { sessionsBetween } from '#domain/calendar/sessions';
+import type { Bar, FormingBar, Trade } from '#domain/market-data/bars';
+import type { Interval } from '#domain/market-data/intervals';
+import type { SymbolLedger } from '#domain/market-data/ledger';
+import { currentPeriod } from '#domain/market-data/periods';
+import type { Direction } from '#domain/strat/directions';
 import {
   deriveSymbolState,
   equalStates,
@@ -19,6 +20,7 @@ import {
 } from '#domain/strat/setups';
 import { tfcColor, tfcOf } from '#domain/strat/tfc';
 import { TIMEFRAME_INTERVAL, TIMEFRAMES, type Timeframe } from '#domain/strat/timeframes';
+import { foldTrades } from '#domain/strat/trade-fold';
 
 const SYMBOL = 'AAPL';
 const SECTOR = 'Technology';

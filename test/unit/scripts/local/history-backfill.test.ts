@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sessionsBetween } from '#domain/calendar';
+import { sessionsBetween } from '#domain/calendar/sessions';
 import {
   backfillOrder,
   backfillSymbol,

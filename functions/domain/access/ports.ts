@@ -1,0 +1,30 @@
+import type { Account } from './accounts.ts';
+import type { ApiKeyRecord } from './api-keys.ts';
+
+export interface ApiKeyStore {
+  get(keyId: string): Promise<ApiKeyRecord | undefined>;
+  /** Writes a new key; fails if the key id is taken. */
+  create(record: ApiKeyRecord): Promise<void>;
+  listByAccount(accountId: string): Promise<ApiKeyRecord[]>;
+  /** Marks the key revoked (first revocation time wins); `undefined` when there is no such key. */
+  revoke(keyId: string, revokedAt: string): Promise<ApiKeyRecord | undefined>;
+}
+
+export interface AccountStore {
+  get(accountId: string): Promise<Account | undefined>;
+  put(account: Account): Promise<void>;
+}
+
+/** A key with its account, as the authorizer needs them together. */
+export interface Credential {
+  readonly key: ApiKeyRecord;
+  readonly account: Account | undefined;
+}
+
+export type CredentialLookup = (keyId: string) => Promise<Credential | undefined>;
+
+/** The usage plan that throttles each key (AWS only: the local gateway throttles by the same identifier). */
+export interface UsagePlanRegistry {
+  register(key: Pick<ApiKeyRecord, 'keyId' | 'label' | 'usageIdentifierKey'>): Promise<void>;
+  deregister(keyId: string): Promise<void>;
+}

@@ -1,0 +1,136 @@
+import * as z from 'zod';
+import { sessionAt } from '#domain/calendar/sessions';
+import { UnknownIntervalError, UnknownSymbolError } from '#domain/requests/errors';
+import { CANDLES_LIMIT } from '#domain/requests/limits';
+import { clampedIntParam, textParam } from '#domain/requests/query-params';
+import { type Bar, barOf } from './bars.ts';
+import { type Interval, isInterval, isIntraday } from './intervals.ts';
+import { calendarPeriodOfDay, type Period, periodAt } from './periods.ts';
+import type { BarStore, InstrumentCatalog, LedgerStore } from './ports.ts';
+import { isWellFormedSymbol } from './symbols.ts';
+
+export const DEFAULT_INTERVAL: Interval = '1d';
+
+const SECONDS_PER_DAY = 86_400;
+const PLAIN_DATE = /^\d{4}-\d{2}-\d{2}$/;
+const DATE_TIME = /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+
+/** Spec 2.3. */
+export const barSchema = z.object({
+  time: z.number(),
+  open: z.number(),
+  high: z.number(),
+  low: z.number(),
+  close: z.number(),
+  volume: z.number(),
+});
+
+/** Spec 4.5 response. */
+export const candlesSchema = z.object({
+  symbol: z.string(),
+  interval: z.string(),
+  bars: z.array(barSchema),
+  partial_bar_included: z.boolean(),
+});
+
+export type Candles = z.infer<typeof candlesSchema>;
+
+/**
+ * An ISO 8601 datetime or plain date as Unix ms; a plain date (and a datetime without an offset) is UTC.
+ * The calendar date must exist (2024-02-30 is refused).
+ */
+export function parseInstant(raw: string): number | undefined {
+  const plain = PLAIN_DATE.test(raw);
+  const match = plain ? undefined : DATE_TIME.exec(raw);
+  if (!plain && !match) return undefined;
+  const date = plain ? raw : (match?.[1] ?? '');
+  const normalized = plain ? `${raw}T00:00:00Z` : match?.[5] ? raw : `${raw}Z`;
+  const ms = Date.parse(normalized);
+  if (!Number.isFinite(ms)) return undefined;
+  // Date.parse rolls 2024-02-30 over to March: the calendar date must survive the round trip.
+  const dayMs = Date.parse(`${date}T00:00:00Z`);
+  return Number.isFinite(dayMs) && new Date(dayMs).toISOString().slice(0, 10) === date ? ms : undefined;
+}
+
+function instantParam() {
+  return textParam().transform((raw, context) => {
+    if (raw === undefined) return undefined;
+    const ms = parseInstant(raw);
+    if (ms === undefined) {
+      context.addIssue({ code: 'custom', message: 'must be an ISO 8601 date or datetime' });
+      return z.NEVER;
+    }
+    return ms;
+  });
+}
+
+/** Spec 4.5 query; `interval` is checked separately (an unknown one is a bodiless 404, not a 400). */
+export const candlesQuerySchema = z.object({
+  interval: textParam(),
+  start: instantParam(),
+  end: instantParam(),
+  limit: clampedIntParam(CANDLES_LIMIT),
+});
+
+export type CandlesQuery = z.output<typeof candlesQuerySchema>;
+
+/** Intervals are matched case-insensitively and answered in their canonical form (`1D` → `1d`). */
+export function normalizeInterval(raw: string | undefined): Interval {
+  const interval = (raw ?? DEFAULT_INTERVAL).toLowerCase();
+  if (!isInterval(interval)) throw new UnknownIntervalError(raw ?? '');
+  return interval;
+}
+
+/** The period a bar stands for, from its bar time (strat-rules section 1). */
+export function periodOfBar(interval: Interval, time: number): Period | undefined {
+  if (isIntraday(interval)) return periodAt(interval, time * 1000);
+  return calendarPeriodOfDay(interval, Math.floor(time / SECONDS_PER_DAY));
+}
+
+/**
+ * Spec 4.5 `partial_bar_included`: the last bar's period still runs and the market is open. Always false
+ * for `1m` (the spec's rule: a minute bar is served as complete).
+ */
+export function isPartial(interval: Interval, lastBar: Bar | undefined, nowMs: number): boolean {
+  if (interval === '1m' || lastBar === undefined || sessionAt(new Date(nowMs)) === undefined) return false;
+  const period = periodOfBar(interval, lastBar.time);
+  return period !== undefined && period.startMs <= nowMs && nowMs < period.endMs;
+}
+
+export interface CandlesPorts {
+  readonly instruments: InstrumentCatalog;
+  readonly bars: BarStore;
+  readonly ledgers: LedgerStore;
+  readonly now: () => Date;
+}
+
+/**
+ * Spec 4.5. Stored bars come from one Query on the series (newest first, `limit` items); the ledger's
+ * latest bar of the interval (complete or forming) joins them when it falls in the range.
+ */
+export async function getCandles(symbol: string, query: CandlesQuery, ports: CandlesPorts): Promise<Candles> {
+  const interval = normalizeInterval(query.interval);
+  if (!isWellFormedSymbol(symbol)) throw new UnknownSymbolError(symbol);
+  const fromTime = query.start === undefined ? undefined : Math.ceil(query.start / 1000);
+  const toTime = query.end === undefined ? undefined : Math.floor(query.end / 1000);
+  const [instrument, stored, ledger] = await Promise.all([
+    ports.instruments.get(symbol),
+    ports.bars.query({ symbol, interval }, { fromTime, toTime, limit: query.limit }),
+    ports.ledgers.get(symbol),
+  ]);
+  if (!instrument) throw new UnknownSymbolError(symbol);
+
+  const bars = stored.map(barOf);
+  const latest = ledger?.ledger.forming[interval];
+  const inRange = (time: number) =>
+    (fromTime === undefined || time >= fromTime) && (toTime === undefined || time <= toTime);
+  if (latest && inRange(latest.time) && (bars.at(-1)?.time ?? -Infinity) < latest.time)
+    bars.push(barOf(latest));
+  const kept = bars.slice(-query.limit);
+  return {
+    symbol,
+    interval,
+    bars: kept,
+    partial_bar_included: isPartial(interval, kept.at(-1), ports.now().getTime()),
+  };
+}

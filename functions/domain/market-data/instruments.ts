@@ -1,0 +1,42 @@
+import * as z from 'zod';
+import { INSTRUMENTS_LIMIT } from '#domain/requests/limits';
+import { clampedIntParam, symbolListParam, textParam } from '#domain/requests/query-params';
+
+/** Spec 2.1. */
+export const instrumentSchema = z.object({
+  symbol: z.string(),
+  name: z.string(),
+  market: z.enum(['stocks', 'futures', 'crypto', '']),
+  exchange: z.string(),
+  type: z.string(),
+  sector: z.string(),
+  active: z.boolean(),
+});
+
+export type Instrument = z.infer<typeof instrumentSchema>;
+
+export const instrumentListSchema = z.object({ items: z.array(instrumentSchema) });
+
+export type InstrumentList = z.infer<typeof instrumentListSchema>;
+
+/** Spec 4.1 query parameters. */
+export const listInstrumentsQuerySchema = z.object({
+  symbols: symbolListParam(),
+  search: textParam(),
+  limit: clampedIntParam(INSTRUMENTS_LIMIT),
+});
+
+export type ListInstrumentsQuery = z.output<typeof listInstrumentsQuerySchema>;
+
+/** `search` is a case-insensitive substring of the symbol (spec 4.1). */
+export function normalizeSearch(search: string | undefined): string | undefined {
+  return search?.toUpperCase();
+}
+
+export function symbolContains(symbol: string, normalizedSearch: string | undefined): boolean {
+  return normalizedSearch === undefined || symbol.includes(normalizedSearch);
+}
+
+export function compareBySymbol(a: Pick<Instrument, 'symbol'>, b: Pick<Instrument, 'symbol'>): number {
+  return a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0;
+}

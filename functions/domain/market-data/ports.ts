@@ -1,0 +1,57 @@
+/**
+ * What market data needs from storage and the trade stream: implemented by functions/adapters/ (DynamoDB,
+ * Kinesis) and, in tests, by in-memory fakes.
+ */
+
+import type { Bar, Trade } from './bars.ts';
+import type { Instrument } from './instruments.ts';
+import type { Interval } from './intervals.ts';
+import type { SymbolLedger } from './ledger.ts';
+import type { SymbolPrice } from './prices.ts';
+
+/** Where instruments are kept. */
+export interface InstrumentCatalog {
+  get(symbol: string): Promise<Instrument | undefined>;
+  /** The instruments among `symbols` that exist, in no particular order. */
+  getMany(symbols: readonly string[]): Promise<Instrument[]>;
+  /** At most `limit` instruments in symbol order whose symbol contains `search` (already upper-cased). */
+  list(filter: { readonly search?: string; readonly limit: number }): Promise<Instrument[]>;
+  putAll(instruments: readonly Instrument[]): Promise<void>;
+}
+
+export interface Series {
+  readonly symbol: string;
+  readonly interval: Interval;
+}
+
+/** Bars a later period replaced in the ledger, one item per bar. */
+export interface BarStore {
+  /** At most `limit` bars of the series with fromTime <= time <= toTime, the most recent ones, oldest first. */
+  query(series: Series, range: { fromTime?: number; toTime?: number; limit: number }): Promise<Bar[]>;
+  putMany(bars: readonly (Series & { bar: Bar })[]): Promise<void>;
+}
+
+/** A ledger with the version it was read at, for optimistic concurrency. */
+export interface VersionedLedger {
+  readonly ledger: SymbolLedger;
+  readonly version: number;
+}
+
+export interface LedgerStore {
+  get(symbol: string): Promise<VersionedLedger | undefined>;
+  getMany(symbols: readonly string[]): Promise<Map<string, VersionedLedger>>;
+  /** Writes the ledger as version `previousVersion + 1` (0 when new); false if another writer got there first. */
+  put(ledger: SymbolLedger, previousVersion: number | undefined): Promise<boolean>;
+}
+
+/** The latest trade per symbol. */
+export interface PriceStore {
+  /** The stored prices among `symbols`, in no particular order. */
+  getMany(symbols: readonly string[]): Promise<SymbolPrice[]>;
+  putMany(prices: readonly SymbolPrice[]): Promise<void>;
+}
+
+/** Where trades enter the ingest path: the trades stream (Kinesis on AWS, the local stream locally). */
+export interface TradeSink {
+  put(trades: readonly Trade[]): Promise<void>;
+}

@@ -1,0 +1,149 @@
+import * as z from 'zod';
+import { ALERTS_LIMIT, ALERTS_WINDOW_MINUTES } from '#domain/requests/limits';
+import {
+  choiceParam,
+  clampedIntParam,
+  optionalIntParam,
+  symbolListParam,
+} from '#domain/requests/query-params';
+import { breakKey, type SimultaneousBreakEvent } from './breaks.ts';
+import { CANDLE_TYPES } from './candle-types.ts';
+import { DIRECTIONS } from './directions.ts';
+import { type InForceEvent, inForceKey } from './in-force.ts';
+import type { EventFeed, FeedEvent, StoredEvent } from './ports.ts';
+import { TIMEFRAMES } from './timeframes.ts';
+
+/** Feed names: one partition each in their tables. */
+export const IN_FORCE_FEED = 'in-force';
+export const BREAKS_FEED = 'simultaneous-breaks';
+
+const MS_PER_MINUTE = 60_000;
+
+/** Spec 2.6. */
+export const inForceAlertSchema = z.object({
+  id: z.number().int(),
+  symbol: z.string(),
+  timeframe: z.enum(TIMEFRAMES),
+  direction: z.enum(DIRECTIONS),
+  shape: z.string(),
+  price: z.number(),
+  triggered_at: z.string(),
+  cc: z.string(),
+});
+
+/** Spec 2.7. */
+export const simultaneousBreakSchema = z.object({
+  id: z.number().int(),
+  timeframe: z.enum(TIMEFRAMES),
+  direction: z.enum(DIRECTIONS),
+  threshold: z.number().int(),
+  symbols: z.array(z.string()),
+  triggered_at: z.string(),
+});
+
+/** Spec 4.8 and 4.9 responses. */
+export const inForceAlertListSchema = z.object({ items: z.array(inForceAlertSchema) });
+export const simultaneousBreakListSchema = z.object({ items: z.array(simultaneousBreakSchema) });
+
+export type InForceAlert = z.infer<typeof inForceAlertSchema>;
+export type SimultaneousBreak = z.infer<typeof simultaneousBreakSchema>;
+export type InForceAlertBody = Omit<InForceAlert, 'id'>;
+export type SimultaneousBreakBody = Omit<SimultaneousBreak, 'id'>;
+
+const common = {
+  window_minutes: clampedIntParam(ALERTS_WINDOW_MINUTES),
+  limit: clampedIntParam(ALERTS_LIMIT),
+  since_id: optionalIntParam(),
+  timeframe: choiceParam(['all', ...TIMEFRAMES], 'all'),
+  direction: choiceParam(['all', ...DIRECTIONS], 'all'),
+};
+
+/** Spec 4.8 and strat-rules section 8. */
+export const inForceQuerySchema = z.object({
+  ...common,
+  symbols: symbolListParam(),
+  cc: choiceParam(['all', ...CANDLE_TYPES], 'all'),
+});
+
+/** Spec 4.9 and strat-rules section 8. */
+export const breaksQuerySchema = z.object({
+  ...common,
+  threshold: choiceParam(['all', '2', '3', '4'], 'all'),
+});
+
+export type InForceQuery = z.output<typeof inForceQuerySchema>;
+export type BreaksQuery = z.output<typeof breaksQuerySchema>;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const matches = (wanted: string, value: string) => wanted === 'all' || wanted === value;
+
+export function inForceFeedEvent(event: InForceEvent): FeedEvent<InForceAlertBody> {
+  return {
+    onceKey: inForceKey(event),
+    triggeredAtMs: event.triggeredAt,
+    symbol: event.symbol,
+    body: {
+      symbol: event.symbol,
+      timeframe: event.timeframe,
+      direction: event.direction,
+      shape: event.shape,
+      price: event.price,
+      triggered_at: iso(event.triggeredAt),
+      cc: event.cc,
+    },
+  };
+}
+
+export function breakFeedEvent(event: SimultaneousBreakEvent): FeedEvent<SimultaneousBreakBody> {
+  return {
+    onceKey: breakKey(event),
+    triggeredAtMs: event.triggeredAt,
+    body: {
+      timeframe: event.timeframe,
+      direction: event.direction,
+      threshold: event.threshold,
+      symbols: [...event.symbols],
+      triggered_at: iso(event.triggeredAt),
+    },
+  };
+}
+
+const withId = <Body>({ id, body }: StoredEvent<Body>) => ({ id, ...body });
+
+/** Spec 4.8: ids ascending, at most `limit`, within the window, after `since_id`, every filter. */
+export async function listInForceAlerts(
+  query: InForceQuery,
+  feed: EventFeed<InForceAlertBody>,
+  nowMs: number,
+): Promise<{ items: InForceAlert[] }> {
+  const symbols = query.symbols ? new Set(query.symbols) : undefined;
+  const events = await feed.read({
+    sinceId: query.since_id,
+    fromMs: nowMs - query.window_minutes * MS_PER_MINUTE,
+    limit: query.limit,
+    accept: ({ body }) =>
+      (symbols === undefined || symbols.has(body.symbol)) &&
+      matches(query.timeframe, body.timeframe) &&
+      matches(query.direction, body.direction) &&
+      matches(query.cc, body.cc),
+  });
+  return { items: events.map(withId) };
+}
+
+/** Spec 4.9: ids ascending, at most `limit`, within the window, after `since_id`, every filter. */
+export async function listSimultaneousBreaks(
+  query: BreaksQuery,
+  feed: EventFeed<SimultaneousBreakBody>,
+  nowMs: number,
+): Promise<{ items: SimultaneousBreak[] }> {
+  const events = await feed.read({
+    sinceId: query.since_id,
+    fromMs: nowMs - query.window_minutes * MS_PER_MINUTE,
+    limit: query.limit,
+    accept: ({ body }) =>
+      matches(query.timeframe, body.timeframe) &&
+      matches(query.direction, body.direction) &&
+      matches(query.threshold, String(body.threshold)),
+  });
+  return { items: events.map(withId) };
+}

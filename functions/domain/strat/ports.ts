@@ -1,0 +1,66 @@
+/**
+ * What the Strat needs from storage: the derived states and setup rows, and the append-only feeds of in-force
+ * alerts and simultaneous breaks. Implemented by functions/adapters/dynamo/.
+ */
+import type { SetupRow, SymbolState } from '#domain/strat/setups';
+import type { Timeframe } from '#domain/strat/timeframes';
+
+/** A symbol's derived Strat state as last written (what `states` subscribers and `/setups/current` see). */
+export interface StoredState extends SymbolState {
+  readonly symbol: string;
+  /** When it was derived (service clock, Unix ms). */
+  readonly updatedAtMs: number;
+}
+
+export interface StateStore {
+  getMany(symbols: readonly string[]): Promise<Map<string, StoredState>>;
+  putMany(states: readonly StoredState[]): Promise<void>;
+}
+
+/** Setup rows by timeframe, in symbol order. */
+export interface SetupStore {
+  /** At most `limit` rows of the timeframe, in symbol order. */
+  list(timeframe: Timeframe, limit: number): Promise<SetupRow[]>;
+  write(changes: {
+    readonly put: readonly SetupRow[];
+    readonly remove: readonly Pick<SetupRow, 'symbol' | 'timeframe'>[];
+  }): Promise<void>;
+}
+
+/**
+ * An append-only feed of events (in-force alerts, simultaneous breaks) whose ids increase with commit order,
+ * so a reader polling with `since_id` never misses one (ADR 0009).
+ */
+export interface FeedEvent<Body> {
+  /** The event's natural key: an event with a key already appended is not appended again. */
+  readonly onceKey: string;
+  readonly triggeredAtMs: number;
+  /** Stored with the event and indexed for `symbols` filters, when the event has one symbol. */
+  readonly symbol?: string;
+  readonly body: Body;
+}
+
+export interface StoredEvent<Body> {
+  readonly id: number;
+  readonly triggeredAtMs: number;
+  readonly body: Body;
+}
+
+export interface FeedReadQuery<Body> {
+  /** Only events with a greater id. */
+  readonly sinceId?: number;
+  /** Only events triggered at or after this instant. */
+  readonly fromMs: number;
+  readonly limit: number;
+  /** Only events that pass (the domain's filters). */
+  readonly accept: (event: StoredEvent<Body>) => boolean;
+}
+
+export interface EventFeed<Body> {
+  /** Appends the events not appended before, in order; returns how many it appended. */
+  append(events: readonly FeedEvent<Body>[]): Promise<number>;
+  /** At most `limit` accepted events, ids ascending. */
+  read(query: FeedReadQuery<Body>): Promise<StoredEvent<Body>[]>;
+  /** Events of one symbol triggered in [fromMs, toMs], any order. */
+  readBySymbol(symbol: string, fromMs: number, toMs: number): Promise<StoredEvent<Body>[]>;
+}

@@ -1,0 +1,73 @@
+import type { ChannelName, CloseCode } from '#contracts/websocket';
+import type { Principal } from '#domain/access/authorization';
+
+/** The account's one live connection, as its row keeps it (ARCHITECTURE A2). */
+export interface ConnectionRecord extends Pick<Principal, 'accountId' | 'keyId' | 'scopes'> {
+  readonly connectionId: string;
+  readonly connectedAtMs: number;
+}
+
+export interface ConnectionStore {
+  /**
+   * Makes `connection` the account's one connection and returns the row it replaced, when that named
+   * another connection. Writes are serialized per account: of two racing claims, the later one replaces
+   * the earlier, so the row ends naming exactly one connection.
+   */
+  claim(connection: ConnectionRecord): Promise<ConnectionRecord | undefined>;
+  get(accountId: string): Promise<ConnectionRecord | undefined>;
+  /** Deletes the account's row only while it still names `connectionId`; whether it did. */
+  release(accountId: string, connectionId: string): Promise<boolean>;
+  /** Every connection row, page by page (the heartbeat). */
+  list(): AsyncIterable<ConnectionRecord[]>;
+}
+
+/** A connection's interest in one channel and symbol; `symbol` absent: every symbol of an alert channel. */
+export interface Subscription {
+  readonly channel: ChannelName;
+  readonly symbol?: string;
+}
+
+/** Who a topic's message goes to. */
+export interface Subscriber {
+  readonly connectionId: string;
+  readonly accountId: string;
+  readonly keyId: string;
+}
+
+export interface SubscriptionStore {
+  add(subscriber: Subscriber, subscriptions: readonly Subscription[]): Promise<void>;
+  remove(connectionId: string, subscriptions: readonly Subscription[]): Promise<void>;
+  /** Every subscription of a connection. */
+  listOf(connectionId: string): Promise<Subscription[]>;
+  /** The subscribers of each subscription asked for, found by key (never a Scan). */
+  subscribersOf(subscription: Subscription): Promise<Subscriber[]>;
+}
+
+export type Delivery = 'sent' | 'gone';
+
+/** The `@connections` management API: how functions talk to connected clients. */
+export interface ClientConnections {
+  /** Posts one JSON message; `gone` when the connection no longer exists (GoneException). */
+  send(connectionId: string, message: unknown): Promise<Delivery>;
+  /**
+   * Ends a connection with a close code. API Gateway cannot send one (A2): the client first gets a
+   * final control message `{"op":"close","code","reason"}`, then the connection is deleted.
+   */
+  close(connectionId: string, code: CloseCode): Promise<void>;
+}
+
+/** One `ws_message` usage row per pushed event (spec 6). */
+export interface UsageRow {
+  readonly accountId: string;
+  readonly keyId: string;
+  readonly channel: ChannelName;
+  readonly symbol?: string;
+  /** When the message was pushed, ISO 8601. */
+  readonly time: string;
+  /** Unique per (account, event): a redelivered event overwrites its row. */
+  readonly messageId: string;
+}
+
+export interface UsageLog {
+  record(rows: readonly UsageRow[]): Promise<void>;
+}

@@ -1,0 +1,156 @@
+import { defaultMessage } from '#contracts/errors';
+import { CLOSE_CODES, type CloseCode } from '#contracts/websocket';
+import type { CredentialLookup } from '#domain/access/ports';
+import {
+  type AcceptedTopic,
+  type ClientMessage,
+  clientMessageSchema,
+  errorReply,
+  requestIdSchema,
+  type ServerReply,
+} from '#domain/streaming/messages';
+import type {
+  ClientConnections,
+  ConnectionRecord,
+  ConnectionStore,
+  Subscription,
+  SubscriptionStore,
+} from '#domain/streaming/ports';
+import { checkTopic } from '#domain/streaming/topics';
+
+export interface SessionPorts {
+  readonly connections: ConnectionStore;
+  readonly subscriptions: SubscriptionStore;
+  readonly clients: ClientConnections;
+}
+
+/**
+ * `$connect`, already authorized: the connection becomes its account's one connection, and the one it
+ * replaces is closed with 4409 (spec 8, ARCHITECTURE A2). Two racing connects: the later claim replaces
+ * the earlier, so exactly one stays.
+ */
+export async function openConnection(connection: ConnectionRecord, ports: SessionPorts): Promise<void> {
+  const replaced = await ports.connections.claim(connection);
+  if (replaced) await ports.clients.close(replaced.connectionId, CLOSE_CODES.replaced);
+}
+
+/**
+ * `$disconnect` (or a connection found gone): its subscriptions go, and the account's row goes only while
+ * it still names this connection, so an evicted connection's disconnect never removes its successor.
+ */
+export async function closeConnection(
+  connection: { readonly accountId: string; readonly connectionId: string },
+  ports: Pick<SessionPorts, 'connections' | 'subscriptions'>,
+): Promise<void> {
+  const subscriptions = await ports.subscriptions.listOf(connection.connectionId);
+  await Promise.all([
+    ports.connections.release(connection.accountId, connection.connectionId),
+    ports.subscriptions.remove(connection.connectionId, subscriptions),
+  ]);
+}
+
+/**
+ * Whether a connection may stay open, judged as its handshake was: its key revoked (or gone) is 4401, its
+ * account's entitlement lapsed or the key without `ws:connect` is 4403. `undefined`: it stays.
+ */
+export async function closeCodeIfAccessWithdrawn(
+  connection: Pick<ConnectionRecord, 'keyId'>,
+  lookupCredential: CredentialLookup,
+): Promise<CloseCode | undefined> {
+  const credential = await lookupCredential(connection.keyId);
+  if (!credential || credential.key.revokedAt) return CLOSE_CODES.noValidKey;
+  if (credential.account?.entitlement !== 'active' || !credential.key.scopes.includes('ws:connect')) {
+    return CLOSE_CODES.forbidden;
+  }
+  return undefined;
+}
+
+function parseClientMessage(body: string | null | undefined): ClientMessage | ServerReply {
+  let json: unknown;
+  try {
+    json = JSON.parse(body ?? '');
+  } catch {
+    return errorReply('invalid_message', 'the message is not JSON');
+  }
+  const op = (json as { op?: unknown } | null)?.op;
+  const id = (json as { id?: unknown } | null)?.id;
+  // Echoed only when it is an id the schema allows, so an error reply is itself well-formed.
+  const echo = requestIdSchema.safeParse(id).success && id !== undefined ? { id: id as string | number } : {};
+  if (op !== 'subscribe' && op !== 'unsubscribe' && op !== 'ping') {
+    return typeof op === 'string'
+      ? errorReply('unknown_op', `unknown op: ${op.slice(0, 64)}`, echo)
+      : errorReply('invalid_message', 'a message needs an "op"', echo);
+  }
+  const parsed = clientMessageSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.join('.') || 'message';
+    return errorReply('invalid_message', `${where}: ${issue?.message ?? 'invalid'}`, echo);
+  }
+  return parsed.data;
+}
+
+const isReply = (message: ClientMessage | ServerReply): message is ServerReply =>
+  (message as ServerReply).op === 'error';
+
+/**
+ * One client message (`$default`), answered with replies in order: one `error` per refused topic, then
+ * `subscribed` / `unsubscribed` listing what took effect (possibly nothing), or `pong`. An error never
+ * closes the connection. A connection that is no longer its account's one (it lost a connect race) is
+ * closed with 4409 instead.
+ */
+export async function handleClientMessage(
+  connection: ConnectionRecord,
+  body: string | null | undefined,
+  ports: SessionPorts & { readonly trackedSymbols: () => Promise<{ has(symbol: string): boolean }> },
+): Promise<ServerReply[]> {
+  const current = await ports.connections.get(connection.accountId);
+  if (current?.connectionId !== connection.connectionId) {
+    await ports.clients.close(connection.connectionId, CLOSE_CODES.replaced);
+    return [];
+  }
+  const message = parseClientMessage(body);
+  if (isReply(message)) return [message];
+  const echo = message.id === undefined ? {} : { id: message.id };
+  if (message.op === 'ping') return [{ op: 'pong', ...echo }];
+
+  const tracked = await ports.trackedSymbols();
+  const replies: ServerReply[] = [];
+  const topics: AcceptedTopic[] = [];
+  const subscriptions: Subscription[] = [];
+  for (const raw of message.topics) {
+    const outcome = checkTopic(raw, {
+      scopes: connection.scopes,
+      isTracked: (symbol) => tracked.has(symbol),
+      purpose: message.op,
+    });
+    if (outcome.ok) {
+      topics.push(outcome.topic);
+      subscriptions.push(...outcome.subscriptions);
+    } else {
+      // The refused topic is named; a list of too many symbols is not repeated back.
+      const topic =
+        outcome.topic && outcome.code === 'too_many_symbols'
+          ? { channel: outcome.topic.channel }
+          : outcome.topic;
+      replies.push(errorReply(outcome.code, defaultMessage(outcome.code), { ...echo, topic }));
+    }
+  }
+
+  if (message.op === 'subscribe') {
+    await ports.subscriptions.add(connection, subscriptions);
+    replies.push({ op: 'subscribed', ...echo, topics });
+  } else {
+    await ports.subscriptions.remove(connection.connectionId, await withWholeChannels(subscriptions));
+    replies.push({ op: 'unsubscribed', ...echo, topics });
+  }
+  return replies;
+
+  /** Unsubscribing a channel without symbols removes every subscription of that channel. */
+  async function withWholeChannels(requested: Subscription[]): Promise<Subscription[]> {
+    const channels = new Set(requested.filter((s) => s.symbol === undefined).map((s) => s.channel));
+    if (channels.size === 0) return requested;
+    const existing = await ports.subscriptions.listOf(connection.connectionId);
+    return [...requested, ...existing.filter((s) => channels.has(s.channel))];
+  }
+}

@@ -1,0 +1,82 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { extractApiKey, hashApiKey, issueApiKey, keyIdOf, keyMatchesHash } from '#domain/access/api-keys';
+
+describe('issueApiKey', () => {
+  it('makes a key of the form mda_<key id>_<secret> and stores only its SHA-256', () => {
+    const issued = issueApiKey(randomBytes);
+    expect(issued.rawKey).toMatch(/^mda_[a-z2-7]{12}_[A-Za-z0-9_-]{43}$/);
+    expect(keyIdOf(issued.rawKey)).toBe(issued.keyId);
+    expect(issued.secretHash).toBe(hashApiKey(issued.rawKey));
+    expect(issued.secretHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(issued.secretHash).not.toContain(issued.rawKey.split('_')[2]);
+  });
+
+  it('makes a usage identifier unrelated to the key', () => {
+    const issued = issueApiKey(randomBytes);
+    expect(issued.usageIdentifierKey.length).toBeGreaterThanOrEqual(20);
+    expect(issued.rawKey).not.toContain(issued.usageIdentifierKey);
+  });
+
+  it('makes a different key each time', () => {
+    const keys = new Set(Array.from({ length: 50 }, () => issueApiKey(randomBytes).rawKey));
+    expect(keys.size).toBe(50);
+  });
+});
+
+describe('keyIdOf', () => {
+  it.each([
+    '',
+    'mda_',
+    'mda_abc_def',
+    'xyz_abcdefghijkl_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+    'mda_ABCDEFGHIJKL_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+    'mda_abcdefghijkl_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+    ' mda_abcdefghijkl_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+  ])('finds no key id in the malformed key %j', (raw) => {
+    expect(keyIdOf(raw)).toBeUndefined();
+  });
+});
+
+describe('keyMatchesHash', () => {
+  const { rawKey, secretHash } = issueApiKey(randomBytes);
+
+  it('accepts the key the hash was made from', () => {
+    expect(keyMatchesHash(rawKey, secretHash)).toBe(true);
+  });
+
+  it('refuses a key differing in one character', () => {
+    const last = rawKey.at(-1) === 'A' ? 'B' : 'A';
+    expect(keyMatchesHash(`${rawKey.slice(0, -1)}${last}`, secretHash)).toBe(false);
+  });
+
+  it('refuses a malformed stored hash without throwing', () => {
+    expect(keyMatchesHash(rawKey, 'abc')).toBe(false);
+  });
+});
+
+describe('extractApiKey', () => {
+  it.each([
+    [{ Authorization: 'Bearer k1' }, 'k1'],
+    [{ authorization: 'bearer   k1  ' }, 'k1'],
+    [{ 'X-API-Key': 'k2' }, 'k2'],
+    [{ 'x-api-key': ' k2 ' }, 'k2'],
+    [{ Authorization: 'Bearer k1', 'X-API-Key': 'k2' }, 'k1'],
+    [{ Authorization: 'Basic dXNlcjpwYXNz', 'X-API-Key': 'k2' }, 'k2'],
+    [{ Authorization: 'Bearer ', 'X-API-Key': 'k2' }, 'k2'],
+  ])('reads the key from %j', (headers, expected) => {
+    expect(extractApiKey(headers)).toBe(expected);
+  });
+
+  it.each([
+    [null],
+    [{}],
+    [{ 'X-API-Key': '' }],
+    [{ 'X-API-Key': '   ' }],
+    [{ Authorization: 'Bearer' }],
+    [{ Authorization: 'Basic dXNlcjpwYXNz' }],
+    [{ Authorization: '' }],
+  ])('finds no key in %j', (headers) => {
+    expect(extractApiKey(headers)).toBeUndefined();
+  });
+});

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { getInstrument, listInstruments } from '#domain/market-data/instrument-queries';
+import { listInstrumentsQuerySchema } from '#domain/market-data/instruments';
+import { UnknownSymbolError } from '#domain/requests/errors';
+import { parseParams } from '#domain/requests/query-params';
+import { InMemoryInstrumentCatalog, instrument } from '../../../support/fakes.ts';
+
+const catalog = new InMemoryInstrumentCatalog(
+  ['MSFT', 'AAPL', 'AA', 'MAA', 'ES1!', 'NQ1!', 'BRK.B', 'ZTS'].map((symbol) => instrument(symbol)),
+);
+const list = (query: Record<string, string>) =>
+  listInstruments(parseParams(listInstrumentsQuerySchema, query), catalog).then(({ items }) =>
+    items.map(({ symbol }) => symbol),
+  );
+
+describe('listInstruments', () => {
+  it('orders the universe by symbol', async () => {
+    expect(await list({})).toEqual(['AA', 'AAPL', 'BRK.B', 'ES1!', 'MAA', 'MSFT', 'NQ1!', 'ZTS']);
+  });
+
+  it('filters by a case-insensitive substring of the symbol', async () => {
+    expect(await list({ search: 'aa' })).toEqual(['AA', 'AAPL', 'MAA']);
+    expect(await list({ search: '1!' })).toEqual(['ES1!', 'NQ1!']);
+  });
+
+  it('returns the requested symbols in symbol order, skipping unknown ones', async () => {
+    expect(await list({ symbols: 'msft,zzz,aapl' })).toEqual(['AAPL', 'MSFT']);
+  });
+
+  it('applies search and symbols together', async () => {
+    expect(await list({ symbols: 'msft,aapl,maa', search: 'A' })).toEqual(['AAPL', 'MAA']);
+  });
+
+  it('applies the limit after filtering and ordering', async () => {
+    expect(await list({ limit: '2' })).toEqual(['AA', 'AAPL']);
+    expect(await list({ symbols: 'zts,msft,aapl', limit: '2' })).toEqual(['AAPL', 'MSFT']);
+  });
+
+  it('returns no items when nothing matches', async () => {
+    expect(await list({ search: 'QQQQ' })).toEqual([]);
+  });
+});
+
+describe('getInstrument', () => {
+  it('returns the instrument', async () => {
+    expect(await getInstrument('ES1!', catalog)).toEqual(instrument('ES1!'));
+  });
+
+  it('throws unknown_symbol for an untracked symbol', async () => {
+    await expect(getInstrument('NOPE', catalog)).rejects.toBeInstanceOf(UnknownSymbolError);
+  });
+});

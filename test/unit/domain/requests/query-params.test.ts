@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { InvalidParameterError } from '#domain/requests/errors';
+import { clampedIntParam, parseParams, symbolListParam, textParam } from '#domain/requests/query-params';
+
+const schema = z.object({
+  symbols: symbolListParam(),
+  search: textParam(),
+  limit: clampedIntParam({ default: 50, min: 1, max: 200 }),
+});
+
+describe('clampedIntParam', () => {
+  it.each([
+    [undefined, 50],
+    ['', 50],
+    ['  ', 50],
+    ['10', 10],
+    [' 10 ', 10],
+    ['0', 1],
+    ['-5', 1],
+    ['1', 1],
+    ['200', 200],
+    ['201', 200],
+    ['99999999999999999999', 200],
+    ['2.9', 2],
+    ['+7', 7],
+  ])('reads limit=%j as %j', (raw, expected) => {
+    expect(parseParams(schema, { limit: raw }).limit).toBe(expected);
+  });
+
+  it.each(['abc', '1e3', '0x10', '12abc', 'NaN', 'Infinity', '--1'])(
+    'rejects limit=%j with 400 invalid_parameter naming limit',
+    (raw) => {
+      expect.assertions(3);
+      try {
+        parseParams(schema, { limit: raw });
+      } catch (error) {
+        expect(error).toBeInstanceOf(InvalidParameterError);
+        expect((error as InvalidParameterError).code).toBe('invalid_parameter');
+        expect((error as InvalidParameterError).message).toBe('invalid parameter: limit must be a number');
+      }
+    },
+  );
+});
+
+describe('parseParams', () => {
+  it('treats absent parameters (null from API Gateway) as defaults', () => {
+    expect(parseParams(schema, null)).toEqual({ symbols: undefined, search: undefined, limit: 50 });
+  });
+
+  it('treats an empty symbols list as absent', () => {
+    expect(parseParams(schema, { symbols: ' , ,' }).symbols).toBeUndefined();
+  });
+
+  it('trims text and treats an empty one as absent', () => {
+    expect(parseParams(schema, { search: '  aa ' }).search).toBe('aa');
+    expect(parseParams(schema, { search: '' }).search).toBeUndefined();
+  });
+
+  it('ignores parameters the route does not define', () => {
+    expect(parseParams(schema, { other: 'x' })).toEqual({ symbols: undefined, search: undefined, limit: 50 });
+  });
+});

@@ -1,0 +1,170 @@
+import {
+  ApiGatewayManagementApiClient,
+  GoneException,
+  PostToConnectionCommand,
+} from '@aws-sdk/client-apigatewaymanagementapi';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  BatchWriteCommand,
+  DeleteCommand,
+  DynamoDBDocumentClient,
+  QueryCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ApiGatewayClientConnections } from '#adapters/api-gateway/client-connections';
+import { DynamoConnectionStore } from '#adapters/dynamo/connection-store';
+import { documentClientFor } from '#adapters/dynamo/document-client';
+import { DynamoSubscriptionStore } from '#adapters/dynamo/subscription-store';
+import { DynamoUsageLog } from '#adapters/dynamo/usage-log';
+import { createHandler } from '#handlers/stream/fan-out';
+import { InMemoryPriceStore, instrument } from '../../../support/fakes.ts';
+
+/**
+ * The fan-out handler over the production adapters, with the AWS SDK clients mocked (aws-sdk-client-mock):
+ * the DynamoDB commands and PostToConnection calls a batch makes, a GoneException's clean-up, a failed post
+ * reported as a batch item failure, and the usage rows.
+ */
+const dynamo = mockClient(DynamoDBDocumentClient);
+const management = mockClient(ApiGatewayManagementApiClient);
+afterEach(() => {
+  dynamo.reset();
+  management.reset();
+});
+
+const RECORD_TIME_S = 1_732_635_000;
+const NOW_MS = Date.parse('2024-11-26T15:30:02Z');
+
+function handler() {
+  const documents = documentClientFor(new DynamoDBClient({ region: 'us-east-1' }));
+  const clients = new ApiGatewayClientConnections(
+    new ApiGatewayManagementApiClient({ region: 'us-east-1', endpoint: 'https://ws.example.com/live' }),
+  );
+  return createHandler({
+    ports: () => ({
+      subscriptions: new DynamoSubscriptionStore(documents, 'subscriptions-table'),
+      connections: new DynamoConnectionStore(documents, 'connections-table'),
+      clients,
+      usage: new DynamoUsageLog(documents, 'usage-table'),
+      nowMs: () => NOW_MS,
+    }),
+    universe: async () => new Map([['AAPL', instrument('AAPL')]]),
+    prices: () => new InMemoryPriceStore(),
+    sources: () => new Map([['prices-table', 'prices' as const]]),
+  });
+}
+
+function priceRecord(sequenceNumber: string, price: number): DynamoDBRecord {
+  const item = { symbol: 'AAPL', price, volume: 5, timestamp: RECORD_TIME_S * 1000, tradeId: `t${price}` };
+  return {
+    eventID: `event-${sequenceNumber}`,
+    eventName: 'MODIFY',
+    eventSource: 'aws:dynamodb',
+    eventSourceARN:
+      'arn:aws:dynamodb:us-east-1:123456789012:table/prices-table/stream/2024-11-26T00:00:00.000',
+    dynamodb: {
+      ApproximateCreationDateTime: RECORD_TIME_S,
+      SequenceNumber: sequenceNumber,
+      NewImage: marshall(item) as Record<string, AttributeValue>,
+    },
+  };
+}
+
+const subscriber = (connectionId: string) => ({
+  connectionId,
+  accountId: `acct-${connectionId}`,
+  keyId: 'k',
+});
+
+/** AAPL's quotes have subscribers c1, c2 and c3; c2 is gone; c3 refuses the second message. */
+function arrange() {
+  dynamo
+    .on(QueryCommand, { TableName: 'subscriptions-table', IndexName: undefined })
+    .resolves({ Items: ['c1', 'c2', 'c3'].map(subscriber) });
+  dynamo
+    .on(QueryCommand, { TableName: 'subscriptions-table', IndexName: 'byConnection' })
+    .resolves({ Items: [{ topic: 'quotes#AAPL' }] });
+  dynamo.on(DeleteCommand).resolves({});
+  dynamo.on(BatchWriteCommand).resolves({});
+  management.on(PostToConnectionCommand).resolves({});
+  management
+    .on(PostToConnectionCommand, { ConnectionId: 'c2' })
+    .rejects(new GoneException({ message: 'gone', $metadata: {} }));
+  let c3Posts = 0;
+  management.on(PostToConnectionCommand, { ConnectionId: 'c3' }).callsFake(async () => {
+    c3Posts += 1;
+    if (c3Posts === 2) throw new Error('LimitExceededException');
+    return {};
+  });
+}
+
+describe('fan-out handler with the AWS SDK clients mocked', () => {
+  it('posts each quote to each subscriber, cleans up the gone one, bills the sent ones, reports the failure', async () => {
+    arrange();
+
+    const response = await handler()({ Records: [priceRecord('100', 210.5), priceRecord('200', 210.75)] });
+
+    // The second record failed for c3: reported by its sequence number, so Lambda delivers it again.
+    expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: '200' }] });
+    const posts = management.commandCalls(PostToConnectionCommand).map(({ args }) => ({
+      to: args[0].input.ConnectionId,
+      message: JSON.parse(Buffer.from(args[0].input.Data as Uint8Array).toString('utf8')),
+    }));
+    expect(posts.filter(({ to }) => to === 'c1').map(({ message }) => message)).toEqual([
+      { channel: 'quotes', symbol: 'AAPL', data: { symbol: 'AAPL', price: 210.5, volume: 5 } },
+      { channel: 'quotes', symbol: 'AAPL', data: { symbol: 'AAPL', price: 210.75, volume: 5 } },
+    ]);
+    // c2 answered GoneException once: its row is released only if it still names c2, its subscriptions go.
+    expect(posts.filter(({ to }) => to === 'c2')).toHaveLength(1);
+    expect(dynamo.commandCalls(DeleteCommand).map(({ args }) => args[0].input)).toEqual([
+      {
+        TableName: 'connections-table',
+        Key: { accountId: 'acct-c2' },
+        ConditionExpression: 'connectionId = :connectionId',
+        ExpressionAttributeValues: { ':connectionId': 'c2' },
+      },
+    ]);
+    const writes = dynamo.commandCalls(BatchWriteCommand).map(({ args }) => args[0].input.RequestItems ?? {});
+    expect(writes.flatMap((items) => items['subscriptions-table'] ?? [])).toEqual([
+      { DeleteRequest: { Key: { topic: 'quotes#AAPL', connectionId: 'c2' } } },
+    ]);
+    // One ws_message row per message sent: c1 twice, c3 once; none for the gone c2 or the failed post.
+    const usage = writes
+      .flatMap((items) => items['usage-table'] ?? [])
+      .map((request) => request.PutRequest?.Item);
+    expect(usage).toHaveLength(3);
+    expect(usage).toEqual(
+      expect.arrayContaining([
+        {
+          type: 'ws_message',
+          accountId: 'acct-c1',
+          keyId: 'k',
+          channel: 'quotes',
+          symbol: 'AAPL',
+          time: new Date(NOW_MS).toISOString(),
+          messageId: `${new Date(RECORD_TIME_S * 1000).toISOString()}#event-100`,
+        },
+        expect.objectContaining({ accountId: 'acct-c1', messageId: expect.stringMatching(/#event-200$/) }),
+        expect.objectContaining({ accountId: 'acct-c3', messageId: expect.stringMatching(/#event-100$/) }),
+      ]),
+    );
+  });
+
+  it('queries the subscriptions of the topic once per batch, by key, never a Scan', async () => {
+    arrange();
+
+    await handler()({ Records: [priceRecord('100', 210.5), priceRecord('200', 210.75)] });
+
+    const queries = dynamo.commandCalls(QueryCommand).map(({ args }) => args[0].input);
+    expect(queries.filter((query) => query.IndexName === undefined)).toEqual([
+      expect.objectContaining({
+        TableName: 'subscriptions-table',
+        KeyConditionExpression: 'topic = :topic',
+        ExpressionAttributeValues: { ':topic': 'quotes#AAPL' },
+      }),
+    ]);
+    expect(dynamo.calls().map((call) => call.args[0].constructor.name)).not.toContain('ScanCommand');
+  });
+});

@@ -1,0 +1,198 @@
+import { marshall } from '@aws-sdk/util-dynamodb';
+import type { AttributeValue, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { describe, expect, it, vi } from 'vitest';
+import type { SourceChange } from '#domain/streaming/channel-events';
+import type { Subscriber, Subscription } from '#domain/streaming/ports';
+import { createHandler } from '#handlers/stream/fan-out';
+import { InMemoryPriceStore, instrument } from '../../../support/fakes.ts';
+import { FakeClientConnections, fanOutPorts, subscriber } from '../../../support/websocket-fakes.ts';
+
+const CREATED_AT_S = 1_732_635_000;
+const NOW_MS = Date.parse('2024-11-26T15:30:02Z');
+const SOURCES = new Map<string, SourceChange['table']>([
+  ['prices', 'prices'],
+  ['states', 'states'],
+  ['alerts', 'alerts'],
+  ['breaks', 'breaks'],
+]);
+
+const image = (item: Record<string, unknown>) =>
+  marshall(item, { removeUndefinedValues: true }) as unknown as Record<string, AttributeValue>;
+
+function streamRecord(
+  table: string,
+  sequenceNumber: string,
+  eventName: 'INSERT' | 'MODIFY' | 'REMOVE',
+  images: { newItem?: Record<string, unknown>; oldItem?: Record<string, unknown> },
+): DynamoDBRecord {
+  return {
+    eventID: `ev-${sequenceNumber}`,
+    eventName,
+    eventSource: 'aws:dynamodb',
+    eventSourceARN: `arn:aws:dynamodb:us-east-1:000000000000:table/${table}/stream/x`,
+    awsRegion: 'us-east-1',
+    dynamodb: {
+      ApproximateCreationDateTime: CREATED_AT_S,
+      SequenceNumber: sequenceNumber,
+      StreamViewType: 'NEW_AND_OLD_IMAGES',
+      ...(images.newItem ? { NewImage: image(images.newItem) } : {}),
+      ...(images.oldItem ? { OldImage: image(images.oldItem) } : {}),
+    },
+  };
+}
+
+const price = (symbol: string, value: number) => ({
+  symbol,
+  price: value,
+  volume: 5,
+  timestamp: CREATED_AT_S * 1000 - 1000,
+  tradeId: `t-${value}`,
+});
+const priceRecord = (sequenceNumber: string, symbol: string, value: number) =>
+  streamRecord('prices', sequenceNumber, 'MODIFY', { newItem: price(symbol, value) });
+
+async function setup(subscribed: [Subscriber, Subscription[]][], clients = new FakeClientConnections()) {
+  const ports = await fanOutPorts(subscribed, { clients, nowMs: NOW_MS });
+  const prices = new InMemoryPriceStore();
+  const handler = createHandler({
+    ports: () => ports,
+    universe: async () => new Map([['AAPL', instrument('AAPL')]]),
+    prices: () => prices,
+    sources: () => SOURCES,
+  });
+  const handle = (records: DynamoDBRecord[]) => handler({ Records: records } satisfies DynamoDBStreamEvent);
+  return { ports, prices, handle };
+}
+
+describe('fan-out handler', () => {
+  it('pushes a quote per price record to its subscribers and bills each message', async () => {
+    const { ports, handle } = await setup([[subscriber('c1'), [{ channel: 'quotes', symbol: 'AAPL' }]]]);
+
+    const result = await handle([priceRecord('101', 'AAPL', 190.5), priceRecord('102', 'MSFT', 410)]);
+
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(ports.clients.sentTo('c1')).toEqual([
+      { channel: 'quotes', symbol: 'AAPL', data: { symbol: 'AAPL', price: 190.5, volume: 5 } },
+    ]);
+    expect(ports.usage.rows).toEqual([
+      {
+        accountId: 'acct-c1',
+        keyId: 'key-c1',
+        channel: 'quotes',
+        symbol: 'AAPL',
+        time: '2024-11-26T15:30:02.000Z',
+        messageId: `${new Date(CREATED_AT_S * 1000).toISOString()}#ev-101`,
+      },
+    ]);
+  });
+
+  it('returns the sequence numbers of failed records and of the later records of the same symbol', async () => {
+    const { ports, handle } = await setup(
+      [
+        [subscriber('broken'), [{ channel: 'quotes', symbol: 'AAPL' }]],
+        [subscriber('ok'), [{ channel: 'quotes', symbol: 'MSFT' }]],
+      ],
+      new FakeClientConnections({ failing: ['broken'] }),
+    );
+
+    const result = await handle([
+      priceRecord('201', 'AAPL', 1),
+      priceRecord('202', 'MSFT', 1),
+      streamRecord('prices', '203', 'REMOVE', { oldItem: price('AAPL', 1) }),
+      priceRecord('204', 'AAPL', 2),
+      priceRecord('205', 'MSFT', 2),
+    ]);
+
+    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: '201' }, { itemIdentifier: '204' }] });
+    expect(ports.clients.sentTo('ok')).toHaveLength(2);
+  });
+
+  it('ignores records of tables that feed no channel', async () => {
+    const { ports, handle } = await setup([[subscriber('c1'), [{ channel: 'quotes', symbol: 'AAPL' }]]]);
+
+    const result = await handle([
+      streamRecord('ledgers', '301', 'MODIFY', { newItem: price('AAPL', 1) }),
+      { ...priceRecord('302', 'AAPL', 1), eventSourceARN: undefined },
+    ]);
+
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(ports.clients.messages.size).toBe(0);
+    expect(ports.usage.rows).toEqual([]);
+  });
+
+  it('pushes a state snapshot with the instrument and the latest price, reading prices of state symbols only', async () => {
+    const { ports, prices, handle } = await setup([
+      [subscriber('c1'), [{ channel: 'states', symbol: 'AAPL' }]],
+    ]);
+    await prices.putMany([price('AAPL', 190.5)]);
+    const getMany = vi.spyOn(prices, 'getMany');
+    const state = { symbol: 'AAPL', updatedAtMs: 1, tfc: { D: 'green' }, setups: [] };
+
+    await handle([
+      priceRecord('400', 'MSFT', 1),
+      streamRecord('states', '401', 'INSERT', { newItem: state }),
+      streamRecord('states', '402', 'MODIFY', { oldItem: state, newItem: { ...state, updatedAtMs: 2 } }),
+    ]);
+
+    expect(getMany).toHaveBeenCalledWith(['AAPL']);
+    expect(ports.clients.sentTo('c1')).toEqual([
+      {
+        channel: 'states',
+        symbol: 'AAPL',
+        data: expect.objectContaining({
+          symbol: 'AAPL',
+          instrument: instrument('AAPL'),
+          price: { price: 190.5, volume: 5, time: new Date(CREATED_AT_S * 1000 - 1000).toISOString() },
+          tfc: { D: 'green' },
+          setups: [],
+        }),
+      },
+    ]);
+  });
+
+  it('pushes appended in-force alerts and simultaneous breaks to their wildcard and symbol subscribers', async () => {
+    const { ports, handle } = await setup([
+      [subscriber('wild'), [{ channel: 'alerts.in_force' }, { channel: 'alerts.simultaneous_breaks' }]],
+      [subscriber('nq'), [{ channel: 'alerts.simultaneous_breaks', symbol: 'NQ1!' }]],
+    ]);
+    const alert = {
+      feed: 'in-force',
+      id: 1,
+      triggeredAtMs: 1,
+      body: {
+        symbol: 'AAPL',
+        timeframe: 'D',
+        direction: 'bullish',
+        shape: '2D-2U',
+        price: 1,
+        triggered_at: 'x',
+        cc: '2U',
+      },
+    };
+    const simultaneous = {
+      feed: 'simultaneous-breaks',
+      id: 2,
+      triggeredAtMs: 1,
+      body: {
+        timeframe: '15',
+        direction: 'bearish',
+        threshold: 2,
+        symbols: ['ES1!', 'NQ1!'],
+        triggered_at: 'x',
+      },
+    };
+
+    await handle([
+      streamRecord('alerts', '501', 'INSERT', { newItem: alert }),
+      streamRecord('breaks', '502', 'INSERT', { newItem: simultaneous }),
+    ]);
+
+    expect(ports.clients.sentTo('wild')).toEqual([
+      { channel: 'alerts.in_force', symbol: 'AAPL', data: { id: 1, ...alert.body } },
+      { channel: 'alerts.simultaneous_breaks', data: { id: 2, ...simultaneous.body } },
+    ]);
+    expect(ports.clients.sentTo('nq')).toEqual([
+      { channel: 'alerts.simultaneous_breaks', data: { id: 2, ...simultaneous.body } },
+    ]);
+  });
+});

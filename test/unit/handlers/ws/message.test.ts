@@ -1,0 +1,114 @@
+import { describe, expect, it, vi } from 'vitest';
+import { CLOSE_CODES } from '#contracts/websocket';
+import { createHandler } from '#handlers/ws/message';
+import { connectionRecord, inMemorySessionPorts, webSocketEvent } from '../../../support/websocket-fakes.ts';
+
+const TRACKED = new Set(['AAPL', 'MSFT']);
+
+/** The account's connection `conn-1` (scopes `ws:connect,prices:read`) and the handler over in-memory ports. */
+async function setup(options: Parameters<typeof inMemorySessionPorts>[0] = {}) {
+  const ports = inMemorySessionPorts(options);
+  await ports.connections.claim(
+    connectionRecord({ connectionId: 'conn-1', scopes: ['ws:connect', 'prices:read'] }),
+  );
+  const handler = createHandler({ ports: () => ({ ...ports, trackedSymbols: async () => TRACKED }) });
+  const message = (body: unknown, connectionId = 'conn-1') =>
+    handler(
+      webSocketEvent({
+        routeKey: '$default',
+        connectionId,
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      }),
+    );
+  return { ports, message };
+}
+
+describe('ws message handler', () => {
+  it('returns 200 and sends the replies in order: errors first, then subscribed', async () => {
+    const { ports, message } = await setup();
+
+    const result = await message({
+      op: 'subscribe',
+      id: 'r1',
+      topics: [
+        { channel: 'quotes', symbols: ['aapl', 'nope'] },
+        { channel: 'states', symbols: ['AAPL'] },
+        { channel: 'news' },
+      ],
+    });
+
+    expect(result).toEqual({ statusCode: 200 });
+    expect(ports.clients.sentTo('conn-1')).toEqual([
+      {
+        op: 'error',
+        id: 'r1',
+        error: { code: 'missing_scope', message: 'missing scope' },
+        topic: { channel: 'states', symbols: ['AAPL'] },
+      },
+      {
+        op: 'error',
+        id: 'r1',
+        error: { code: 'unknown_channel', message: 'unknown channel' },
+        topic: { channel: 'news' },
+      },
+      {
+        op: 'subscribed',
+        id: 'r1',
+        topics: [{ channel: 'quotes', symbols: ['AAPL'], unknown_symbols: ['NOPE'] }],
+      },
+    ]);
+    expect(ports.subscriptions.topicsOf('conn-1')).toEqual(['quotes#AAPL']);
+  });
+
+  it('answers internal_error, in the service shape, when handling a message fails unexpectedly', async () => {
+    const { ports, message } = await setup();
+    vi.spyOn(ports.subscriptions, 'add').mockRejectedValueOnce(new Error('DynamoDB is down'));
+
+    const result = await message({ op: 'subscribe', topics: [{ channel: 'quotes', symbols: ['AAPL'] }] });
+
+    expect(result).toEqual({ statusCode: 200 });
+    expect(ports.clients.sentTo('conn-1')).toEqual([
+      { op: 'error', error: { code: 'internal_error', message: 'internal error' } },
+    ]);
+  });
+
+  it('answers a ping with pong', async () => {
+    const { ports, message } = await setup();
+
+    await message({ op: 'ping', id: 9 });
+
+    expect(ports.clients.sentTo('conn-1')).toEqual([{ op: 'pong', id: 9 }]);
+  });
+
+  it('answers invalid_message to a body that is not JSON and keeps the connection', async () => {
+    const { ports, message } = await setup();
+
+    await message('{nope');
+
+    expect(ports.clients.sentTo('conn-1')).toEqual([
+      { op: 'error', error: { code: 'invalid_message', message: 'the message is not JSON' } },
+    ]);
+    expect(ports.clients.closes).toEqual([]);
+  });
+
+  it('stops sending replies once the connection is gone', async () => {
+    const { ports, message } = await setup({ gone: ['conn-1'] });
+    const send = vi.spyOn(ports.clients, 'send');
+
+    const result = await message({ op: 'subscribe', topics: [{ channel: 'news' }, { channel: 'quotes' }] });
+
+    expect(result).toEqual({ statusCode: 200 });
+    expect(send).toHaveBeenCalledTimes(1);
+  });
+
+  it('closes a connection that is no longer its account one with 4409 and sends it no reply', async () => {
+    const { ports, message } = await setup();
+    await ports.connections.claim(connectionRecord({ connectionId: 'conn-2' }));
+
+    const result = await message({ op: 'ping' }, 'conn-1');
+
+    expect(result).toEqual({ statusCode: 200 });
+    expect(ports.clients.closes).toEqual([{ connectionId: 'conn-1', code: CLOSE_CODES.replaced }]);
+    expect(ports.clients.sentTo('conn-1')).toEqual([]);
+  });
+});

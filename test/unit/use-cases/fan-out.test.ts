@@ -1,0 +1,355 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { ChannelEvent } from '#domain/streaming/channel-events';
+import type { Subscriber, Subscription } from '#domain/streaming/ports';
+import { fanOut } from '#use-cases/fan-out';
+import {
+  connectionRecord,
+  FakeClientConnections,
+  fanOutPorts,
+  subscriber,
+} from '../../support/websocket-fakes.ts';
+
+const RECORDED_AT_MS = Date.parse('2024-11-26T15:30:00Z');
+const NOW_MS = Date.parse('2024-11-26T15:30:01.500Z');
+
+function quote(eventId: string, symbol: string, price = 100): ChannelEvent {
+  return {
+    eventId,
+    recordedAtMs: RECORDED_AT_MS,
+    channel: 'quotes',
+    symbols: [symbol],
+    message: { channel: 'quotes', symbol, data: { symbol, price, volume: 10 } },
+  };
+}
+
+function inForce(eventId: string, symbol: string): ChannelEvent {
+  return {
+    eventId,
+    recordedAtMs: RECORDED_AT_MS,
+    channel: 'alerts.in_force',
+    symbols: [symbol],
+    message: {
+      channel: 'alerts.in_force',
+      symbol,
+      data: {
+        id: 7,
+        symbol,
+        timeframe: 'D',
+        direction: 'bullish',
+        shape: '2D-2U',
+        price: 101.5,
+        triggered_at: '2024-11-26T15:30:00.000Z',
+        cc: '2U',
+      },
+    },
+  };
+}
+
+function simultaneousBreak(eventId: string, symbols: string[]): ChannelEvent {
+  return {
+    eventId,
+    recordedAtMs: RECORDED_AT_MS,
+    channel: 'alerts.simultaneous_breaks',
+    symbols,
+    message: {
+      channel: 'alerts.simultaneous_breaks',
+      data: {
+        id: 3,
+        timeframe: '60',
+        direction: 'bearish',
+        threshold: symbols.length,
+        symbols,
+        triggered_at: '2024-11-26T15:30:00.000Z',
+      },
+    },
+  };
+}
+
+const setup = (
+  subscribed: [Subscriber, Subscription[]][],
+  clients = new FakeClientConnections(),
+  concurrency = 8,
+) => fanOutPorts(subscribed, { clients, nowMs: NOW_MS, concurrency });
+
+describe('fanOut', () => {
+  it('pushes each event message to every subscriber of its channel and symbol', async () => {
+    const ports = await setup([
+      [subscriber('c1'), [{ channel: 'quotes', symbol: 'AAPL' }]],
+      [
+        subscriber('c2'),
+        [
+          { channel: 'quotes', symbol: 'AAPL' },
+          { channel: 'quotes', symbol: 'MSFT' },
+        ],
+      ],
+      [subscriber('c3'), [{ channel: 'states', symbol: 'AAPL' }]],
+    ]);
+    const events = [quote('e1', 'AAPL'), quote('e2', 'MSFT')];
+
+    const outcome = await fanOut(events, ports);
+
+    expect(outcome).toEqual({ failed: [], sent: 3, gone: 0, errors: [] });
+    expect(ports.clients.sentTo('c1')).toEqual([events[0]?.message]);
+    expect(ports.clients.sentTo('c2')).toEqual([events[0]?.message, events[1]?.message]);
+    expect(ports.clients.sentTo('c3')).toEqual([]);
+  });
+
+  it('sends one message per connection when its wildcard and symbol subscriptions both match', async () => {
+    const ports = await setup([
+      [
+        subscriber('c1'),
+        [
+          { channel: 'alerts.in_force' },
+          { channel: 'alerts.in_force', symbol: 'AAPL' },
+          { channel: 'alerts.simultaneous_breaks' },
+          { channel: 'alerts.simultaneous_breaks', symbol: 'ES1!' },
+          { channel: 'alerts.simultaneous_breaks', symbol: 'NQ1!' },
+        ],
+      ],
+    ]);
+    const events = [inForce('e1', 'AAPL'), simultaneousBreak('e2', ['ES1!', 'NQ1!'])];
+
+    const outcome = await fanOut(events, ports);
+
+    expect(outcome.sent).toBe(2);
+    expect(ports.clients.sentTo('c1')).toEqual(events.map((event) => event.message));
+    expect(ports.usage.rows).toHaveLength(2);
+  });
+
+  it('reaches wildcard subscribers of an alert channel but never of quotes or states', async () => {
+    const ports = await setup([
+      [subscriber('wild'), [{ channel: 'alerts.in_force' }, { channel: 'alerts.simultaneous_breaks' }]],
+      [subscriber('msft'), [{ channel: 'alerts.in_force', symbol: 'MSFT' }]],
+      [subscriber('nq'), [{ channel: 'alerts.simultaneous_breaks', symbol: 'NQ1!' }]],
+    ]);
+    const events = [inForce('e1', 'AAPL'), simultaneousBreak('e2', ['ES1!', 'NQ1!']), quote('e3', 'AAPL')];
+
+    await fanOut(events, ports);
+
+    expect(ports.clients.sentTo('wild')).toEqual([events[0]?.message, events[1]?.message]);
+    expect(ports.clients.sentTo('msft')).toEqual([]);
+    expect(ports.clients.sentTo('nq')).toEqual([events[1]?.message]);
+  });
+
+  it('writes one usage row per pushed message with the account, key, channel, symbol, time and message id', async () => {
+    const ports = await setup([
+      [
+        subscriber('c1', 'acme'),
+        [{ channel: 'quotes', symbol: 'AAPL' }, { channel: 'alerts.simultaneous_breaks' }],
+      ],
+      [subscriber('c2', 'globex'), [{ channel: 'quotes', symbol: 'AAPL' }]],
+    ]);
+
+    await fanOut([quote('ev-1', 'AAPL'), simultaneousBreak('ev-2', ['ES1!', 'NQ1!'])], ports);
+
+    const byKey = (row: { accountId: string; messageId: string }) => `${row.accountId} ${row.messageId}`;
+    expect([...ports.usage.rows].sort((a, b) => byKey(a).localeCompare(byKey(b)))).toEqual([
+      {
+        accountId: 'acme',
+        keyId: 'key-c1',
+        channel: 'quotes',
+        symbol: 'AAPL',
+        time: '2024-11-26T15:30:01.500Z',
+        messageId: '2024-11-26T15:30:00.000Z#ev-1',
+      },
+      {
+        accountId: 'acme',
+        keyId: 'key-c1',
+        channel: 'alerts.simultaneous_breaks',
+        time: '2024-11-26T15:30:01.500Z',
+        messageId: '2024-11-26T15:30:00.000Z#ev-2',
+      },
+      {
+        accountId: 'globex',
+        keyId: 'key-c2',
+        channel: 'quotes',
+        symbol: 'AAPL',
+        time: '2024-11-26T15:30:01.500Z',
+        messageId: '2024-11-26T15:30:00.000Z#ev-1',
+      },
+    ]);
+  });
+
+  it('cleans up a gone connection, does not bill it and does not fail the event', async () => {
+    const clients = new FakeClientConnections({ gone: ['c1'] });
+    const ports = await setup(
+      [
+        [subscriber('c1'), [{ channel: 'quotes', symbol: 'AAPL' }, { channel: 'alerts.in_force' }]],
+        [subscriber('c2'), [{ channel: 'quotes', symbol: 'AAPL' }]],
+      ],
+      clients,
+    );
+
+    const outcome = await fanOut([quote('e1', 'AAPL'), quote('e2', 'AAPL')], ports);
+
+    expect(outcome).toEqual({ failed: [], sent: 2, gone: 1, errors: [] });
+    expect(ports.subscriptions.topicsOf('c1')).toEqual([]);
+    expect(await ports.connections.get('acct-c1')).toBeUndefined();
+    expect(ports.subscriptions.topicsOf('c2')).toEqual(['quotes#AAPL']);
+    expect(ports.usage.rows.map(({ accountId }) => accountId)).toEqual(['acct-c2', 'acct-c2']);
+  });
+
+  it('posts to a gone connection once in a batch', async () => {
+    const clients = new FakeClientConnections({ gone: ['c1'] });
+    const send = vi.spyOn(clients, 'send');
+    const ports = await setup([[subscriber('c1'), [{ channel: 'quotes', symbol: 'AAPL' }]]], clients);
+
+    await fanOut([quote('e1', 'AAPL'), quote('e2', 'AAPL'), quote('e3', 'AAPL')], ports);
+
+    expect(send).toHaveBeenCalledTimes(1);
+  });
+
+  it('keeps the account row of a gone connection when the row names its successor', async () => {
+    const clients = new FakeClientConnections({ gone: ['old'] });
+    const ports = await setup(
+      [[subscriber('old', 'acme'), [{ channel: 'quotes', symbol: 'AAPL' }]]],
+      clients,
+    );
+    const successor = connectionRecord({ accountId: 'acme', connectionId: 'new' });
+    await ports.connections.claim(successor);
+
+    await fanOut([quote('e1', 'AAPL')], ports);
+
+    expect(await ports.connections.get('acme')).toEqual(successor);
+    expect(ports.subscriptions.topicsOf('old')).toEqual([]);
+  });
+
+  it('fails an event whose send throws, and every later event of the same symbols, while other symbols succeed', async () => {
+    const clients = new FakeClientConnections({ failing: ['broken'] });
+    const ports = await setup(
+      [
+        [subscriber('broken'), [{ channel: 'quotes', symbol: 'AAPL' }]],
+        [
+          subscriber('ok'),
+          [
+            { channel: 'quotes', symbol: 'AAPL' },
+            { channel: 'quotes', symbol: 'MSFT' },
+          ],
+        ],
+      ],
+      clients,
+    );
+    const events = [
+      quote('e0', 'MSFT', 1),
+      quote('e1', 'AAPL', 1),
+      quote('e2', 'MSFT', 2),
+      quote('e3', 'AAPL', 2),
+      quote('e4', 'AAPL', 3),
+      quote('e5', 'MSFT', 3),
+    ];
+
+    const outcome = await fanOut(events, ports);
+
+    expect(outcome.failed).toEqual([1, 3, 4]);
+    expect(ports.clients.sentTo('ok')).toEqual([
+      events[0]?.message,
+      events[1]?.message,
+      events[2]?.message,
+      events[5]?.message,
+    ]);
+    expect(ports.subscriptions.topicsOf('broken')).toEqual(['quotes#AAPL']);
+  });
+
+  it('sends the events of one symbol in their order, each after the previous one was delivered', async () => {
+    const order: string[] = [];
+    const clients = new FakeClientConnections({
+      beforeSend: async (_connectionId, message) => {
+        const { data } = message as { data: { price: number } };
+        // Earlier events take longer: only waiting for them keeps the order.
+        await new Promise((resolve) => setTimeout(resolve, 10 - data.price * 3));
+        order.push(`${data.price}`);
+      },
+    });
+    const ports = await setup([[subscriber('c1'), [{ channel: 'quotes', symbol: 'AAPL' }]]], clients);
+
+    await fanOut([quote('e1', 'AAPL', 1), quote('e2', 'AAPL', 2), quote('e3', 'AAPL', 3)], ports);
+
+    expect(order).toEqual(['1', '2', '3']);
+  });
+
+  it('looks up the subscribers of each distinct subscription once per batch', async () => {
+    const ports = await setup([[subscriber('c1'), [{ channel: 'alerts.in_force' }]]]);
+    const subscribersOf = vi.spyOn(ports.subscriptions, 'subscribersOf');
+
+    await fanOut(
+      [
+        quote('e1', 'AAPL'),
+        quote('e2', 'AAPL'),
+        quote('e3', 'MSFT'),
+        inForce('e4', 'AAPL'),
+        inForce('e5', 'AAPL'),
+        inForce('e6', 'MSFT'),
+      ],
+      ports,
+    );
+
+    const keys = subscribersOf.mock.calls.map(([{ channel, symbol }]) => `${channel}#${symbol ?? '*'}`);
+    expect(keys.sort()).toEqual([
+      'alerts.in_force#*',
+      'alerts.in_force#AAPL',
+      'alerts.in_force#MSFT',
+      'quotes#AAPL',
+      'quotes#MSFT',
+    ]);
+  });
+
+  it('posts at most `concurrency` messages at once', async () => {
+    const clients = new FakeClientConnections({
+      beforeSend: () => new Promise((resolve) => setTimeout(resolve, 1)),
+    });
+    const subscribers = Array.from({ length: 20 }, (_, index) => subscriber(`c${index}`));
+    const ports = await setup(
+      subscribers.map((who) => [
+        who,
+        [
+          { channel: 'quotes', symbol: 'AAPL' },
+          { channel: 'quotes', symbol: 'MSFT' },
+        ],
+      ]),
+      clients,
+      3,
+    );
+
+    const outcome = await fanOut([quote('e1', 'AAPL'), quote('e2', 'MSFT'), quote('e3', 'TSLA')], ports);
+
+    expect(outcome.sent).toBe(40);
+    expect(clients.maxInFlight).toBe(3);
+  });
+
+  it('leaves no unhandled rejection when cleaning up a gone connection fails while other posts are under way', async () => {
+    const clients = new FakeClientConnections({
+      gone: ['gone'],
+      beforeSend: (connectionId) =>
+        new Promise((resolve) => setTimeout(resolve, connectionId === 'slow' ? 30 : 0)),
+    });
+    const ports = await setup(
+      [
+        [subscriber('gone'), [{ channel: 'quotes', symbol: 'AAPL' }]],
+        [subscriber('slow'), [{ channel: 'quotes', symbol: 'MSFT' }]],
+      ],
+      clients,
+    );
+    vi.spyOn(ports.subscriptions, 'listOf').mockRejectedValue(new Error('DynamoDB unavailable'));
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+
+    try {
+      await fanOut([quote('e1', 'AAPL'), quote('e2', 'MSFT')], ports).catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+
+    expect(unhandled).toEqual([]);
+  });
+
+  it('records no usage and sends nothing when no one is subscribed', async () => {
+    const ports = await setup([]);
+
+    const outcome = await fanOut([quote('e1', 'AAPL')], ports);
+
+    expect(outcome).toEqual({ failed: [], sent: 0, gone: 0, errors: [] });
+    expect(ports.usage.rows).toEqual([]);
+  });
+});
