@@ -4,7 +4,7 @@
  *   npm run calendar -- --from 2025-01-01 --to 2025-12-31 [--header]
  *
  * Bad or missing arguments, or dates outside 1990-01-01 .. 2099-12-31: one line on stderr, exit code 2.
- * The calendar itself lives in functions/domain/calendar.ts; this file only parses and prints.
+ * The calendar itself lives in functions/domain/calendar/sessions.ts; this file only parses and prints.
  */
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';

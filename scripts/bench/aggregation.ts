@@ -1,5 +1,5 @@
 /**
- * Benchmark of the candle aggregation core (functions/domain/aggregation.ts): trades per second through
+ * Benchmark of the candle aggregation core (functions/domain/market-data/candle-fold.ts): trades per second through
  * `foldTrades` (latest price + the ten intervals), against a loop that only reads each trade's fields, on
  * one core, after a warm-up, median of several runs.
  *

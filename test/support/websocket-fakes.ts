@@ -13,7 +13,7 @@ import type {
 import { topicKey } from '#domain/streaming/topics';
 import type { WebSocketEvent } from '#runtime/websocket';
 
-/** In-memory WebSocket ports for domain and handler tests: the contracts of functions/ports/websocket.ts. */
+/** In-memory WebSocket ports for domain and handler tests: the contracts of functions/domain/streaming/ports.ts. */
 
 /**
  * One row per account. A claim replaces the row in one step (claims run one after the other, in the order

@@ -1,6 +1,6 @@
 /**
  * In-force alerts (strat-rules section 5), computed in event time inside the candle fold
- * (functions/domain/aggregation.ts): each trade is judged at its own timestamp, so a replayed file gives
+ * (functions/domain/market-data/candle-fold.ts): each trade is judged at its own timestamp, so a replayed file gives
  * the same alerts as the live day did.
  *
  * For each applied trade and each of the nine timeframes: CC is the bar of the trade's period (the forming

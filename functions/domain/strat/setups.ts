@@ -1,6 +1,6 @@
 /**
  * The derived Strat state of a symbol (spec 2.5 and 2.8; strat-rules sections 3, 4 and 6): its setup rows
- * and TFC, computed purely from its ledger (functions/domain/aggregation.ts) and "now". Nothing is written
+ * and TFC, computed purely from its ledger (functions/domain/market-data/ledger.ts) and "now". Nothing is written
  * when a period ends: the clock passing a period's end turns CC into C1 by itself, so a state is always
  * derived, never stored. `nextStateChangeMs` says when the clock alone changes it; `stateKey` tells
  * whether two states differ (what the `states` channel pushes on).
