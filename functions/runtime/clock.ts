@@ -1,5 +1,6 @@
 import { type Clock, virtualTime } from '#domain/calendar/clock';
-import type { Environment } from './environment.ts';
+import { type Environment, environment } from './environment.ts';
+import { memo } from './memo.ts';
 
 export const systemClock: Clock = () => new Date();
 
@@ -14,3 +15,6 @@ export function clockFrom(environment: Environment): Clock {
   };
   return () => virtualTime(settings, Date.now());
 }
+
+/** The clock of a Lambda instance, from its environment. */
+export const clock = memo(() => clockFrom(environment()));

@@ -8,7 +8,7 @@ import { cachedCredentialLookup } from '#runtime/credential-lookup';
 import { environment } from '#runtime/environment';
 import { logger } from '#runtime/logger';
 import { memo } from '#runtime/memo';
-import { accountStore, apiKeyStore } from '#runtime/ports';
+import { accountStore, apiKeyStore } from '#runtime/ports/access';
 
 /** API Gateway answers a thrown `Unauthorized` with the UNAUTHORIZED gateway response (401). */
 const UNAUTHORIZED = 'Unauthorized';

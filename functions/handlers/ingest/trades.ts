@@ -1,18 +1,10 @@
 import type { KinesisStreamBatchResponse, KinesisStreamEvent } from 'aws-lambda';
 import type { Trade } from '#domain/market-data/bars';
 import { decodeTradeRecord } from '#domain/market-data/trade-records';
+import { clock } from '#runtime/clock';
 import { logger } from '#runtime/logger';
-import {
-  alertFeed,
-  barStore,
-  breakFeed,
-  clock,
-  ledgerStore,
-  priceStore,
-  setupStore,
-  stateStore,
-  universe,
-} from '#runtime/ports';
+import { barStore, ledgerStore, priceStore, universe } from '#runtime/ports/market-data';
+import { alertFeed, breakFeed, setupStore, stateStore } from '#runtime/ports/strat';
 import { type IngestPorts, ingestTrades } from '#use-cases/ingest-trades';
 
 /**

@@ -1,7 +1,8 @@
 import type { Clock } from '#domain/calendar/clock';
 import { candlesQuerySchema, candlesSchema, getCandles } from '#domain/market-data/candles';
 import type { BarStore, InstrumentCatalog, LedgerStore } from '#domain/market-data/ports';
-import { barStore, clock, instrumentCatalog, ledgerStore } from '#runtime/ports';
+import { clock } from '#runtime/clock';
+import { barStore, instrumentCatalog, ledgerStore } from '#runtime/ports/market-data';
 import { pathSymbol, restHandler } from '#runtime/rest-handler';
 
 /** The route's contract: query and response schemas (the OpenAPI document is built from these). */

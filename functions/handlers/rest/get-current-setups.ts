@@ -4,7 +4,7 @@ import {
   listCurrentSetups,
 } from '#domain/strat/current-setups';
 import type { SetupStore, StateStore } from '#domain/strat/ports';
-import { setupStore, stateStore } from '#runtime/ports';
+import { setupStore, stateStore } from '#runtime/ports/strat';
 import { restHandler } from '#runtime/rest-handler';
 
 /** The route's contract: query and response schemas (the OpenAPI document is built from these). */

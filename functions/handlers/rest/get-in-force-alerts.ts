@@ -6,7 +6,8 @@ import {
   listInForceAlerts,
 } from '#domain/strat/alerts';
 import type { EventFeed } from '#domain/strat/ports';
-import { alertFeed, clock } from '#runtime/ports';
+import { clock } from '#runtime/clock';
+import { alertFeed } from '#runtime/ports/strat';
 import { restHandler } from '#runtime/rest-handler';
 
 /** The route's contract: query and response schemas (the OpenAPI document is built from these). */

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { getInstrument } from '#domain/market-data/instrument-queries';
 import { instrumentSchema } from '#domain/market-data/instruments';
 import type { InstrumentCatalog } from '#domain/market-data/ports';
-import { instrumentCatalog } from '#runtime/ports';
+import { instrumentCatalog } from '#runtime/ports/market-data';
 import { pathSymbol, restHandler } from '#runtime/rest-handler';
 
 /** The route's contract: query and response schemas (the OpenAPI document is built from these). */

@@ -1,7 +1,7 @@
 import { getLatestPrices } from '#domain/market-data/latest-prices';
 import type { PriceStore } from '#domain/market-data/ports';
 import { latestPricesQuerySchema, latestPricesSchema } from '#domain/market-data/prices';
-import { priceStore } from '#runtime/ports';
+import { priceStore } from '#runtime/ports/market-data';
 import { restHandler } from '#runtime/rest-handler';
 
 /** The route's contract: query and response schemas (the OpenAPI document is built from these). */

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import type { Clock } from '#domain/calendar/clock';
 import { marketStatus, marketStatusSchema } from '#domain/calendar/market-status';
-import { clock } from '#runtime/ports';
+import { clock } from '#runtime/clock';
 import { restHandler } from '#runtime/rest-handler';
 
 /** The route's contract: query and response schemas (the OpenAPI document is built from these). */

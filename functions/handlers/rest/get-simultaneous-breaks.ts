@@ -6,7 +6,8 @@ import {
   simultaneousBreakListSchema,
 } from '#domain/strat/alerts';
 import type { EventFeed } from '#domain/strat/ports';
-import { breakFeed, clock } from '#runtime/ports';
+import { clock } from '#runtime/clock';
+import { breakFeed } from '#runtime/ports/strat';
 import { restHandler } from '#runtime/rest-handler';
 
 /** The route's contract: query and response schemas (the OpenAPI document is built from these). */

@@ -2,7 +2,8 @@ import * as z from 'zod';
 import type { Clock } from '#domain/calendar/clock';
 import type { InstrumentCatalog, LedgerStore } from '#domain/market-data/ports';
 import { getStateSnapshot, stateSnapshotSchema } from '#domain/strat/state-snapshot';
-import { clock, instrumentCatalog, ledgerStore } from '#runtime/ports';
+import { clock } from '#runtime/clock';
+import { instrumentCatalog, ledgerStore } from '#runtime/ports/market-data';
 import { pathSymbol, restHandler } from '#runtime/rest-handler';
 
 /** The route's contract: query and response schemas (the OpenAPI document is built from these). */

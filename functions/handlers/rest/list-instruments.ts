@@ -1,7 +1,7 @@
 import { listInstruments } from '#domain/market-data/instrument-queries';
 import { instrumentListSchema, listInstrumentsQuerySchema } from '#domain/market-data/instruments';
 import type { InstrumentCatalog } from '#domain/market-data/ports';
-import { instrumentCatalog } from '#runtime/ports';
+import { instrumentCatalog } from '#runtime/ports/market-data';
 import { restHandler } from '#runtime/rest-handler';
 
 /** The route's contract: query and response schemas (the OpenAPI document is built from these). */

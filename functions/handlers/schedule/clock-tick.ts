@@ -1,8 +1,10 @@
 import type { Clock } from '#domain/calendar/clock';
 import type { Instrument } from '#domain/market-data/instruments';
 import type { LedgerStore } from '#domain/market-data/ports';
+import { clock } from '#runtime/clock';
 import { logger } from '#runtime/logger';
-import { clock, ledgerStore, setupStore, stateStore, universe } from '#runtime/ports';
+import { ledgerStore, universe } from '#runtime/ports/market-data';
+import { setupStore, stateStore } from '#runtime/ports/strat';
 import { type StateSyncPorts, syncStates } from '#use-cases/sync-states';
 
 /**

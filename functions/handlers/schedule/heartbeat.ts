@@ -6,13 +6,9 @@ import type { ConnectionRecord } from '#domain/streaming/ports';
 import { cachedCredentialLookup } from '#runtime/credential-lookup';
 import { logger } from '#runtime/logger';
 import { memo } from '#runtime/memo';
-import {
-  accountStore,
-  apiKeyStore,
-  clientConnections,
-  connectionStore,
-  subscriptionStore,
-} from '#runtime/ports';
+import { accountStore, apiKeyStore } from '#runtime/ports/access';
+import { clientConnections } from '#runtime/ports/client-connections';
+import { connectionStore, subscriptionStore } from '#runtime/ports/streaming';
 import { closeCodeIfAccessWithdrawn, closeConnection, type SessionPorts } from '#use-cases/websocket-session';
 
 export interface HeartbeatOutcome {

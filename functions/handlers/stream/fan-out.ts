@@ -10,18 +10,13 @@ import {
   channelEventOf,
   type SourceChange,
 } from '#domain/streaming/channel-events';
+import { clock } from '#runtime/clock';
 import { tableName } from '#runtime/environment';
 import { logger } from '#runtime/logger';
 import { memo } from '#runtime/memo';
-import {
-  clientConnections,
-  clock,
-  connectionStore,
-  priceStore,
-  subscriptionStore,
-  universe,
-  usageLog,
-} from '#runtime/ports';
+import { clientConnections } from '#runtime/ports/client-connections';
+import { priceStore, universe } from '#runtime/ports/market-data';
+import { connectionStore, subscriptionStore, usageLog } from '#runtime/ports/streaming';
 import { type FanOutPorts, fanOut } from '#use-cases/fan-out';
 
 export interface FanOutDeps {

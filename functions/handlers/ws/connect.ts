@@ -1,6 +1,7 @@
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { logger } from '#runtime/logger';
-import { clientConnections, connectionStore, subscriptionStore } from '#runtime/ports';
+import { clientConnections } from '#runtime/ports/client-connections';
+import { connectionStore, subscriptionStore } from '#runtime/ports/streaming';
 import { connectionOf, OK, type WebSocketEvent } from '#runtime/websocket';
 import { openConnection, type SessionPorts } from '#use-cases/websocket-session';
 

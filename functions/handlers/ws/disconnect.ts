@@ -1,6 +1,6 @@
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { logger } from '#runtime/logger';
-import { connectionStore, subscriptionStore } from '#runtime/ports';
+import { connectionStore, subscriptionStore } from '#runtime/ports/streaming';
 import { connectionOf, OK, type WebSocketEvent } from '#runtime/websocket';
 import { closeConnection, type SessionPorts } from '#use-cases/websocket-session';
 

@@ -1,7 +1,9 @@
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { errorReply } from '#domain/streaming/messages';
 import { logger } from '#runtime/logger';
-import { clientConnections, connectionStore, subscriptionStore, universe } from '#runtime/ports';
+import { clientConnections } from '#runtime/ports/client-connections';
+import { universe } from '#runtime/ports/market-data';
+import { connectionStore, subscriptionStore } from '#runtime/ports/streaming';
 import { connectionOf, OK, type WebSocketEvent } from '#runtime/websocket';
 import { handleClientMessage, type SessionPorts } from '#use-cases/websocket-session';
 

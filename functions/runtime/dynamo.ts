@@ -1,0 +1,9 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { documentClientFor } from '#adapters/dynamo/document-client';
+import { memo } from './memo.ts';
+
+/**
+ * The DynamoDB document client of a Lambda instance, made on first use. `AWS_ENDPOINT_URL_DYNAMODB` points
+ * it at the local stack's DynamoDB.
+ */
+export const documentClient = memo(() => documentClientFor(new DynamoDBClient({})));

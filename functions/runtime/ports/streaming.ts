@@ -1,0 +1,20 @@
+import { DynamoConnectionStore } from '#adapters/dynamo/connection-store';
+import { DynamoSubscriptionStore } from '#adapters/dynamo/subscription-store';
+import { DynamoUsageLog } from '#adapters/dynamo/usage-log';
+import { documentClient } from '../dynamo.ts';
+import { tableName } from '../environment.ts';
+import { memo } from '../memo.ts';
+
+/**
+ * The production streaming ports kept in DynamoDB (functions/domain/streaming/ports.ts), each made on first
+ * use. The `@connections` client is in client-connections.ts, so a handler that never posts does not bundle it.
+ */
+export const connectionStore = memo(
+  () => new DynamoConnectionStore(documentClient(), tableName('connections')),
+);
+
+export const subscriptionStore = memo(
+  () => new DynamoSubscriptionStore(documentClient(), tableName('subscriptions')),
+);
+
+export const usageLog = memo(() => new DynamoUsageLog(documentClient(), tableName('usage')));
