@@ -130,7 +130,7 @@ export const INGEST = {
 
 /**
  * The clock tick (EventBridge schedule on AWS, the local stack's clock locally): derives every symbol's
- * state again so periods that ended without trades roll over (issue 4).
+ * state again so periods that ended without trades roll over.
  */
 export const CLOCK_TICK = {
   handler: 'functions/handlers/schedule/clock-tick.ts',
