@@ -1,5 +1,6 @@
 /**
- * `npm run keys -- <command>`: API key and entitlement administration (spec 5.2).
+ * `npm run keys -- <command>`: API key and entitlement administration
+ * (docs/partner-guide.md#getting-and-revoking-keys).
  *
  *   create --account A --scopes s1,s2 --label L   a new key; its raw value is printed once, as the last line
  *   list --account A                               the account's keys (never a raw key)

@@ -1,5 +1,5 @@
 /**
- * Every error code the service answers with, and its HTTP status (spec section 7, strat-rules section 8).
+ * Every error code the service answers with, and its HTTP status (docs/partner-guide.md#errors).
  * One table: handlers, the authorizer, the gateway responses and the local gateway all read it.
  */
 export const ERROR_STATUS = {
@@ -12,7 +12,7 @@ export const ERROR_STATUS = {
   missing_scope: 403,
   not_found: 404,
   unknown_symbol: 404,
-  /** Spec 4.5: an unrecognized `interval` is a 404 with no body at all. */
+  /** An unrecognized `interval` is a 404 with no body at all (docs/partner-guide.md#candles). */
   unknown_interval: 404,
   rate_limit_exceeded: 429,
   internal_error: 500,
@@ -27,7 +27,10 @@ export interface ErrorEnvelope {
   error: { code: string; message: string };
 }
 
-/** The spec's message for a documented code: the code in lower case with spaces for underscores. */
+/**
+ * The message for a documented code (docs/partner-guide.md#errors): the code in lower case with spaces for
+ * underscores.
+ */
 export function defaultMessage(code: string): string {
   return code.toLowerCase().replaceAll('_', ' ');
 }

@@ -1,8 +1,9 @@
 import { defaultMessage, type ErrorCode } from './errors.ts';
 
 /**
- * API Gateway's own answers (ARCHITECTURE A1), rendered in the spec's error envelope. The CDK registers each
- * as a gateway response; the local gateway renders the same templates.
+ * API Gateway's own answers (docs/architecture.md#rest-api-api-gateway-rest-api-v1-not-an-http-api), rendered
+ * in the partner error envelope (docs/partner-guide.md#errors). The CDK registers each as a gateway response;
+ * the local gateway renders the same templates.
  *
  * `code` and `message` are either literal strings or API Gateway context variables. A context variable that
  * already renders as a JSON string (`$context.error.messageString`) is marked `quoted`.

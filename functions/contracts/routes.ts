@@ -1,7 +1,7 @@
 import type { Scope } from './scopes.ts';
 import type { TableBinding } from './tables.ts';
 
-/** The REST API's versioned prefix (spec section 9); part of {base_url}. */
+/** The REST API's versioned prefix (docs/partner-guide.md#versioning); part of {base_url}. */
 export const REST_BASE_PATH = '/api/market/v1';
 
 export interface RestRoute {
@@ -112,7 +112,10 @@ export const AUTHORIZER = {
   ],
 } as const satisfies { handler: string; tables: readonly TableBinding[] };
 
-/** The ingest Lambda: Kinesis batches of trades folded into prices, ledgers and bars (ARCHITECTURE A4). */
+/**
+ * The ingest Lambda: Kinesis batches of trades folded into prices, ledgers and bars
+ * (docs/architecture.md#ingestion-a-kinesis-stream-of-trades-one-ingest-lambda).
+ */
 export const INGEST = {
   handler: 'functions/handlers/ingest/trades.ts',
   tables: [
@@ -130,7 +133,7 @@ export const INGEST = {
 
 /**
  * The clock tick (EventBridge schedule on AWS, the local stack's clock locally): derives every symbol's
- * state again so periods that ended without trades roll over (issue 4).
+ * state again so periods that ended without trades roll over.
  */
 export const CLOCK_TICK = {
   handler: 'functions/handlers/schedule/clock-tick.ts',

@@ -1,4 +1,4 @@
-/** The scopes a key can carry (spec section 5.3). */
+/** The scopes a key can carry (docs/partner-guide.md#scopes). */
 export const SCOPES = [
   'metadata:read',
   'prices:read',

@@ -19,7 +19,9 @@ export interface TableDefinition {
   readonly partitionKey: KeyAttribute;
   readonly sortKey?: KeyAttribute;
   readonly indexes?: readonly IndexDefinition[];
-  /** Streams drive the WebSocket fan-out (ARCHITECTURE A3). */
+  /**
+   * Streams drive the WebSocket fan-out (docs/architecture.md#fan-out-dynamodb-streams-to-the-connections).
+   */
   readonly stream?: 'NEW_AND_OLD_IMAGES';
   readonly timeToLiveAttribute?: string;
 }
@@ -124,8 +126,10 @@ export const TABLES = {
     stream: 'NEW_AND_OLD_IMAGES',
   },
   /**
-   * One row per partner account: its one live WebSocket connection (spec 8). `$connect` overwrites it and
-   * evicts the connection it named; `$disconnect` deletes it only while it still names its own id (A2).
+   * One row per partner account: its one live WebSocket connection
+   * (docs/websocket.md#one-connection-per-account). `$connect` overwrites it and evicts the connection it
+   * named; `$disconnect` deletes it only while it still names its own id
+   * (docs/architecture.md#websocket-api-gateway-websocket-api-with-mapped-close-codes).
    */
   connections: {
     envVar: 'CONNECTIONS_TABLE',
@@ -151,7 +155,7 @@ export const TABLES = {
     timeToLiveAttribute: 'expiresAt',
   },
   /**
-   * Billing: one `ws_message` row per pushed event (spec 6), by account. `messageId` =
+   * Billing: one `ws_message` row per pushed event (docs/websocket.md#metering), by account. `messageId` =
    * `<stream record time>#<stream event id>` sorts an account's rows by time and makes a retried fan-out
    * batch overwrite its rows instead of billing twice.
    */

@@ -1,6 +1,6 @@
 /**
- * Per-key REST throughput (spec section 8: "dynamic, with burst capacity"). The usage plan on AWS and the
- * local gateway's token bucket both take these numbers.
+ * Per-key REST throughput (docs/partner-guide.md#limits-and-throttling: sustained, with bursts). The usage
+ * plan on AWS and the local gateway's token bucket both take these numbers.
  */
 export const REST_THROTTLE = {
   /** Sustained requests per second per key. */

@@ -1,7 +1,10 @@
 import type { Scope } from './scopes.ts';
 import type { TableBinding, TableId } from './tables.ts';
 
-/** The WebSocket API's versioned path (spec section 9); the local stack serves it on the REST port. */
+/**
+ * The WebSocket API's versioned path (docs/partner-guide.md#versioning); the local stack serves it on the
+ * REST port.
+ */
 export const WS_BASE_PATH = '/ws/market/v1';
 
 /** The WebSocket API's stage on AWS, like the REST API's (ADR 0001). */
@@ -12,15 +15,27 @@ export const CHANNEL_NAMES = ['quotes', 'states', 'alerts.in_force', 'alerts.sim
 export type ChannelName = (typeof CHANNEL_NAMES)[number];
 
 export interface ChannelDefinition {
-  /** The scope a key needs to subscribe (spec 4.10), besides `ws:connect`. */
+  /**
+   * The scope a key needs to subscribe (docs/websocket.md#channels-and-pushed-messages), besides
+   * `ws:connect`.
+   */
   readonly scope: Scope;
-  /** The table whose stream feeds the channel (ARCHITECTURE A3). */
+  /**
+   * The table whose stream feeds the channel
+   * (docs/architecture.md#fan-out-dynamodb-streams-to-the-connections).
+   */
   readonly source: TableId;
-  /** `required`: a topic must name symbols; `optional`: without symbols it means every symbol (spec 4.10). */
+  /**
+   * `required`: a topic must name symbols; `optional`: without symbols it means every symbol
+   * (docs/websocket.md#channels-and-pushed-messages).
+   */
   readonly symbols: 'required' | 'optional';
 }
 
-/** The four channels of spec 4.10, defined once: scopes, sources and the symbols rule. */
+/**
+ * The four channels (docs/websocket.md#channels-and-pushed-messages), defined once: scopes, sources and the
+ * symbols rule.
+ */
 export const CHANNELS = {
   quotes: { scope: 'prices:read', source: 'prices', symbols: 'required' },
   states: { scope: 'states:read', source: 'states', symbols: 'required' },
@@ -28,7 +43,7 @@ export const CHANNELS = {
   'alerts.simultaneous_breaks': { scope: 'alerts:read', source: 'breaks', symbols: 'optional' },
 } as const satisfies Record<ChannelName, ChannelDefinition>;
 
-/** WebSocket close codes (spec section 7). */
+/** WebSocket close codes (docs/websocket.md#close-codes). */
 export const CLOSE_CODES = {
   /** No valid API key in the handshake. */
   noValidKey: 4401,
@@ -40,7 +55,7 @@ export const CLOSE_CODES = {
 
 export type CloseCode = (typeof CLOSE_CODES)[keyof typeof CLOSE_CODES];
 
-/** The close reasons sent with each code: the spec's meaning of the code. */
+/** The close reasons sent with each code: the meaning docs/websocket.md#close-codes gives it. */
 export const CLOSE_REASONS: Record<CloseCode, string> = {
   4401: 'no valid API key in handshake',
   4403: 'no active subscription, or key lacks ws:connect',
@@ -97,8 +112,9 @@ export const WS_ROUTES = [
 export const POST_CONCURRENCY = 32;
 
 /**
- * The fan-out Lambda (ARCHITECTURE A3): the source tables' streams, posted to subscribed connections.
- * `batch` is the event source mappings' setting, the same on AWS and in the local stack.
+ * The fan-out Lambda (docs/architecture.md#fan-out-dynamodb-streams-to-the-connections): the source tables'
+ * streams, posted to subscribed connections. `batch` is the event source mappings' setting, the same on AWS
+ * and in the local stack.
  */
 export const FAN_OUT = {
   handler: 'functions/handlers/stream/fan-out.ts',
@@ -129,8 +145,9 @@ export const FAN_OUT = {
 
 /**
  * The heartbeat: `{"op":"heartbeat"}` to every connection, so API Gateway's 10-minute idle timeout never
- * drops a quiet partner (strat-rules section 9 asks for one at least every 5 minutes); it also closes the
- * connections whose key was revoked or whose account lost its entitlement since they connected.
+ * drops a quiet partner (docs/websocket.md#heartbeats-and-connection-lifetime: one at least every 5 minutes);
+ * it also closes the connections whose key was revoked or whose account lost its entitlement since they
+ * connected.
  */
 export const HEARTBEAT = {
   handler: 'functions/handlers/schedule/heartbeat.ts',

@@ -5,8 +5,9 @@ const MAX_CACHED_KEYS = 10_000;
 
 /**
  * Reads a key and its account together, keeping answers (a missing key too) for `ttlSeconds`. API
- * Gateway's own authorizer cache is off (no identity sources, ARCHITECTURE A1), so this short cache keeps
- * DynamoDB reads off most requests; a revocation or entitlement change takes effect within the TTL.
+ * Gateway's own authorizer cache is off (no identity sources,
+ * docs/architecture.md#rest-api-api-gateway-rest-api-v1-not-an-http-api), so this short cache keeps DynamoDB
+ * reads off most requests; a revocation or entitlement change takes effect within the TTL.
  */
 export function cachedCredentialLookup(
   stores: { keys: ApiKeyStore; accounts: AccountStore },

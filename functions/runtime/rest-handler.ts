@@ -19,7 +19,10 @@ export function pathSymbol(request: RestRequest<unknown>): string {
   return symbolFromPath(request.pathParameters.symbol ?? '');
 }
 
-/** Maps domain errors to the spec's envelope; anything else is a logged 500 with no detail in the body. */
+/**
+ * Maps domain errors to the partner error envelope (docs/partner-guide.md#errors); anything else is a logged
+ * 500 with no detail in the body.
+ */
 const errorEnvelope = (): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> => ({
   onError: async (request) => {
     if (request.error instanceof ServiceError) {

@@ -34,10 +34,11 @@ export interface FanOutOutcome {
 const reason = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
- * Pushes each event to its subscribers (ARCHITECTURE A3): one message per connection even when several of
- * its subscriptions match, posts in parallel up to `concurrency`, a connection found gone cleaned up once,
- * one usage row per message sent. Events about the same symbols go out in their order: a later one waits
- * for the earlier, and after a failure the later ones are reported failed too, so a retry keeps the order.
+ * Pushes each event to its subscribers (docs/architecture.md#fan-out-dynamodb-streams-to-the-connections):
+ * one message per connection even when several of its subscriptions match, posts in parallel up to
+ * `concurrency`, a connection found gone cleaned up once, one usage row per message sent. Events about the
+ * same symbols go out in their order: a later one waits for the earlier, and after a failure the later ones
+ * are reported failed too, so a retry keeps the order.
  */
 export async function fanOut(events: readonly ChannelEvent[], ports: FanOutPorts): Promise<FanOutOutcome> {
   const limit = pLimit(ports.concurrency);

@@ -71,9 +71,9 @@ function storedInForceEvent(body: InForceAlertBody, triggeredAtMs: number): InFo
 }
 
 /**
- * Simultaneous breaks (strat-rules section 7) for the futures alerts of this batch. The batch's own alerts
- * are already committed, so the alerts of the other futures (maybe from other shards) are read back for
- * the window around them: whichever writer commits second sees both, and the feed's once-keys keep a
+ * Simultaneous breaks (docs/strat.md#simultaneous-breaks) for the futures alerts of this batch. The batch's
+ * own alerts are already committed, so the alerts of the other futures (maybe from other shards) are read
+ * back for the window around them: whichever writer commits second sees both, and the feed's once-keys keep a
  * break that both writers find from being appended twice.
  */
 async function detectBreaks(fired: readonly InForceEvent[], ports: IngestPorts): Promise<number> {
@@ -98,7 +98,8 @@ async function detectBreaks(fired: readonly InForceEvent[], ports: IngestPorts):
  * retry writes the same), the in-force alerts and simultaneous breaks (appended once by their natural
  * keys), the derived states that changed, and last each symbol's ledger, guarded by its version. A
  * redelivered batch finds the ledger's watermark past its trades and changes nothing: volume is never
- * counted twice and no alert fires twice (ARCHITECTURE A4).
+ * counted twice and no alert fires twice
+ * (docs/architecture.md#ingestion-a-kinesis-stream-of-trades-one-ingest-lambda).
  */
 export async function ingestTrades(trades: readonly Trade[], ports: IngestPorts): Promise<IngestOutcome> {
   const groups = groupBySymbol(trades);

@@ -10,9 +10,9 @@ export interface StateSyncPorts {
 const rowKey = (row: Pick<SetupRow, 'symbol' | 'timeframe'>) => `${row.symbol}#${row.timeframe}`;
 
 /**
- * Derives each symbol's state at `nowMs` and writes only what changed (issue 4: state is written only when
- * it changed): the state item (its stream feeds `states`) and the setup rows that appeared, changed or
- * went. Used by the ingest path for the symbols of a batch and by the clock tick for every symbol.
+ * Derives each symbol's state at `nowMs` and writes only what changed: the state item (its stream feeds
+ * `states`) and the setup rows that appeared, changed or went. Used by the ingest path for the symbols of a
+ * batch and by the clock tick for every symbol.
  */
 export async function syncStates(
   ledgers: readonly SymbolLedger[],

@@ -26,8 +26,9 @@ export interface SessionPorts {
 
 /**
  * `$connect`, already authorized: the connection becomes its account's one connection, and the one it
- * replaces is closed with 4409 (spec 8, ARCHITECTURE A2). Two racing connects: the later claim replaces
- * the earlier, so exactly one stays.
+ * replaces is closed with 4409 (docs/websocket.md#one-connection-per-account,
+ * docs/architecture.md#websocket-api-gateway-websocket-api-with-mapped-close-codes). Two racing connects: the
+ * later claim replaces the earlier, so exactly one stays.
  */
 export async function openConnection(connection: ConnectionRecord, ports: SessionPorts): Promise<void> {
   const replaced = await ports.connections.claim(connection);

@@ -12,7 +12,7 @@ export interface ClockTickProps {
 }
 
 /**
- * The clock tick (issue 4): an EventBridge schedule that runs the clock-tick function every minute, so a
+ * The clock tick: an EventBridge schedule that runs the clock-tick function every minute, so a
  * period that ended without a trade rolls over (CC becomes C1) in the stored states and setup rows. It
  * runs around the clock: a weekly, monthly or yearly period also ends between sessions.
  */

@@ -27,9 +27,10 @@ export interface EventFanOutProps {
 }
 
 /**
- * The fan-out (ARCHITECTURE A3): one function reading the streams of the FAN_OUT source tables and posting
- * each change to the connections subscribed to its channel and symbol, the dead-letter queue for the
- * batches it gives up on, and the alarms that show an operator stale or dropped pushes.
+ * The fan-out (docs/architecture.md#fan-out-dynamodb-streams-to-the-connections): one function reading the
+ * streams of the FAN_OUT source tables and posting each change to the connections subscribed to its channel
+ * and symbol, the dead-letter queue for the batches it gives up on, and the alarms that show an operator
+ * stale or dropped pushes.
  */
 export class EventFanOut extends Construct implements EventSourceFailures {
   readonly fanOutFunction: ServiceFunction;

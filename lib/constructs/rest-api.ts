@@ -59,8 +59,10 @@ const API_ACKNOWLEDGEMENTS = [
   {
     id: 'AwsSolutions-APIG2',
     reason:
-      'Requests are validated by each handler with its route schema (ARCHITECTURE A6), so a bad parameter ' +
-      'gets the spec envelope with invalid_parameter; an API Gateway validator would answer first, differently.',
+      'Requests are validated by each handler with its route schema ' +
+      '(docs/architecture.md#contracts-one-source-of-truth-for-each), so a bad parameter gets the partner ' +
+      'error envelope (docs/partner-guide.md#errors) with invalid_parameter; an API Gateway validator ' +
+      'would answer first, differently.',
   },
   {
     id: 'AwsSolutions-APIG3',
@@ -79,14 +81,16 @@ const API_ACKNOWLEDGEMENTS = [
     id: 'AwsSolutions-COG4',
     reason:
       'Partners authenticate with API keys, not Cognito users: every method uses the custom Lambda ' +
-      'authorizer, which checks the key, its entitlement and its scopes (ARCHITECTURE A1).',
+      'authorizer, which checks the key, its entitlement and its scopes ' +
+      '(docs/architecture.md#rest-api-api-gateway-rest-api-v1-not-an-http-api).',
   },
 ] as const;
 
 /**
- * The partner REST API (ARCHITECTURE A1): the routes of REST_ROUTES under REST_BASE_PATH, each a Lambda
- * proxy integration behind the Lambda authorizer with the key required, the gateway responses in the
- * spec's error envelope, and the usage plan that throttles each key.
+ * The partner REST API (docs/architecture.md#rest-api-api-gateway-rest-api-v1-not-an-http-api): the routes of
+ * REST_ROUTES under REST_BASE_PATH, each a Lambda proxy integration behind the Lambda authorizer with the key
+ * required, the gateway responses in the partner error envelope (docs/partner-guide.md#errors), and the usage
+ * plan that throttles each key.
  */
 export class PartnerRestApi extends Construct {
   readonly api: RestApi;
@@ -117,7 +121,8 @@ export class PartnerRestApi extends Construct {
       description: 'Market Data Alerts partner REST API',
       endpointTypes: [EndpointType.REGIONAL],
       // The usage plan identifies the key by the `usageIdentifierKey` the authorizer returns, so partners
-      // never send an API Gateway key themselves (ARCHITECTURE A1).
+      // never send an API Gateway key themselves
+      // (docs/architecture.md#rest-api-api-gateway-rest-api-v1-not-an-http-api).
       apiKeySourceType: ApiKeySourceType.AUTHORIZER,
       // Explicit, so it does not depend on the cdk.json feature flag: see the APIG6 acknowledgement.
       cloudWatchRole: false,
@@ -185,9 +190,10 @@ export class PartnerRestApi extends Construct {
 }
 
 /**
- * The REQUEST authorizer with no identity source and no API Gateway cache (ARCHITECTURE A1): a key may
- * come as `Authorization: Bearer` or as `X-API-Key`, and API Gateway answers 401 without invoking the
- * authorizer when any listed identity source is missing.
+ * The REQUEST authorizer with no identity source and no API Gateway cache
+ * (docs/architecture.md#rest-api-api-gateway-rest-api-v1-not-an-http-api): a key may come as
+ * `Authorization: Bearer` or as `X-API-Key`, and API Gateway answers 401 without invoking the authorizer
+ * when any listed identity source is missing.
  *
  * The L2 accepts `identitySources: []` only with a cache TTL of 0 (aws-cdk-lib 2.276.0,
  * aws-apigateway/lib/authorizers/lambda.js, error `LeastOneIdentitySourceRequired`), but it still renders

@@ -19,9 +19,9 @@ export interface TradeIngestionProps {
 }
 
 /**
- * Trade ingestion (ARCHITECTURE A4): the Kinesis stream producers put trades on, the ingest Lambda that folds
- * each shard batch into prices, ledgers and bars, the dead-letter queue for batches it gives up on, and the
- * alarms that show an operator a stuck shard.
+ * Trade ingestion (docs/architecture.md#ingestion-a-kinesis-stream-of-trades-one-ingest-lambda): the Kinesis
+ * stream producers put trades on, the ingest Lambda that folds each shard batch into prices, ledgers and
+ * bars, the dead-letter queue for batches it gives up on, and the alarms that show an operator a stuck shard.
  *
  * Producers (the provider collector, the simulator, `npm run replay -- --stack`) use the trade's symbol as
  * the partition key: Kinesis keeps the records of one partition key on one shard, in order, so every trade
@@ -89,7 +89,8 @@ export class TradeIngestion extends Construct implements EventSourceFailures {
         // TRIM_HORIZON, not LATEST: a mapping created (or replaced) after producers started, e.g. a replay
         // put right after `cdk deploy` while the mapping is still being enabled, would skip those records
         // with LATEST. Reading the stream from its oldest record only costs re-delivery, which the ingest
-        // handler skips by the ledger's watermark (duplicates never double-count volume, ARCHITECTURE A4).
+        // handler skips by the ledger's watermark (duplicates never double-count volume,
+        // docs/architecture.md#ingestion-a-kinesis-stream-of-trades-one-ingest-lambda).
         startingPosition: StartingPosition.TRIM_HORIZON,
         // The handler skips undecodable records itself and reports a symbol whose write failed as a batch
         // item failure (its first sequence number): Lambda retries from the lowest one reported. A thrown

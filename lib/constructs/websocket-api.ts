@@ -22,8 +22,8 @@ export type WsRouteId = (typeof WS_ROUTES)[number]['id'];
 
 /**
  * The custom domain's API mapping key: the versioned path without its leading slash, so partners connect
- * to `wss://<domain>/ws/market/v1` (spec 9). A WebSocket API has no paths of its own; only a custom
- * domain's (multi-level) API mapping can put it under one.
+ * to `wss://<domain>/ws/market/v1` (docs/partner-guide.md#versioning). A WebSocket API has no paths of its
+ * own; only a custom domain's (multi-level) API mapping can put it under one.
  */
 export const WS_API_MAPPING_KEY = WS_BASE_PATH.replace(/^\//, '');
 
@@ -40,7 +40,8 @@ export interface PartnerWebSocketApiProps {
   readonly tables: TableConstructs;
   /**
    * The REST API's authorizer function (AUTHORIZER.handler): `$connect` is authorized by the same
-   * function, which asks for `ws:connect` when the route key is `$connect` (ARCHITECTURE A2).
+   * function, which asks for `ws:connect` when the route key is `$connect`
+   * (docs/architecture.md#websocket-api-gateway-websocket-api-with-mapped-close-codes).
    */
   readonly authorizerFunction: ServiceFunction;
   /**
@@ -76,9 +77,10 @@ const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
 );
 
 /**
- * The partner WebSocket API (ARCHITECTURE A2): one Lambda per route of WS_ROUTES, `$connect` behind the
- * REST API's authorizer function, the `live` stage with JSON access logs, and optionally a custom domain
- * that serves the API under WS_BASE_PATH.
+ * The partner WebSocket API
+ * (docs/architecture.md#websocket-api-gateway-websocket-api-with-mapped-close-codes): one Lambda per route of
+ * WS_ROUTES, `$connect` behind the REST API's authorizer function, the `live` stage with JSON access logs,
+ * and optionally a custom domain that serves the API under WS_BASE_PATH.
  */
 export class PartnerWebSocketApi extends Construct {
   readonly api: WebSocketApi;
@@ -106,7 +108,8 @@ export class PartnerWebSocketApi extends Construct {
       removalPolicy: RemovalPolicy.DESTROY,
     });
     // Access logging because cdk-nag's APIG1 covers WebSocket stages too, and the REST stage logs the same
-    // way. No stage throttle: API Gateway's account limits apply, and a partner has one connection (spec 8).
+    // way. No stage throttle: API Gateway's account limits apply, and a partner has one connection
+    // (docs/websocket.md#one-connection-per-account).
     this.stage = new WebSocketStage(this, 'Stage', {
       webSocketApi: this.api,
       stageName: WS_STAGE,
@@ -201,12 +204,14 @@ export function grantConnectionManagement(fn: ServiceFunction, stage: WebSocketS
 }
 
 /**
- * The `$connect` authorizer has no identity source (ARCHITECTURE A1, A2): a key may come as
- * `Authorization: Bearer` or as `X-API-Key`, and API Gateway answers 401 without invoking the authorizer
- * when any listed source is missing. The L2 accepts `identitySource: []` but renders it as
- * `IdentitySource: []`; the API Gateway V2 API documents IdentitySource as optional for REQUEST
- * authorizers (WebSocket authorizers are never cached, so nothing needs it as a cache key), so the
- * override removes the property, as the REST authorizer does.
+ * The `$connect` authorizer has no identity source
+ * (docs/architecture.md#rest-api-api-gateway-rest-api-v1-not-an-http-api,
+ * docs/architecture.md#websocket-api-gateway-websocket-api-with-mapped-close-codes): a key may come as
+ * `Authorization: Bearer` or as `X-API-Key`, and API Gateway answers 401 without invoking the authorizer when
+ * any listed source is missing. The L2 accepts `identitySource: []` but renders it as `IdentitySource: []`;
+ * the API Gateway V2 API documents IdentitySource as optional for REQUEST authorizers (WebSocket authorizers
+ * are never cached, so nothing needs it as a cache key), so the override removes the property, as the REST
+ * authorizer does.
  */
 function removeIdentitySource(api: WebSocketApi): void {
   const authorizer = api.node.tryFindChild(CONNECT_AUTHORIZER_ID)?.node.defaultChild;

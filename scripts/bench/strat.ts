@@ -1,5 +1,5 @@
 /**
- * Benchmark of the Strat engine (functions/domain/strat/; strat-rules sections 2-7), on one core, after a
+ * Benchmark of the Strat engine (functions/domain/strat/; docs/strat.md), on one core, after a
  * warm-up, median of several runs:
  *
  * 1. Trades per second through the full per-trade update: `foldTrades` (latest price, the ten intervals)

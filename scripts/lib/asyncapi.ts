@@ -22,9 +22,10 @@ import {
 
 /**
  * The AsyncAPI 3.0 document of the WebSocket API, built from the channel table and close codes of
- * `#contracts/websocket` and the zod schemas of every message (ARCHITECTURE A6): no field is restated here.
- * The examples are checked against those schemas when the document is built, so they cannot drift.
- * From the server's point of view: it `receive`s client operations and `send`s replies and pushes.
+ * `#contracts/websocket` and the zod schemas of every message
+ * (docs/architecture.md#contracts-one-source-of-truth-for-each): no field is restated here. The examples are
+ * checked against those schemas when the document is built, so they cannot drift. From the server's point of
+ * view: it `receive`s client operations and `send`s replies and pushes.
  */
 
 type Schema = z.ZodType;
@@ -39,7 +40,7 @@ function jsonSchema(schema: Schema, io: 'input' | 'output'): Record<string, unkn
   return rest;
 }
 
-/** What each channel carries, in partners' words (spec 4.10 and 6). */
+/** What each channel carries, in partners' words (docs/websocket.md#channels-and-pushed-messages). */
 const CHANNEL_CONTENT: Record<ChannelName, { title: string; content: string; message: string }> = {
   quotes: {
     title: 'Quotes',
@@ -74,7 +75,11 @@ const PUSH_OPERATION: Record<ChannelName, string> = {
   'alerts.simultaneous_breaks': 'pushSimultaneousBreak',
 };
 
-/** How AWS ends an open connection with a close code (A2): a final control message, then the close. */
+/**
+ * How AWS ends an open connection with a close code
+ * (docs/architecture.md#websocket-api-gateway-websocket-api-with-mapped-close-codes): a final control
+ * message, then the close.
+ */
 const whileOpen = (code: CloseCode) =>
   `while connected (checked at each heartbeat): \`{"op":"close","code":${code},"reason":...}\`, then the ` +
   'server ends the connection';

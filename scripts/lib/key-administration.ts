@@ -36,7 +36,8 @@ export function parseScopes(list: string): Scope[] {
 
 /**
  * Creates a key for an account; an account seen for the first time is created with an active entitlement
- * (it has just subscribed, spec 5.2). The raw key is returned once and stored nowhere.
+ * (it has just subscribed: docs/partner-guide.md#getting-and-revoking-keys). The raw key is returned once and
+ * stored nowhere.
  */
 export async function createKey(
   request: { accountId: string; label: string; scopes: readonly Scope[] },

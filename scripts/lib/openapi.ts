@@ -8,7 +8,8 @@ import type { RestContract } from '#runtime/rest-handler';
 
 /**
  * The OpenAPI 3.1 document of the REST API, built from the one route table and each handler's contract
- * (its zod query and response schemas, ARCHITECTURE A6): nothing here restates a field.
+ * (its zod query and response schemas, docs/architecture.md#contracts-one-source-of-truth-for-each): nothing
+ * here restates a field.
  */
 type Contract = RestContract<z.ZodType, z.ZodType>;
 

@@ -6,7 +6,9 @@ import type { InstrumentCatalog } from '#domain/market-data/ports';
 import { normalizeSymbol } from '#domain/market-data/symbols';
 import { UNIVERSE_CSV } from './project.ts';
 
-/** One row of data/universe.csv: the Instrument fields of spec 2.1 but `active`. */
+/**
+ * One row of data/universe.csv: the fields of an instrument (docs/partner-guide.md#instrument) but `active`.
+ */
 const universeRowSchema = instrumentSchema.omit({ active: true });
 
 /**

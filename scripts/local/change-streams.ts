@@ -14,11 +14,13 @@ import { localTableName } from './tables.ts';
 
 /**
  * The local stand-in for the DynamoDB Streams of the stream tables and their event source mappings to the
- * fan-out (ARCHITECTURE A3, A5). dynalite has no Streams: it reports each committed write to a captured
- * table (dynamo.ts `onChange`), and `capture` turns it into the record Lambda would deliver. Each table has
- * a stream of its own, so a batch never mixes tables; a stream is sharded by partition key, so each key's
- * records arrive in commit order. Batching, bisect on error, partial batch responses (`itemIdentifier` is
- * the SequenceNumber) and dead letters are sharded-event-source.ts's, shared with the trade stream.
+ * fan-out (docs/architecture.md#fan-out-dynamodb-streams-to-the-connections,
+ * docs/architecture.md#local-stack-the-same-code-on-embedded-parts). dynalite has no Streams: it reports each
+ * committed write to a captured table (dynamo.ts `onChange`), and `capture` turns it into the record Lambda
+ * would deliver. Each table has a stream of its own, so a batch never mixes tables; a stream is sharded by
+ * partition key, so each key's records arrive in commit order. Batching, bisect on error, partial batch
+ * responses (`itemIdentifier` is the SequenceNumber) and dead letters are sharded-event-source.ts's, shared
+ * with the trade stream.
  */
 export type ChangeConsumer = (
   event: DynamoDBStreamEvent,

@@ -1,9 +1,10 @@
 // The local DynamoDB (dynalite) in a process of its own, so it has a core to itself: started by
 // dynamo.ts with `fork`, it reports its port, answers request-count queries and exits with its parent.
 //
-// dynalite has no Streams (ARCHITECTURE A5): for the tables named in the third argument (a JSON array),
-// every committed write is reported to the parent as `{ type: 'change', table, oldImage, newImage }`
-// before dynalite answers the request, so the reports of one key come in commit order.
+// dynalite has no Streams (docs/architecture.md#local-stack-the-same-code-on-embedded-parts): for the tables
+// named in the third argument (a JSON array), every committed write is reported to the parent as
+// `{ type: 'change', table, oldImage, newImage }` before dynalite answers the request, so the reports of one
+// key come in commit order.
 import { createRequire } from 'node:module';
 import dynalite from 'dynalite';
 

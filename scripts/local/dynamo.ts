@@ -12,7 +12,8 @@ export const LOCAL_AWS = { region: 'us-east-1', accessKeyId: 'local', secretAcce
 /**
  * A write committed to a captured table, as dynalite stored it (DynamoDB's AttributeValue JSON): no old
  * image for an insert, no new image for a delete. dynalite has no Streams; change-streams.ts turns these
- * into the stream records Lambda would deliver (ARCHITECTURE A5).
+ * into the stream records Lambda would deliver
+ * (docs/architecture.md#local-stack-the-same-code-on-embedded-parts).
  */
 export interface CapturedChange {
   readonly table: string;
@@ -50,7 +51,8 @@ type ServerMessage =
   | { type: 'error'; message: string };
 
 /**
- * dynalite: DynamoDB's wire protocol on LevelDB (ARCHITECTURE A5), in a child process so that it has a
+ * dynalite: DynamoDB's wire protocol on LevelDB
+ * (docs/architecture.md#local-stack-the-same-code-on-embedded-parts), in a child process so that it has a
  * core of its own. With `path` the data is kept there between starts; without, it lives in memory. The
  * committed writes to `captureTables` are reported to `onChange`, the local stand-in for their Streams.
  */

@@ -8,7 +8,7 @@ import { foldTrades } from '#domain/strat/trade-fold';
 import { createHistory, type HistoryDensity, type MarketHistory } from '../simulator/model.ts';
 
 /**
- * The local stack's first-start history (issue 3): synthetic trades for about 13 months before the service
+ * The local stack's first-start history: synthetic trades for about 13 months before the service
  * clock, folded by the same aggregation as live trades, so candles and setups are not empty. dynalite
  * writes a few thousand items a second, so intraday bars are kept only for recent sessions; daily and
  * longer bars for the whole span.

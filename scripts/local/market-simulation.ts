@@ -27,7 +27,7 @@ const DEFAULT_TICK_MS = 250;
 const PROGRESS_EVERY = 100;
 
 /**
- * The local stack's market (issue 3): every tracked symbol trades on the service clock during sessions,
+ * The local stack's market: every tracked symbol trades on the service clock during sessions,
  * through the same trades stream and ingest handler as real trades. A symbol without a ledger (first start)
  * first gets its history; it trades live from then on. A restart continues from the stored prices.
  */

@@ -13,7 +13,8 @@ import { lambdaContext } from './lambda-context.ts';
 import type { TokenBuckets } from './token-bucket.ts';
 
 /**
- * The local stand-in for API Gateway's REST API (ARCHITECTURE A5): the route table, the REQUEST
+ * The local stand-in for API Gateway's REST API
+ * (docs/architecture.md#local-stack-the-same-code-on-embedded-parts): the route table, the REQUEST
  * authorizer, per-key throttling and the gateway responses, invoking the same handlers with API
  * Gateway-shaped events.
  */

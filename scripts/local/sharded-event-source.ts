@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
 
 /**
- * The shard machinery shared by the local stand-ins for Lambda's stream event source mappings (ARCHITECTURE
- * A5): the trades Kinesis stream (trade-stream.ts) and the DynamoDB Streams of the stream tables
- * (change-streams.ts). Records are sharded by partition key; each shard delivers its records in order, one
- * batch at a time, after a batching window. A batch whose consumer throws is bisected (a bisection is no
- * attempt, as with BisectBatchOnFunctionError); a partial batch response (ReportBatchItemFailures) retries
- * from the first failed record; a record that has failed `maxAttempts` deliveries goes to the dead letters,
- * as it would to the on-failure destination on AWS. Nothing after a failed record is delivered before it.
+ * The shard machinery shared by the local stand-ins for Lambda's stream event source mappings
+ * (docs/architecture.md#local-stack-the-same-code-on-embedded-parts): the trades Kinesis stream
+ * (trade-stream.ts) and the DynamoDB Streams of the stream tables (change-streams.ts). Records are sharded by
+ * partition key; each shard delivers its records in order, one batch at a time, after a batching window. A
+ * batch whose consumer throws is bisected (a bisection is no attempt, as with BisectBatchOnFunctionError); a
+ * partial batch response (ReportBatchItemFailures) retries from the first failed record; a record that has
+ * failed `maxAttempts` deliveries goes to the dead letters, as it would to the on-failure destination on AWS.
+ * Nothing after a failed record is delivered before it.
  */
 export interface ShardedEventSourceOptions {
   readonly shards: number;

@@ -1,5 +1,6 @@
 /**
- * `npm start [-- options]`: the whole service on this machine, no Docker, no AWS (ARCHITECTURE A5).
+ * `npm start [-- options]`: the whole service on this machine, no Docker, no AWS
+ * (docs/architecture.md#local-stack-the-same-code-on-embedded-parts).
  *
  *   --port N          the gateway's port (default: $PORT or 3000)
  *   --host H          the address to listen on (default 127.0.0.1)

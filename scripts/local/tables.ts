@@ -9,7 +9,8 @@ import { type KeyAttribute, TABLE_IDS, TABLES, type TableDefinition, type TableI
 
 /**
  * The local stack's tables, made from the same definitions as the CDK's. dynalite has no Streams (the
- * local stack captures writes itself, ARCHITECTURE A5) and no TTL, so those settings are not sent.
+ * local stack captures writes itself, docs/architecture.md#local-stack-the-same-code-on-embedded-parts) and
+ * no TTL, so those settings are not sent.
  */
 export function localTableName(id: TableId): string {
   return id;

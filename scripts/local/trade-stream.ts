@@ -9,11 +9,13 @@ import { LOCAL_AWS } from './dynamo.ts';
 import { ShardedEventSource, withDefaults } from './sharded-event-source.ts';
 
 /**
- * The local stand-in for the trades Kinesis stream and its Lambda event source mapping (ARCHITECTURE A4,
- * A5): records are sharded by partition key, each shard delivers its records in order, one batch at a
- * time, after a short batching window. A failing batch is bisected; a partial batch response retries from
- * the first failed record; a record that keeps failing goes to the dead letters, as the SQS on-failure
- * destination does on AWS. The shards are sharded-event-source.ts's, shared with the change streams.
+ * The local stand-in for the trades Kinesis stream and its Lambda event source mapping
+ * (docs/architecture.md#ingestion-a-kinesis-stream-of-trades-one-ingest-lambda,
+ * docs/architecture.md#local-stack-the-same-code-on-embedded-parts): records are sharded by partition key,
+ * each shard delivers its records in order, one batch at a time, after a short batching window. A failing
+ * batch is bisected; a partial batch response retries from the first failed record; a record that keeps
+ * failing goes to the dead letters, as the SQS on-failure destination does on AWS. The shards are
+ * sharded-event-source.ts's, shared with the change streams.
  */
 export type StreamConsumer = (
   event: KinesisStreamEvent,

@@ -14,14 +14,17 @@ import { lambdaContext } from './lambda-context.ts';
 import { type AuthorizerHandler, type HttpAnswer, isAllowed, requestHeaders } from './rest-gateway.ts';
 
 /**
- * The local stand-in for API Gateway's WebSocket API (ARCHITECTURE A5): the upgrade on WS_BASE_PATH, the
+ * The local stand-in for API Gateway's WebSocket API
+ * (docs/architecture.md#local-stack-the-same-code-on-embedded-parts): the upgrade on WS_BASE_PATH, the
  * authorizer and the `$connect`, `$disconnect` and `$default` handlers invoked with API Gateway-shaped
  * events, and the `@connections` management API the functions post through, so their
  * ApiGatewayManagementApiClient runs unchanged.
  *
- * Where AWS cannot send a close code (A2) the local gateway follows the spec exactly: a refused handshake is
- * accepted and closed with 4401 or 4403 before any message, and the final control message
- * `{"op":"close","code":4409}` the functions post before deleting a connection becomes a real close frame.
+ * Where AWS cannot send a close code
+ * (docs/architecture.md#websocket-api-gateway-websocket-api-with-mapped-close-codes) the local gateway
+ * follows docs/websocket.md#close-codes exactly: a refused handshake is accepted and closed with 4401 or 4403
+ * before any message, and the final control message `{"op":"close","code":4409}` the functions post before
+ * deleting a connection becomes a real close frame.
  */
 export type WebSocketRouteHandler = (
   event: WebSocketEvent,

@@ -68,7 +68,8 @@ describe('PartnerRestApi routes', () => {
 describe('PartnerRestApi authorizer', () => {
   const authorizerFunctionId = logicalIdOf(restApi.authorizerFunction.lambda);
 
-  it('is a REQUEST authorizer with no identity source and no API Gateway cache (ARCHITECTURE A1)', () => {
+  // The decision: docs/architecture.md#rest-api-api-gateway-rest-api-v1-not-an-http-api
+  it('is a REQUEST authorizer with no identity source and no API Gateway cache', () => {
     templateOfResource(template, authorizerId).hasResourceProperties('AWS::ApiGateway::Authorizer', {
       RestApiId: { Ref: restApiId },
       Type: 'REQUEST',

@@ -4,8 +4,9 @@ import { REST_ROUTES } from '#contracts/routes';
 import { startTestStack, type TestStack } from '../support/local-stack.ts';
 
 /**
- * The standard: bad input always gets the spec's error envelope or a documented 4xx, never a 5xx, a hang or
- * a stack trace. Random query strings and path symbols on every route, over real HTTP.
+ * The standard: bad input always gets the partner error envelope (docs/partner-guide.md#errors) or a
+ * documented 4xx, never a 5xx, a hang or a stack trace. Random query strings and path symbols on every route,
+ * over real HTTP.
  */
 let local: TestStack;
 

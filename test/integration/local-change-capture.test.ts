@@ -10,9 +10,9 @@ import {
 import { ensureTables } from '../../scripts/local/tables.ts';
 
 /**
- * dynalite has no Streams (ARCHITECTURE A5): its process reports each committed write to a captured table.
- * `requestCount` answers after every change reported before it, so once it resolves the writes made so far
- * have all arrived.
+ * dynalite has no Streams (docs/architecture.md#local-stack-the-same-code-on-embedded-parts): its process
+ * reports each committed write to a captured table. `requestCount` answers after every change reported before
+ * it, so once it resolves the writes made so far have all arrived.
  */
 let dynamo: LocalDynamo;
 const changes: CapturedChange[] = [];

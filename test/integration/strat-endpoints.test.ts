@@ -87,7 +87,8 @@ describe('GET /setups/current', () => {
 });
 
 describe('GET /alerts/in-force', () => {
-  it('lists the daily alerts in id order with every field of spec 2.6', async () => {
+  // The fields: docs/partner-guide.md#in-force-alert
+  it('lists the daily alerts in id order with every field of an in-force alert', async () => {
     const response = await local.get('/alerts/in-force?timeframe=D');
     const items = response.body.items.map((item: unknown) => inForceAlertSchema.parse(item));
     // Ids follow commit order; two shards commit in parallel, so symbols need not come in time order.

@@ -11,7 +11,8 @@ import type { ClientConnections, Delivery } from '#domain/streaming/ports';
 /**
  * The `@connections` management API (API Gateway on AWS, the local gateway's stand-in locally). It cannot
  * send a close code, so closing is a final control message carrying the code, then DeleteConnection
- * (ARCHITECTURE A2); the local gateway turns that control message into a real close frame.
+ * (docs/architecture.md#websocket-api-gateway-websocket-api-with-mapped-close-codes); the local gateway turns
+ * that control message into a real close frame.
  */
 export class ApiGatewayClientConnections implements ClientConnections {
   constructor(private readonly client: ApiGatewayManagementApiClient) {}

@@ -10,8 +10,8 @@ import type { UsagePlanRegistry } from '#domain/access/ports';
 
 /**
  * Registers each partner key's usage identifier as an API Gateway API key in the usage plan, so API
- * Gateway throttles per key (ARCHITECTURE A1). The API Gateway key is named after our key id; its value is
- * the usage identifier, never the partner's key.
+ * Gateway throttles per key (docs/architecture.md#rest-api-api-gateway-rest-api-v1-not-an-http-api). The API
+ * Gateway key is named after our key id; its value is the usage identifier, never the partner's key.
  */
 export class ApiGatewayUsagePlanRegistry implements UsagePlanRegistry {
   constructor(

@@ -10,9 +10,10 @@ import { CONNECTION_ROW_TTL_SECONDS } from '#contracts/websocket';
 import type { ConnectionRecord, ConnectionStore } from '#domain/streaming/ports';
 
 /**
- * One row per account naming its live connection (ARCHITECTURE A2). A claim is one unconditional put that
- * returns the row it overwrote: DynamoDB serializes writes to an item, so of two racing claims the later
- * one gets the earlier as its old image and evicts it.
+ * One row per account naming its live connection
+ * (docs/architecture.md#websocket-api-gateway-websocket-api-with-mapped-close-codes). A claim is one
+ * unconditional put that returns the row it overwrote: DynamoDB serializes writes to an item, so of two
+ * racing claims the later one gets the earlier as its old image and evicts it.
  */
 export class DynamoConnectionStore implements ConnectionStore {
   constructor(

@@ -9,7 +9,8 @@ const BY_CONNECTION_INDEX = TABLES.subscriptions.indexes[0].name;
 
 /**
  * Subscription rows keyed by topic, then connection: a record's subscribers are one Query per topic
- * (ARCHITECTURE A3); `byConnection` lists a connection's rows when it leaves.
+ * (docs/architecture.md#fan-out-dynamodb-streams-to-the-connections); `byConnection` lists a connection's
+ * rows when it leaves.
  */
 export class DynamoSubscriptionStore implements SubscriptionStore {
   constructor(

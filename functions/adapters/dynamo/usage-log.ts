@@ -2,7 +2,10 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { UsageLog, UsageRow } from '#domain/streaming/ports';
 import { batchPutAll } from './batch.ts';
 
-/** The billing rows: `type` is `ws_message` (spec 6); a row's key makes a redelivered event overwrite it. */
+/**
+ * The billing rows: `type` is `ws_message` (docs/websocket.md#metering); a row's key makes a redelivered
+ * event overwrite it.
+ */
 export class DynamoUsageLog implements UsageLog {
   constructor(
     private readonly client: DynamoDBDocumentClient,

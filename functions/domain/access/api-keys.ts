@@ -2,9 +2,9 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Scope } from '#contracts/scopes';
 
 /**
- * API keys (spec section 5). A key reads `mda_<keyId>_<secret>`: the key id finds the stored record, the
- * secret (32 random bytes) makes the key unguessable. Only the SHA-256 of the whole key is stored: a
- * high-entropy key needs no slow hash, and the raw key is shown once, at creation.
+ * API keys (docs/partner-guide.md#authentication). A key reads `mda_<keyId>_<secret>`: the key id finds the
+ * stored record, the secret (32 random bytes) makes the key unguessable. Only the SHA-256 of the whole key is
+ * stored: a high-entropy key needs no slow hash, and the raw key is shown once, at creation.
  */
 export const API_KEY_PREFIX = 'mda';
 const KEY_ID_LENGTH = 12;
@@ -78,8 +78,9 @@ function header(headers: Headers, name: string): string | undefined {
 }
 
 /**
- * The key a request carries: `Authorization: Bearer <key>` first, else `X-API-Key: <key>` (spec 5.1).
- * Header names are case-insensitive; an empty value counts as no key.
+ * The key a request carries: `Authorization: Bearer <key>` first, else `X-API-Key: <key>`
+ * (docs/partner-guide.md#sending-your-key). Header names are case-insensitive; an empty value counts as no
+ * key.
  */
 export function extractApiKey(headers: Headers): string | undefined {
   const authorization = header(headers, 'authorization')?.trim();

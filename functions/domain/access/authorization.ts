@@ -20,9 +20,10 @@ export type AccessDecision =
 const UNAUTHENTICATED: AccessDecision = { outcome: 'unauthenticated' };
 
 /**
- * Spec 5.4, in its order: no valid key (absent, empty, malformed, unknown or revoked) is unauthenticated;
- * a key whose account has no active entitlement is denied `inactive_entitlement`; a key without the
- * required scope is denied `missing_scope`. `requiredScope` undefined (no such route) is always denied.
+ * The checks of docs/partner-guide.md#what-you-get-when-access-fails, in their order: no valid key (absent,
+ * empty, malformed, unknown or revoked) is unauthenticated; a key whose account has no active entitlement is
+ * denied `inactive_entitlement`; a key without the required scope is denied `missing_scope`. `requiredScope`
+ * undefined (no such route) is always denied.
  */
 export async function authorize(
   headers: Headers,

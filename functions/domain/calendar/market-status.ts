@@ -3,11 +3,15 @@ import { sessionAt } from './sessions.ts';
 import { formatNewYorkIso, NEW_YORK_TIME_ZONE } from './time-zone.ts';
 
 /**
- * Market status (spec 2.4, GET /market-status). Only the NYSE regular session counts: open while
- * open <= now < close of a session; pre-market, after hours, weekends and holidays are closed, and then
- * every session string is empty. Times are ISO 8601 with offset in America/New_York, to the second.
+ * Market status (GET /market-status; docs/partner-guide.md#market-status-object). Only the NYSE regular
+ * session counts: open while open <= now < close of a session; pre-market, after hours, weekends and holidays
+ * are closed, and then every session string is empty. Times are ISO 8601 with offset in America/New_York, to
+ * the second.
  */
-/** Spec 2.4 (the interface below is its TypeScript form). */
+/**
+ * The market status object (docs/partner-guide.md#market-status-object; the interface below is its TypeScript
+ * form).
+ */
 export const marketStatusSchema = z.object({
   market: z.literal('stocks'),
   timezone: z.literal('America/New_York'),

@@ -14,7 +14,7 @@ export interface Trade {
   readonly tradeId: string;
 }
 
-/** A candle (spec 2.3). */
+/** A candle (docs/partner-guide.md#bar). */
 export interface Bar {
   /** Bar time, Unix seconds UTC (see periods.ts). */
   time: number;
@@ -37,7 +37,7 @@ export interface TradeMark {
   tradeId: string;
 }
 
-/** The latest price (spec 2.2: volume = size of the last trade). */
+/** The latest price (docs/partner-guide.md#price-item: volume = size of the last trade). */
 export interface LatestPrice {
   price: number;
   volume: number;

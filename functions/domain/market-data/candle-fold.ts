@@ -1,6 +1,6 @@
 /**
  * The candle aggregation core of the ingest path: folds a symbol's trades, in order, into its latest price
- * and the latest bar of each of the ten intervals (strat-rules section 1; docs/candles.md).
+ * and the latest bar of each of the ten intervals (docs/candles.md#intervals).
  *
  * - A trade is applied once: one whose (timestamp, tradeId) is not after the ledger's watermark (the last
  *   applied trade; timestamps compared first, then trade ids as strings) is a redelivery or a late print,
@@ -13,10 +13,11 @@
  *
  * - The Strat rules ride along through `InForceDetection` (declared below, implemented by
  *   functions/domain/strat/in-force.ts, composed with the fold in functions/domain/strat/trade-fold.ts;
- *   strat-rules sections 4 and 5; docs/strat.md): per Strat interval (all but `1m`) the ledger keeps its last completed bars (`recent`, C1 .. C11 once a bar is forming) and the
- *   in-force alerts fired in the forming period (`fired`, reset when a period rolls); every applied trade
- *   is judged in event time, and the alerts it fires come out in `inForce`, in trade order (timeframe
- *   order within a trade). A ledger without `recent` or `fired` (stored before them) reads as empty.
+ *   docs/strat.md#setup-rows, docs/strat.md#in-force-alerts): per Strat interval (all but `1m`) the ledger
+ *   keeps its last completed bars (`recent`, C1 .. C11 once a bar is forming) and the in-force alerts fired
+ *   in the forming period (`fired`, reset when a period rolls); every applied trade is judged in event time,
+ *   and the alerts it fires come out in `inForce`, in trade order (timeframe order within a trade). A ledger
+ *   without `recent` or `fired` (stored before them) reads as empty.
  *
  * Speed: the input ledger is copied once per call and the copy mutated; the per-trade loop allocates
  * nothing while the trade stays in the current periods (one comparison with the earliest end of the ten

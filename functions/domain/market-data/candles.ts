@@ -15,7 +15,7 @@ const SECONDS_PER_DAY = 86_400;
 const PLAIN_DATE = /^\d{4}-\d{2}-\d{2}$/;
 const DATE_TIME = /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/i;
 
-/** Spec 2.3. */
+/** A bar (docs/partner-guide.md#bar). */
 export const barSchema = z.object({
   time: z.number(),
   open: z.number(),
@@ -25,7 +25,7 @@ export const barSchema = z.object({
   volume: z.number(),
 });
 
-/** Spec 4.5 response. */
+/** The response of GET /candles/{symbol} (docs/partner-guide.md#candles). */
 export const candlesSchema = z.object({
   symbol: z.string(),
   interval: z.string(),
@@ -64,7 +64,10 @@ function instantParam() {
   });
 }
 
-/** Spec 4.5 query; `interval` is checked separately (an unknown one is a bodiless 404, not a 400). */
+/**
+ * The query of GET /candles/{symbol} (docs/partner-guide.md#candles); `interval` is checked separately (an
+ * unknown one is a bodiless 404, not a 400).
+ */
 export const candlesQuerySchema = z.object({
   interval: textParam(),
   start: instantParam(),
@@ -81,15 +84,15 @@ export function normalizeInterval(raw: string | undefined): Interval {
   return interval;
 }
 
-/** The period a bar stands for, from its bar time (strat-rules section 1). */
+/** The period a bar stands for, from its bar time (docs/candles.md#intervals). */
 export function periodOfBar(interval: Interval, time: number): Period | undefined {
   if (isIntraday(interval)) return periodAt(interval, time * 1000);
   return calendarPeriodOfDay(interval, Math.floor(time / SECONDS_PER_DAY));
 }
 
 /**
- * Spec 4.5 `partial_bar_included`: the last bar's period still runs and the market is open. Always false
- * for `1m` (the spec's rule: a minute bar is served as complete).
+ * `partial_bar_included` (docs/partner-guide.md#candles): the last bar's period still runs and the market is
+ * open. Always false for `1m` (docs/candles.md#partial-bars: a minute bar is served as complete).
  */
 export function isPartial(interval: Interval, lastBar: Bar | undefined, nowMs: number): boolean {
   if (interval === '1m' || lastBar === undefined || sessionAt(new Date(nowMs)) === undefined) return false;
@@ -105,8 +108,9 @@ export interface CandlesPorts {
 }
 
 /**
- * Spec 4.5. Stored bars come from one Query on the series (newest first, `limit` items); the ledger's
- * latest bar of the interval (complete or forming) joins them when it falls in the range.
+ * GET /candles/{symbol} (docs/partner-guide.md#candles). Stored bars come from one Query on the series
+ * (newest first, `limit` items); the ledger's latest bar of the interval (complete or forming) joins them
+ * when it falls in the range.
  */
 export async function getCandles(symbol: string, query: CandlesQuery, ports: CandlesPorts): Promise<Candles> {
   const interval = normalizeInterval(query.interval);

@@ -10,7 +10,10 @@ import {
 import type { InstrumentCatalog } from './ports.ts';
 import { isWellFormedSymbol } from './symbols.ts';
 
-/** Spec 4.1: `symbols` and `search` both filter; ordered by symbol; at most `limit`. */
+/**
+ * GET /instruments (docs/partner-guide.md#get-instruments): `symbols` and `search` both filter; ordered by
+ * symbol; at most `limit`.
+ */
 export async function listInstruments(
   query: ListInstrumentsQuery,
   catalog: InstrumentCatalog,
@@ -27,7 +30,10 @@ export async function listInstruments(
   return { items };
 }
 
-/** Spec 4.2: one instrument, or 404 `unknown_symbol`. */
+/**
+ * GET /instruments/{symbol} (docs/partner-guide.md#get-instrumentssymbol): one instrument, or 404
+ * `unknown_symbol`.
+ */
 export async function getInstrument(symbol: string, catalog: InstrumentCatalog): Promise<Instrument> {
   const instrument = isWellFormedSymbol(symbol) ? await catalog.get(symbol) : undefined;
   if (!instrument) throw new UnknownSymbolError(symbol);

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { INSTRUMENTS_LIMIT } from '#domain/requests/limits';
 import { clampedIntParam, symbolListParam, textParam } from '#domain/requests/query-params';
 
-/** Spec 2.1. */
+/** An instrument (docs/partner-guide.md#instrument). */
 export const instrumentSchema = z.object({
   symbol: z.string(),
   name: z.string(),
@@ -19,7 +19,7 @@ export const instrumentListSchema = z.object({ items: z.array(instrumentSchema) 
 
 export type InstrumentList = z.infer<typeof instrumentListSchema>;
 
-/** Spec 4.1 query parameters. */
+/** The query parameters of GET /instruments (docs/partner-guide.md#get-instruments). */
 export const listInstrumentsQuerySchema = z.object({
   symbols: symbolListParam(),
   search: textParam(),
@@ -28,7 +28,7 @@ export const listInstrumentsQuerySchema = z.object({
 
 export type ListInstrumentsQuery = z.output<typeof listInstrumentsQuerySchema>;
 
-/** `search` is a case-insensitive substring of the symbol (spec 4.1). */
+/** `search` is a case-insensitive substring of the symbol (docs/partner-guide.md#get-instruments). */
 export function normalizeSearch(search: string | undefined): string | undefined {
   return search?.toUpperCase();
 }

@@ -1,6 +1,7 @@
 /**
- * The candle intervals of the service (spec 4.5 `interval`), shortest first. Intraday intervals step from
- * the session open; `1d` and longer are made of whole sessions (strat-rules section 1; docs/candles.md).
+ * The candle intervals of the service (the `interval` of docs/partner-guide.md#candles), shortest first.
+ * Intraday intervals step from the session open; `1d` and longer are made of whole sessions
+ * (docs/candles.md#intervals).
  */
 export const INTERVALS = ['1m', '15m', '30m', '60m', '4h', '1d', '1w', '1mo', '1q', '1y'] as const;
 

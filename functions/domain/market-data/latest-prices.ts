@@ -2,7 +2,10 @@ import { MissingSymbolsError } from '#domain/requests/errors';
 import type { PriceStore } from './ports.ts';
 import { type LatestPricesQuery, type PriceItem, toPriceItem } from './prices.ts';
 
-/** Spec 4.4: in the order of `symbols`; symbols with no recorded trade are omitted; 400 without symbols. */
+/**
+ * GET /prices/latest (docs/partner-guide.md#latest-prices): in the order of `symbols`; symbols with no
+ * recorded trade are omitted; 400 without symbols.
+ */
 export async function getLatestPrices(
   query: LatestPricesQuery,
   prices: PriceStore,

@@ -1,6 +1,6 @@
 /**
- * Candle periods (strat-rules section 1; docs/candles.md): which period of an interval an instant belongs
- * to, and the bar time of that period.
+ * Candle periods (docs/candles.md#intraday-periods, docs/candles.md#daily-and-longer-periods): which period
+ * of an interval an instant belongs to, and the bar time of that period.
  *
  * - Intraday (`1m` .. `4h`): periods start at the session open and step by the interval; the session's last
  *   period is cut at the close (`60m`: 09:30, 10:30 .. 15:30 lasting 30 minutes; `4h`: 09:30-13:30 and
@@ -10,8 +10,9 @@
  *   the period's first session (January 2024 -> 2024-01-02T00:00:00Z: the 1st was a holiday).
  * - Every period runs from the open of its first session to the close of its last: [startMs, endMs).
  *
- * Every instant is Unix milliseconds; bar times are Unix seconds (spec 2.3). An instant or day outside the
- * calendar's range (the UTC days 1990-01-01 .. 2099-12-31) is a RangeError, like the calendar's own.
+ * Every instant is Unix milliseconds; bar times are Unix seconds (docs/partner-guide.md#bar). An instant or
+ * day outside the calendar's range (the UTC days 1990-01-01 .. 2099-12-31) is a RangeError, like the
+ * calendar's own.
  *
  * Speed: sessions are memoized per day (as numbers, no Date on the hot path) and session-made periods per
  * interval and day; the last session hit is remembered, so in-order lookups cost a few comparisons.
@@ -264,10 +265,11 @@ export function periodAt(interval: Interval, instantMs: number): Period | undefi
 }
 
 /**
- * The period that contains "now" (strat-rules section 3): the period whose [startMs, endMs), from the open
- * of its first session to the close of its last, holds `nowMs`. Between sessions no intraday, daily or
- * weekly period contains now; a monthly, quarterly or yearly one does unless now is past its last close or
- * before its first open (a Saturday after the month's last session: none for `1mo`).
+ * The period that contains "now" (docs/strat.md#the-three-candles-and-now): the period whose
+ * [startMs, endMs), from the open of its first session to the close of its last, holds `nowMs`. Between
+ * sessions no intraday, daily or weekly period contains now; a monthly, quarterly or yearly one does unless
+ * now is past its last close or before its first open (a Saturday after the month's last session: none for
+ * `1mo`).
  */
 export function currentPeriod(interval: Interval, nowMs: number): Period | undefined {
   assertInterval(interval);

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { symbolListParam } from '#domain/requests/query-params';
 import type { LatestPrice } from './bars.ts';
 
-/** Spec 2.2. */
+/** A price item (docs/partner-guide.md#price-item). */
 export const priceItemSchema = z.object({
   symbol: z.string(),
   price: z.number(),
@@ -11,7 +11,7 @@ export const priceItemSchema = z.object({
 
 export type PriceItem = z.infer<typeof priceItemSchema>;
 
-/** Spec 4.4 response. */
+/** The response of GET /prices/latest (docs/partner-guide.md#latest-prices). */
 export const latestPricesSchema = z.object({ items: z.array(priceItemSchema) });
 
 /** The latest trade of a symbol as stored: the price item plus when and which trade it was. */

@@ -1,6 +1,9 @@
 import { MAX_SYMBOL_LENGTH, MAX_SYMBOLS_PER_REQUEST } from '#domain/requests/limits';
 
-/** Tickers are compared upper-cased (spec section 4); surrounding white space is not part of a ticker. */
+/**
+ * Tickers are compared upper-cased (docs/partner-guide.md#conventions-of-query-parameters); surrounding white
+ * space is not part of a ticker.
+ */
 export function normalizeSymbol(raw: string): string {
   return raw.trim().toUpperCase();
 }

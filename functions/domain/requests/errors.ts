@@ -33,7 +33,7 @@ export class InvalidParameterError extends ServiceError {
   }
 }
 
-/** Spec 4.5: an interval the service does not know; answered 404 with no body. */
+/** An interval the service does not know (docs/partner-guide.md#candles); answered 404 with no body. */
 export class UnknownIntervalError extends ServiceError {
   constructor(readonly interval: string) {
     super('unknown_interval');

@@ -19,7 +19,7 @@ export const BREAKS_FEED = 'simultaneous-breaks';
 
 const MS_PER_MINUTE = 60_000;
 
-/** Spec 2.6. */
+/** An in-force alert (docs/partner-guide.md#in-force-alert). */
 export const inForceAlertSchema = z.object({
   id: z.number().int(),
   symbol: z.string(),
@@ -31,7 +31,7 @@ export const inForceAlertSchema = z.object({
   cc: z.string(),
 });
 
-/** Spec 2.7. */
+/** A simultaneous break (docs/partner-guide.md#simultaneous-break). */
 export const simultaneousBreakSchema = z.object({
   id: z.number().int(),
   timeframe: z.enum(TIMEFRAMES),
@@ -41,7 +41,10 @@ export const simultaneousBreakSchema = z.object({
   triggered_at: z.string(),
 });
 
-/** Spec 4.8 and 4.9 responses. */
+/**
+ * The responses of GET /alerts/in-force (docs/partner-guide.md#get-alertsin-force) and
+ * GET /alerts/simultaneous-breaks (docs/partner-guide.md#get-alertssimultaneous-breaks).
+ */
 export const inForceAlertListSchema = z.object({ items: z.array(inForceAlertSchema) });
 export const simultaneousBreakListSchema = z.object({ items: z.array(simultaneousBreakSchema) });
 
@@ -58,14 +61,20 @@ const common = {
   direction: choiceParam(['all', ...DIRECTIONS], 'all'),
 };
 
-/** Spec 4.8 and strat-rules section 8. */
+/**
+ * The query of GET /alerts/in-force (docs/partner-guide.md#get-alertsin-force; limits:
+ * docs/partner-guide.md#limits-and-throttling).
+ */
 export const inForceQuerySchema = z.object({
   ...common,
   symbols: symbolListParam(),
   cc: choiceParam(['all', ...CANDLE_TYPES], 'all'),
 });
 
-/** Spec 4.9 and strat-rules section 8. */
+/**
+ * The query of GET /alerts/simultaneous-breaks (docs/partner-guide.md#get-alertssimultaneous-breaks; limits:
+ * docs/partner-guide.md#limits-and-throttling).
+ */
 export const breaksQuerySchema = z.object({
   ...common,
   threshold: choiceParam(['all', '2', '3', '4'], 'all'),
@@ -110,7 +119,10 @@ export function breakFeedEvent(event: SimultaneousBreakEvent): FeedEvent<Simulta
 
 const withId = <Body>({ id, body }: StoredEvent<Body>) => ({ id, ...body });
 
-/** Spec 4.8: ids ascending, at most `limit`, within the window, after `since_id`, every filter. */
+/**
+ * GET /alerts/in-force (docs/partner-guide.md#get-alertsin-force): ids ascending, at most `limit`, within the
+ * window, after `since_id`, every filter.
+ */
 export async function listInForceAlerts(
   query: InForceQuery,
   feed: EventFeed<InForceAlertBody>,
@@ -130,7 +142,10 @@ export async function listInForceAlerts(
   return { items: events.map(withId) };
 }
 
-/** Spec 4.9: ids ascending, at most `limit`, within the window, after `since_id`, every filter. */
+/**
+ * GET /alerts/simultaneous-breaks (docs/partner-guide.md#get-alertssimultaneous-breaks): ids ascending, at
+ * most `limit`, within the window, after `since_id`, every filter.
+ */
 export async function listSimultaneousBreaks(
   query: BreaksQuery,
   feed: EventFeed<SimultaneousBreakBody>,

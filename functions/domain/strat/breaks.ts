@@ -1,8 +1,8 @@
 /**
- * Simultaneous breaks (strat-rules section 7): the four index futures going in force the same way on the
- * same timeframe within a sliding window.
+ * Simultaneous breaks (docs/strat.md#simultaneous-breaks): the four index futures going in force the same way
+ * on the same timeframe within a sliding window.
  *
- * - A break is one in-force transition (strat-rules section 5) of ES1!, NQ1!, RTY1! or YM1!.
+ * - A break is one in-force transition (docs/strat.md#in-force-alerts) of ES1!, NQ1!, RTY1! or YM1!.
  * - Per timeframe, direction and period (the CC bar time: the futures trade the same sessions, so their
  *   periods line up), the breaks are taken in time order; at each break, the window is the breaks of the
  *   group at most `windowMs` before it, inclusive (two breaks exactly 5:00.000 apart are within a 5-minute
@@ -25,7 +25,10 @@ export const DEFAULT_BREAK_WINDOW_MS = 5 * 60_000;
 
 export type BreakThreshold = 2 | 3 | 4;
 
-/** Spec 2.7 without its id; times in ms and Unix seconds. */
+/**
+ * A simultaneous break (docs/partner-guide.md#simultaneous-break) without its id; times in ms and Unix
+ * seconds.
+ */
 export interface SimultaneousBreakEvent {
   timeframe: Timeframe;
   direction: Direction;

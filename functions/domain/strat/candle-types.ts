@@ -1,5 +1,5 @@
 /**
- * Candle types (strat-rules section 2). For a bar and the bar before it on the same timeframe:
+ * Candle types (docs/strat.md#candle-types). For a bar and the bar before it on the same timeframe:
  * `up` = high > previous high, `down` = low < previous low, both strict (an equal high or low is not taken
  * out). `3` if up and down (outside bar), `2U` if only up, `2D` if only down, `1` otherwise (inside bar).
  * The first bar of a history has no type. A forming bar's type only moves 1 -> 2 -> 3 as its range grows.
@@ -18,7 +18,7 @@ export function candleCode(current: Bar, previous: Bar): CandleCode {
   return ((current.high > previous.high ? 1 : 0) | (current.low < previous.low ? 2 : 0)) as CandleCode;
 }
 
-/** The type of `current` relative to `previous`, the bar before it (strat-rules section 2). */
+/** The type of `current` relative to `previous`, the bar before it (docs/strat.md#candle-types). */
 export function candleType(current: Bar, previous: Bar): CandleType {
   return CANDLE_TYPES[candleCode(current, previous)] as CandleType;
 }

@@ -5,7 +5,7 @@ import type { SetupStore, StateStore } from './ports.ts';
 import type { SetupRow } from './setups.ts';
 import { TIMEFRAMES, type Timeframe, timeframeRank } from './timeframes.ts';
 
-/** Spec 2.5. */
+/** A setup row (docs/partner-guide.md#setup-row). */
 export const setupRowSchema = z.object({
   symbol: z.string(),
   timeframe: z.enum(TIMEFRAMES),
@@ -17,10 +17,13 @@ export const setupRowSchema = z.object({
   sector: z.string(),
 });
 
-/** Spec 4.7 response. */
+/** The response of GET /setups/current (docs/partner-guide.md#get-setupscurrent). */
 export const currentSetupsSchema = z.object({ items: z.array(setupRowSchema) });
 
-/** Spec 4.7 and strat-rules section 8. */
+/**
+ * The query of GET /setups/current (docs/partner-guide.md#get-setupscurrent; limits:
+ * docs/partner-guide.md#limits-and-throttling).
+ */
 export const currentSetupsQuerySchema = z.object({
   symbols: symbolListParam(),
   timeframes: choiceListParam(TIMEFRAMES),
@@ -29,15 +32,19 @@ export const currentSetupsQuerySchema = z.object({
 
 export type CurrentSetupsQuery = z.output<typeof currentSetupsQuerySchema>;
 
-/** Rows ordered by symbol, then timeframe in 15, 30, 60, 4H, D, W, M, Q, Y order (spec 4.7). */
+/**
+ * Rows ordered by symbol, then timeframe in 15, 30, 60, 4H, D, W, M, Q, Y order
+ * (docs/partner-guide.md#get-setupscurrent).
+ */
 export function compareSetupRows(a: SetupRow, b: SetupRow): number {
   if (a.symbol !== b.symbol) return a.symbol < b.symbol ? -1 : 1;
   return timeframeRank(a.timeframe) - timeframeRank(b.timeframe);
 }
 
 /**
- * Spec 4.7. With `symbols`: their stored states (BatchGetItem). Without: each requested timeframe's rows, a
- * Query per timeframe in symbol order reading at most `limit` rows, merged; never a Scan.
+ * GET /setups/current (docs/partner-guide.md#get-setupscurrent). With `symbols`: their stored states
+ * (BatchGetItem). Without: each requested timeframe's rows, a Query per timeframe in symbol order reading at
+ * most `limit` rows, merged; never a Scan.
  */
 export async function listCurrentSetups(
   query: CurrentSetupsQuery,

@@ -1,5 +1,5 @@
 /**
- * In-force alerts (strat-rules section 5), computed in event time inside the candle fold
+ * In-force alerts (docs/strat.md#in-force-alerts), computed in event time inside the candle fold
  * (functions/domain/market-data/candle-fold.ts): each trade is judged at its own timestamp, so a replayed file gives
  * the same alerts as the live day did.
  *
@@ -22,7 +22,10 @@ import { type CandleType, candleCode, candleType, shapeOf } from './candle-types
 import type { Direction, InForceFlags } from './directions.ts';
 import { INTERVAL_TIMEFRAME, type Timeframe } from './timeframes.ts';
 
-/** One setup going in force in one direction (spec 2.6 without its id; times in ms and Unix seconds). */
+/**
+ * One setup going in force in one direction (an in-force alert of docs/partner-guide.md#in-force-alert
+ * without its id; times in ms and Unix seconds).
+ */
 export interface InForceEvent {
   symbol: string;
   timeframe: Timeframe;

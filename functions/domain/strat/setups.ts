@@ -1,9 +1,10 @@
 /**
- * The derived Strat state of a symbol (spec 2.5 and 2.8; strat-rules sections 3, 4 and 6): its setup rows
- * and TFC, computed purely from its ledger (functions/domain/market-data/ledger.ts) and "now". Nothing is written
- * when a period ends: the clock passing a period's end turns CC into C1 by itself, so a state is always
- * derived, never stored. `nextStateChangeMs` says when the clock alone changes it; `stateKey` tells
- * whether two states differ (what the `states` channel pushes on).
+ * The derived Strat state of a symbol (docs/partner-guide.md#setup-row, docs/partner-guide.md#state-snapshot;
+ * docs/strat.md#the-three-candles-and-now, docs/strat.md#setup-rows, docs/strat.md#tfc-timeframe-continuity):
+ * its setup rows and TFC, computed purely from its ledger (functions/domain/market-data/ledger.ts) and "now".
+ * Nothing is written when a period ends: the clock passing a period's end turns CC into C1 by itself, so a
+ * state is always derived, never stored. `nextStateChangeMs` says when the clock alone changes it; `stateKey`
+ * tells whether two states differ (what the `states` channel pushes on).
  *
  * The three candles, per timeframe, at `nowMs`: the ledger's forming bar of the interval is the latest bar
  * and `recent` holds the completed bars before it. If the forming bar's period contains now (it traded in
@@ -21,7 +22,7 @@ import { TIMEFRAME_INTERVAL, TIMEFRAMES, type Timeframe } from './timeframes.ts'
 
 export type { TfcColor };
 
-/** Spec 2.5. */
+/** A setup row (docs/partner-guide.md#setup-row). */
 export interface SetupRow {
   symbol: string;
   timeframe: Timeframe;
@@ -56,7 +57,7 @@ function isCurrent(bar: FormingBar, nowMs: number): boolean {
   return nowMs >= bar.startMs && nowMs < bar.endMs;
 }
 
-/** CC (if any) and C1, C2 ... of an interval at `nowMs` (strat-rules section 3). */
+/** CC (if any) and C1, C2 ... of an interval at `nowMs` (docs/strat.md#the-three-candles-and-now). */
 export function stratCandles(ledger: SymbolLedger, interval: Interval, nowMs: number): StratCandles {
   const forming = ledger.forming[interval];
   const recent = ledger.recent?.[interval] ?? [];
@@ -69,9 +70,9 @@ export function stratCandles(ledger: SymbolLedger, interval: Interval, nowMs: nu
 }
 
 /**
- * The magnitude target (strat-rules section 4): bullish, the high of the first bar above C1.high among
- * C2 and the bars before it, at most 10 bars back from C1; bearish, the low of the first bar below C1.low.
- * `history` is C1, C2 ... newest first. Null if none.
+ * The magnitude target (docs/strat.md#pmg-potential-max-gain): bullish, the high of the first bar above
+ * C1.high among C2 and the bars before it, at most 10 bars back from C1; bearish, the low of the first bar
+ * below C1.low. `history` is C1, C2 ... newest first. Null if none.
  */
 export function pmgOf(history: readonly Bar[], direction: Direction): number | null {
   const c1 = history[0];
@@ -151,7 +152,7 @@ export function deriveSymbolState(ledger: SymbolLedger, nowMs: number, sector: s
 
 /**
  * A canonical string of a state: equal for equal states, whatever order their keys were set in. Rows in
- * timeframe order, fields in spec order.
+ * timeframe order, fields in the documented order (docs/partner-guide.md#setup-row).
  */
 export function stateKey(state: SymbolState): string {
   const tfc: string[] = [];

@@ -11,7 +11,10 @@ import { TIMEFRAMES, type Timeframe } from './timeframes.ts';
 /** The chart timeframe partners are pointed to first (ours to choose: the daily chart). */
 export const DEFAULT_CHART_TIMEFRAME: Timeframe = 'D';
 
-/** Spec 2.8. `price` is `{}` when no trade is on record; otherwise price, volume and the trade's time. */
+/**
+ * A state snapshot (docs/partner-guide.md#state-snapshot). `price` is `{}` when no trade is on record;
+ * otherwise price, volume and the trade's time.
+ */
 export const stateSnapshotSchema = z.object({
   symbol: z.string(),
   instrument: instrumentSchema,
@@ -28,8 +31,9 @@ export const stateSnapshotSchema = z.object({
 export type StateSnapshot = z.infer<typeof stateSnapshotSchema>;
 
 /**
- * Spec 4.6. The state is derived from the symbol's ledger at the request's "now", so a period that ended
- * without a trade has already rolled over (strat-rules section 3).
+ * GET /states/{symbol} (docs/partner-guide.md#get-statessymbol). The state is derived from the symbol's
+ * ledger at the request's "now", so a period that ended without a trade has already rolled over
+ * (docs/strat.md#the-three-candles-and-now).
  */
 export async function getStateSnapshot(
   symbol: string,
@@ -45,7 +49,10 @@ export async function getStateSnapshot(
   return stateSnapshotOf(instrument, state, ledger?.price);
 }
 
-/** Spec 2.8 from its parts: the REST answer and the `states` channel's pushes are the same shape. */
+/**
+ * A state snapshot (docs/partner-guide.md#state-snapshot) from its parts: the REST answer and the `states`
+ * channel's pushes are the same shape.
+ */
 export function stateSnapshotOf(
   instrument: Instrument,
   state: SymbolState,

@@ -1,7 +1,7 @@
 /**
- * Timeframe continuity (strat-rules section 6): for each timeframe with a bar, `green` if the last price is
- * above the open of the latest bar of that timeframe (forming or, between periods, the last complete one),
- * `red` if below, `yellow` if equal. Exact comparison, no rounding.
+ * Timeframe continuity (docs/strat.md#tfc-timeframe-continuity): for each timeframe with a bar, `green` if
+ * the last price is above the open of the latest bar of that timeframe (forming or, between periods, the last
+ * complete one), `red` if below, `yellow` if equal. Exact comparison, no rounding.
  */
 import type { SymbolLedger } from '#domain/market-data/ledger';
 import { TIMEFRAME_INTERVAL, TIMEFRAMES, type Timeframe } from './timeframes.ts';

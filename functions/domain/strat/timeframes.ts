@@ -1,10 +1,10 @@
 /**
- * The nine Strat timeframes (spec 2.5 `timeframe`) and the candle interval each is read from
- * (strat-rules sections 1 and 4). `1m` has no timeframe: it is a candle interval only.
+ * The nine Strat timeframes (the `timeframe` of docs/partner-guide.md#setup-row) and the candle interval each
+ * is read from (docs/strat.md#timeframes). `1m` has no timeframe: it is a candle interval only.
  */
 import type { Interval } from '#domain/market-data/intervals';
 
-/** Shortest first: also the order setup rows are listed in (strat-rules section 4). */
+/** Shortest first: also the order setup rows are listed in (docs/strat.md#timeframes). */
 export const TIMEFRAMES = ['15', '30', '60', '4H', 'D', 'W', 'M', 'Q', 'Y'] as const;
 
 export type Timeframe = (typeof TIMEFRAMES)[number];

@@ -42,9 +42,9 @@ interface FeedItem<Body> {
 }
 
 /**
- * The message a change pushes, if any (spec 6): every new latest price is a quote; a state pushes when its
- * TFC or setups changed, not when it was only re-derived; an alert or a break pushes once, when appended.
- * Deletions push nothing.
+ * The message a change pushes, if any (docs/websocket.md#channels-and-pushed-messages): every new latest
+ * price is a quote; a state pushes when its TFC or setups changed, not when it was only re-derived; an alert
+ * or a break pushes once, when appended. Deletions push nothing.
  */
 export function channelEventOf(change: SourceChange, context: ChangeContext): ChannelEvent | undefined {
   const { newItem } = change;

@@ -5,8 +5,9 @@ import { inForceAlertSchema, simultaneousBreakSchema } from '#domain/strat/alert
 import { stateSnapshotSchema } from '#domain/strat/state-snapshot';
 
 /**
- * Every message of the WebSocket API (spec 4.10, strat-rules section 9), as zod schemas: the handlers build
- * replies from them and the AsyncAPI document is generated from them.
+ * Every message of the WebSocket API (docs/websocket.md#operations,
+ * docs/websocket.md#channels-and-pushed-messages), as zod schemas: the handlers build replies from them and
+ * the AsyncAPI document is generated from them.
  */
 
 /** Topics per subscribe or unsubscribe message: more than enough for the four channels. */
@@ -98,7 +99,10 @@ export type ServerReply = {
   [Op in keyof typeof replySchemas]: z.infer<(typeof replySchemas)[Op]>;
 }[keyof typeof replySchemas];
 
-/** Pushed events: `{channel, symbol?, data}` with `data` in its REST shape (strat-rules section 9). */
+/**
+ * Pushed events: `{channel, symbol?, data}` with `data` in its REST shape
+ * (docs/websocket.md#channels-and-pushed-messages).
+ */
 export const pushSchemas = {
   quotes: z.object({ channel: z.literal('quotes'), symbol: z.string(), data: priceItemSchema }),
   states: z.object({ channel: z.literal('states'), symbol: z.string(), data: stateSnapshotSchema }),

@@ -1,7 +1,10 @@
 import type { ChannelName, CloseCode } from '#contracts/websocket';
 import type { Principal } from '#domain/access/authorization';
 
-/** The account's one live connection, as its row keeps it (ARCHITECTURE A2). */
+/**
+ * The account's one live connection, as its row keeps it
+ * (docs/architecture.md#websocket-api-gateway-websocket-api-with-mapped-close-codes).
+ */
 export interface ConnectionRecord extends Pick<Principal, 'accountId' | 'keyId' | 'scopes'> {
   readonly connectionId: string;
   readonly connectedAtMs: number;
@@ -50,13 +53,14 @@ export interface ClientConnections {
   /** Posts one JSON message; `gone` when the connection no longer exists (GoneException). */
   send(connectionId: string, message: unknown): Promise<Delivery>;
   /**
-   * Ends a connection with a close code. API Gateway cannot send one (A2): the client first gets a
-   * final control message `{"op":"close","code","reason"}`, then the connection is deleted.
+   * Ends a connection with a close code. API Gateway cannot send one
+   * (docs/architecture.md#websocket-api-gateway-websocket-api-with-mapped-close-codes): the client first gets
+   * a final control message `{"op":"close","code","reason"}`, then the connection is deleted.
    */
   close(connectionId: string, code: CloseCode): Promise<void>;
 }
 
-/** One `ws_message` usage row per pushed event (spec 6). */
+/** One `ws_message` usage row per pushed event (docs/websocket.md#metering). */
 export interface UsageRow {
   readonly accountId: string;
   readonly keyId: string;

@@ -28,9 +28,9 @@ function normalizedSymbols(raw: readonly string[] | undefined): string[] | undef
 }
 
 /**
- * One topic of a subscribe or unsubscribe message (strat-rules section 9): a known channel, the channel's
- * scope (subscribe only: unsubscribing never reveals data), at most 250 symbols, symbols required on
- * `quotes` and `states`; symbols not tracked are reported back, not subscribed.
+ * One topic of a subscribe or unsubscribe message (docs/websocket.md#subscribe): a known channel, the
+ * channel's scope (subscribe only: unsubscribing never reveals data), at most 250 symbols, symbols required
+ * on `quotes` and `states`; symbols not tracked are reported back, not subscribed.
  */
 export function checkTopic(
   raw: unknown,

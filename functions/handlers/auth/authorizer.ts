@@ -28,10 +28,12 @@ function requiredScope(event: APIGatewayRequestAuthorizerEvent): Scope | undefin
 }
 
 /**
- * The REQUEST authorizer of the REST API (ARCHITECTURE A1) and of the WebSocket API's `$connect` (A2: a
- * thrown `Unauthorized` fails the upgrade with HTTP 401, a Deny with 403). Allow carries the caller in the
- * context (every WebSocket route of the connection sees it) and the key's usage identifier for the usage
- * plan; Deny carries the error code the ACCESS_DENIED gateway response renders.
+ * The REQUEST authorizer of the REST API
+ * (docs/architecture.md#rest-api-api-gateway-rest-api-v1-not-an-http-api) and of the WebSocket API's
+ * `$connect` (docs/architecture.md#websocket-api-gateway-websocket-api-with-mapped-close-codes: a thrown
+ * `Unauthorized` fails the upgrade with HTTP 401, a Deny with 403). Allow carries the caller in the context
+ * (every WebSocket route of the connection sees it) and the key's usage identifier for the usage plan; Deny
+ * carries the error code the ACCESS_DENIED gateway response renders.
  */
 export const createHandler =
   (deps: { credentials: () => CredentialLookup }) =>

@@ -8,10 +8,11 @@ import { alertFeed, breakFeed, setupStore, stateStore } from '#runtime/ports/str
 import { type IngestPorts, ingestTrades } from '#use-cases/ingest-trades';
 
 /**
- * The ingest Lambda (ARCHITECTURE A4): one Kinesis batch of trades, folded into prices, ledgers and bars.
- * A record that is not a trade is logged and skipped: it could never succeed, and must not block the shard.
- * A symbol whose ledger write lost a race is reported as a batch item failure from its first record, so
- * Lambda delivers it again (the ledger's watermark skips what was applied).
+ * The ingest Lambda (docs/architecture.md#ingestion-a-kinesis-stream-of-trades-one-ingest-lambda): one
+ * Kinesis batch of trades, folded into prices, ledgers and bars. A record that is not a trade is logged and
+ * skipped: it could never succeed, and must not block the shard. A symbol whose ledger write lost a race is
+ * reported as a batch item failure from its first record, so Lambda delivers it again (the ledger's watermark
+ * skips what was applied).
  */
 export const createHandler =
   (deps: { ports: () => Promise<IngestPorts> }) =>

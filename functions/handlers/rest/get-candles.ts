@@ -12,7 +12,7 @@ export const contract = {
   response: candlesSchema,
 };
 
-/** GET /candles/{symbol} (spec 4.5). */
+/** GET /candles/{symbol} (docs/partner-guide.md#candles). */
 export const createHandler = (deps: {
   instruments: () => InstrumentCatalog;
   bars: () => BarStore;

@@ -14,7 +14,7 @@ export const contract = {
   response: currentSetupsSchema,
 };
 
-/** GET /setups/current (spec 4.7). */
+/** GET /setups/current (docs/partner-guide.md#get-setupscurrent). */
 export const createHandler = (deps: { states: () => StateStore; setups: () => SetupStore }) =>
   restHandler(contract, ({ query }) =>
     listCurrentSetups(query, { states: deps.states(), setups: deps.setups() }),

@@ -17,7 +17,7 @@ export const contract = {
   response: inForceAlertListSchema,
 };
 
-/** GET /alerts/in-force (spec 4.8). */
+/** GET /alerts/in-force (docs/partner-guide.md#get-alertsin-force). */
 export const createHandler = (deps: { alerts: () => EventFeed<InForceAlertBody>; clock: () => Clock }) =>
   restHandler(contract, ({ query }) => listInForceAlerts(query, deps.alerts(), deps.clock()().getTime()));
 

@@ -12,7 +12,7 @@ export const contract = {
   response: instrumentSchema,
 };
 
-/** GET /instruments/{symbol} (spec 4.2). */
+/** GET /instruments/{symbol} (docs/partner-guide.md#get-instrumentssymbol). */
 export const createHandler = (deps: { instruments: () => InstrumentCatalog }) =>
   restHandler(contract, (request) => getInstrument(pathSymbol(request), deps.instruments()));
 

@@ -11,7 +11,7 @@ export const contract = {
   response: latestPricesSchema,
 };
 
-/** GET /prices/latest (spec 4.4). */
+/** GET /prices/latest (docs/partner-guide.md#latest-prices). */
 export const createHandler = (deps: { prices: () => PriceStore }) =>
   restHandler(contract, ({ query }) => getLatestPrices(query, deps.prices()));
 

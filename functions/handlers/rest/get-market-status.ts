@@ -11,7 +11,7 @@ export const contract = {
   response: marketStatusSchema,
 };
 
-/** GET /market-status (spec 4.3). */
+/** GET /market-status (docs/partner-guide.md#market-status). */
 export const createHandler = (deps: { clock: () => Clock }) =>
   restHandler(contract, async () => marketStatus(deps.clock()()));
 

@@ -17,7 +17,7 @@ export const contract = {
   response: simultaneousBreakListSchema,
 };
 
-/** GET /alerts/simultaneous-breaks (spec 4.9). */
+/** GET /alerts/simultaneous-breaks (docs/partner-guide.md#get-alertssimultaneous-breaks). */
 export const createHandler = (deps: { breaks: () => EventFeed<SimultaneousBreakBody>; clock: () => Clock }) =>
   restHandler(contract, ({ query }) =>
     listSimultaneousBreaks(query, deps.breaks(), deps.clock()().getTime()),

@@ -13,7 +13,7 @@ export const contract = {
   response: stateSnapshotSchema,
 };
 
-/** GET /states/{symbol} (spec 4.6). */
+/** GET /states/{symbol} (docs/partner-guide.md#get-statessymbol). */
 export const createHandler = (deps: {
   instruments: () => InstrumentCatalog;
   ledgers: () => LedgerStore;

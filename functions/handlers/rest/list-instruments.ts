@@ -11,7 +11,7 @@ export const contract = {
   response: instrumentListSchema,
 };
 
-/** GET /instruments (spec 4.1). */
+/** GET /instruments (docs/partner-guide.md#get-instruments). */
 export const createHandler = (deps: { instruments: () => InstrumentCatalog }) =>
   restHandler(contract, ({ query }) => listInstruments(query, deps.instruments()));
 

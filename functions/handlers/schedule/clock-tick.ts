@@ -8,7 +8,7 @@ import { setupStore, stateStore } from '#runtime/ports/strat';
 import { type StateSyncPorts, syncStates } from '#use-cases/sync-states';
 
 /**
- * The clock tick (issue 4): every minute on AWS (EventBridge), every few seconds locally. It derives every
+ * The clock tick: every minute on AWS (EventBridge), every few seconds locally. It derives every
  * tracked symbol's state at "now" and writes the ones that changed, so a period that ended without a trade
  * rolls over (CC becomes C1) for `states` subscribers and `/setups/current` too.
  */

@@ -22,7 +22,7 @@ export interface HeartbeatOutcome {
 /**
  * The heartbeat (an EventBridge schedule on AWS, a timer locally), for every connection:
  * - `{"op":"heartbeat"}`, so API Gateway's 10-minute idle timeout never drops a quiet partner
- *   (strat-rules section 9);
+ *   (docs/websocket.md#heartbeats-and-connection-lifetime);
  * - a connection whose key was revoked since its handshake is closed with 4401, one whose account lost its
  *   entitlement with 4403, as the handshake would now be refused;
  * - a connection found gone is cleaned up.

@@ -28,10 +28,10 @@ export interface FanOutDeps {
 }
 
 /**
- * The fan-out Lambda (ARCHITECTURE A3): one DynamoDB Streams batch of the prices, states, alerts or breaks
- * table, pushed to the subscribed connections. A record whose pushes failed is reported as a batch item
- * failure (with every later record of its symbols): Lambda delivers it again, and its usage rows, keyed by
- * the stream's event id, are overwritten rather than billed twice.
+ * The fan-out Lambda (docs/architecture.md#fan-out-dynamodb-streams-to-the-connections): one DynamoDB Streams
+ * batch of the prices, states, alerts or breaks table, pushed to the subscribed connections. A record whose
+ * pushes failed is reported as a batch item failure (with every later record of its symbols): Lambda delivers
+ * it again, and its usage rows, keyed by the stream's event id, are overwritten rather than billed twice.
  */
 export const createHandler =
   (deps: FanOutDeps) =>

@@ -7,7 +7,8 @@ import { openConnection, type SessionPorts } from '#use-cases/websocket-session'
 
 /**
  * `$connect`, after the authorizer allowed the key (`ws:connect` and an active entitlement): the connection
- * becomes its account's one connection; the one it replaces is closed with 4409 (spec 8).
+ * becomes its account's one connection; the one it replaces is closed with 4409
+ * (docs/websocket.md#one-connection-per-account).
  */
 export const createHandler =
   (deps: { ports: () => SessionPorts }) =>

@@ -6,7 +6,8 @@ import { closeConnection, type SessionPorts } from '#use-cases/websocket-session
 
 /**
  * `$disconnect`: the connection's subscriptions go; the account's row goes only if it still names this
- * connection, so the disconnect of an evicted connection never removes its successor (ARCHITECTURE A2).
+ * connection, so the disconnect of an evicted connection never removes its successor
+ * (docs/architecture.md#websocket-api-gateway-websocket-api-with-mapped-close-codes).
  */
 export const createHandler =
   (deps: { ports: () => Pick<SessionPorts, 'connections' | 'subscriptions'> }) =>

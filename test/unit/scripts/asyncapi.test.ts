@@ -57,7 +57,8 @@ describe('the AsyncAPI document', () => {
     },
   );
 
-  it('has the four channels of the spec besides the control channel', () => {
+  // The channels: docs/websocket.md#channels-and-pushed-messages
+  it('has the four documented channels besides the control channel', () => {
     expect(Object.keys(document.channels).sort()).toEqual([...CHANNEL_NAMES, 'control'].sort());
   });
 

@@ -24,7 +24,8 @@ describe('the OpenAPI document', () => {
     },
   );
 
-  it('takes the response fields from the schemas: a candle response lists the spec fields', () => {
+  // The fields of a candle response: docs/partner-guide.md#candles
+  it('takes the response fields from the schemas: a candle response lists the documented fields', () => {
     const schema = JSON.stringify(document.paths['/candles/{symbol}']?.get.responses[200]);
     for (const field of ['symbol', 'interval', 'bars', 'partial_bar_included', 'open', 'volume']) {
       expect(schema).toContain(`"${field}"`);

@@ -34,7 +34,7 @@ function requireSession(date: string) {
 type Row = [label: string, interval: Interval, instant: string, time: string, start: string, end: string];
 
 describe('intervals', () => {
-  it('lists the ten intervals of the spec, shortest first', () => {
+  it('lists the ten intervals of docs/candles.md#intervals, shortest first', () => {
     expect(INTERVALS).toEqual(['1m', '15m', '30m', '60m', '4h', '1d', '1w', '1mo', '1q', '1y']);
   });
 
@@ -599,9 +599,10 @@ describe('periodAt: anchoring of every interval', () => {
       '2001-09-10T13:30:00Z',
       '2001-09-10T20:00:00Z',
     ],
-    // The strat-rules example: the week of 30 Sep - 4 Oct 2024, across a month and quarter boundary.
+    // The example of docs/candles.md#daily-and-longer-periods: the week of 30 Sep - 4 Oct 2024, across a
+    // month and quarter boundary.
     [
-      'strat-rules week',
+      'week of 30 Sep 2024',
       '1w',
       '2024-10-04T19:59:59Z',
       '2024-09-30T00:00:00Z',
@@ -609,7 +610,7 @@ describe('periodAt: anchoring of every interval', () => {
       '2024-10-04T20:00:00Z',
     ],
     [
-      'strat-rules week',
+      'week of 30 Sep 2024',
       '1mo',
       '2024-10-04T19:59:59Z',
       '2024-10-01T00:00:00Z',

@@ -41,7 +41,7 @@ function broke(
 const brief = (events: readonly SimultaneousBreakEvent[]) =>
   events.map(({ threshold, symbols, triggeredAt }) => ({ threshold, symbols, at: triggeredAt - T0 }));
 
-describe('simultaneous breaks (strat-rules section 7)', () => {
+describe('simultaneous breaks (docs/strat.md#simultaneous-breaks)', () => {
   it('reaches 2, 3 and 4 inside the window, each once, listing the futures in the order they broke', () => {
     const events = simultaneousBreaks([
       broke('NQ1!', 0),

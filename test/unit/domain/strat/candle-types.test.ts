@@ -22,7 +22,7 @@ import {
 const bar = (high: number, low: number): Bar => ({ time: 0, open: low, high, low, close: high, volume: 1 });
 const PREVIOUS = bar(10, 5);
 
-describe('candleType (strat-rules section 2)', () => {
+describe('candleType (docs/strat.md#candle-types)', () => {
   it.each<[string, number, number, CandleType]>([
     ['inside: lower high, higher low', 9, 6, '1'],
     ['equal high and equal low: not taken out', 10, 5, '1'],

@@ -53,7 +53,7 @@ const THREE_ONE: Ohlc[] = [
   [99, 100.5, 98.5, 100],
 ];
 
-describe('in-force alerts (strat-rules section 5)', () => {
+describe('in-force alerts (docs/strat.md#in-force-alerts)', () => {
   const ledger = historyLedger(THREE_ONE);
 
   it('fires bullish at the first trade above C1.high, with the crossing trade’s price and time', () => {

@@ -78,7 +78,7 @@ function fields(row: SetupRow | undefined) {
   return { shape, in_force, p3, pmg, continuation };
 }
 
-describe('setup rows: the shape families (strat-rules section 4)', () => {
+describe('setup rows: the shape families (docs/strat.md#setup-rows)', () => {
   // Each case: C3 (only to type C2), C2, C1, CC. NOW is inside CC's period.
   it.each<[string, Ohlc[], ReturnType<typeof fields>]>([
     [
@@ -198,7 +198,8 @@ describe('setup rows: the shape families (strat-rules section 4)', () => {
     expect(fields(dailyRow(handLedger(bars)))).toEqual(expected);
   });
 
-  it('writes the full row: symbol, timeframe and sector included, fields in spec order', () => {
+  // The documented order: docs/partner-guide.md#setup-row
+  it('writes the full row: symbol, timeframe and sector included, fields in the documented order', () => {
     const row = dailyRow(
       handLedger([
         [100, 101, 99, 100],
@@ -213,7 +214,7 @@ describe('setup rows: the shape families (strat-rules section 4)', () => {
   });
 });
 
-describe('setup rows: which candles (strat-rules section 3)', () => {
+describe('setup rows: which candles (docs/strat.md#the-three-candles-and-now)', () => {
   const C3: Ohlc = [100, 101, 99, 100];
   const C2: Ohlc = [100, 102, 98, 99];
   const C1: Ohlc = [99, 100.5, 98.5, 100];
@@ -265,7 +266,7 @@ describe('setup rows: which candles (strat-rules section 3)', () => {
   });
 });
 
-describe('pmg (strat-rules section 4)', () => {
+describe('pmg (docs/strat.md#pmg-potential-max-gain)', () => {
   /** n filler bars that never reach past C1 (high 100, low 90), oldest first. */
   const fillers = (n: number): Ohlc[] => Array.from({ length: n }, () => [95, 100, 90, 95] as const);
   const C1: Ohlc = [100, 101, 89, 100];
@@ -330,7 +331,7 @@ describe('pmg (strat-rules section 4)', () => {
   });
 });
 
-describe('TFC (strat-rules section 6)', () => {
+describe('TFC (docs/strat.md#tfc-timeframe-continuity)', () => {
   it.each([
     [101, 100, 'green'],
     [99, 100, 'red'],
