@@ -9,7 +9,10 @@ describe('issueApiKey', () => {
     expect(keyIdOf(issued.rawKey)).toBe(issued.keyId);
     expect(issued.secretHash).toBe(hashApiKey(issued.rawKey));
     expect(issued.secretHash).toMatch(/^[0-9a-f]{64}$/);
-    expect(issued.secretHash).not.toContain(issued.rawKey.split('_')[2]);
+    // The secret is everything after `mda_<key id>_`: it may itself contain '_'.
+    const secret = issued.rawKey.slice(`mda_${issued.keyId}_`.length);
+    expect(secret).toHaveLength(43);
+    expect(issued.secretHash).not.toContain(secret);
   });
 
   it('makes a usage identifier unrelated to the key', () => {
