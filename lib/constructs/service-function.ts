@@ -40,7 +40,7 @@ export interface ServiceFunctionProps {
 const ESM_BUNDLING: BundlingOptions = {
   forceDockerBundling: false,
   format: OutputFormat.ESM,
-  target: 'node22',
+  target: 'node24',
   minify: true,
   sourceMap: true,
   // Node only needs the mappings for stack traces; the sources would double the asset for nothing.
@@ -57,8 +57,9 @@ const FUNCTION_ACKNOWLEDGEMENTS = [
   {
     id: 'AwsSolutions-L1',
     reason:
-      'The service pins the Node.js 22 runtime (AWS-supported LTS), matching the esbuild target and the ' +
-      'local toolchain; moving to a newer runtime is a deliberate, tested upgrade rather than drift.',
+      'The service pins the Node.js 24 runtime (AWS-supported LTS, the newest this CDK version knows), ' +
+      'matching the esbuild target; moving to a newer runtime when one appears is a deliberate, tested ' +
+      'upgrade rather than drift.',
   },
   {
     id: 'AwsSolutions-IAM5[Resource::*]',
@@ -69,7 +70,7 @@ const FUNCTION_ACKNOWLEDGEMENTS = [
 ] as const;
 
 /**
- * One Lambda function of the service: Node.js 22 on ARM64, bundled ESM, active tracing, its own log group
+ * One Lambda function of the service: Node.js 24 on ARM64, bundled ESM, active tracing, its own log group
  * with a retention, and a role that can do nothing beyond writing that log group until tables are bound.
  *
  * A construct adds a function bound to tables like this:
@@ -111,7 +112,7 @@ export class ServiceFunction extends Construct {
       projectRoot: PROJECT_ROOT,
       depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
       handler: 'handler',
-      runtime: Runtime.NODEJS_22_X,
+      runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
       timeout: props.timeout ?? Duration.seconds(10),

@@ -96,7 +96,7 @@ describe('EventFanOut function', () => {
     templateOfResource(template, functionId).hasResourceProperties('AWS::Lambda::Function', {
       MemorySize: 512,
       Timeout: 30,
-      Runtime: 'nodejs22.x',
+      Runtime: 'nodejs24.x',
       Architectures: ['arm64'],
     });
   });

@@ -73,10 +73,10 @@ describe('ServiceFunction defaults', () => {
   });
 
   it.each(functions)(
-    '%s runs Node.js 22 on ARM64, traced, with source maps and Powertools settings',
+    '%s runs Node.js 24 on ARM64, traced, with source maps and Powertools settings',
     (id) => {
       templateOfResource(template, id).hasResourceProperties('AWS::Lambda::Function', {
-        Runtime: 'nodejs22.x',
+        Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
         Handler: 'index.handler',
         ...(SIZED_FUNCTIONS.get(id) ?? { MemorySize: 512, Timeout: 10 }),

@@ -104,7 +104,7 @@ describe('TradeIngestion ingest function', () => {
     templateOfResource(template, functionId).hasResourceProperties('AWS::Lambda::Function', {
       MemorySize: 1024,
       Timeout: 60,
-      Runtime: 'nodejs22.x',
+      Runtime: 'nodejs24.x',
       Architectures: ['arm64'],
     });
   });
