@@ -58,8 +58,8 @@ const FUNCTION_ACKNOWLEDGEMENTS = [
     id: 'AwsSolutions-L1',
     reason:
       'The service pins the Node.js 24 runtime (AWS-supported LTS, the newest this CDK version knows), ' +
-      'matching the esbuild target; moving to a newer runtime when one appears is a deliberate, tested ' +
-      'upgrade rather than drift.',
+      'matching the esbuild target and the Node the tests run on; moving to a newer runtime when one appears ' +
+      'is a deliberate, tested upgrade rather than drift.',
   },
   {
     id: 'AwsSolutions-IAM5[Resource::*]',

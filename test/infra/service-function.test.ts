@@ -92,6 +92,13 @@ describe('ServiceFunction defaults', () => {
     },
   );
 
+  it("the tests run on the functions' Node major or newer (npm test sees to it: scripts/node24.mjs)", () => {
+    const runtimes = new Set(functions.map(([, resource]) => resource.Properties.Runtime as string));
+    expect(runtimes.size).toBe(1);
+    const lambdaMajor = Number(/^nodejs(\d+)\.x$/.exec([...runtimes][0] ?? '')?.[1]);
+    expect(Number(process.versions.node.split('.')[0])).toBeGreaterThanOrEqual(lambdaMajor);
+  });
+
   it.each(functions)('%s logs to its own log group, kept for a month', (id) => {
     const logGroupId = resourceOf(template, id).Properties.LoggingConfig?.LogGroup?.Ref;
     expect(logGroupId).toBeTypeOf('string');
