@@ -63,6 +63,22 @@ function pathOf(template: string, rawSymbol: string): string {
   return template.replace('{symbol}', encodeURIComponent(rawSymbol));
 }
 
+// Before the property tests below, which spend the demo key's burst.
+describe('numbers beyond what the service represents', () => {
+  it.each(['/alerts/in-force', '/alerts/simultaneous-breaks'])(
+    '%s answers a since_id beyond 2^53 - 1 with 400 invalid_parameter',
+    async (path) => {
+      for (const sinceId of ['9007199254740993', '9'.repeat(400)]) {
+        const response = await local.request(`/api/market/v1${path}?since_id=${sinceId}`, {
+          headers: { 'X-API-Key': local.stack.demoKey },
+        });
+        expect(response.status).toBe(400);
+        expect(response.body.error.code).toBe('invalid_parameter');
+      }
+    },
+  );
+});
+
 describe('bad input over HTTP', () => {
   it.each(REST_ROUTES.map((route) => [route.path, route] as const))(
     '%s answers random parameters with 2xx or an enveloped 4xx, never a 5xx',

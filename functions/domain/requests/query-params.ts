@@ -50,7 +50,11 @@ export function clampedIntParam(limit: ClampedLimit) {
     });
 }
 
-/** A whole number, or `undefined` when absent (`since_id`). */
+/**
+ * A whole number, or `undefined` when absent (`since_id`). One beyond what a JavaScript number holds exactly
+ * (more than 2^53 - 1 either way) is refused as `invalid_parameter` rather than rounded, so it never reaches
+ * storage as an inexact number or as Infinity.
+ */
 export function optionalIntParam() {
   return z
     .string()
@@ -62,7 +66,15 @@ export function optionalIntParam() {
         context.addIssue({ code: 'custom', message: 'must be a number' });
         return z.NEVER;
       }
-      return Math.trunc(Number(value));
+      const whole = Math.trunc(Number(value));
+      if (!Number.isSafeInteger(whole)) {
+        context.addIssue({
+          code: 'custom',
+          message: `must be at most ${Number.MAX_SAFE_INTEGER} either way`,
+        });
+        return z.NEVER;
+      }
+      return whole;
     });
 }
 

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { InvalidParameterError } from '#domain/requests/errors';
-import { clampedIntParam, parseParams, symbolListParam, textParam } from '#domain/requests/query-params';
+import {
+  clampedIntParam,
+  optionalIntParam,
+  parseParams,
+  symbolListParam,
+  textParam,
+} from '#domain/requests/query-params';
 
 const schema = z.object({
   symbols: symbolListParam(),
@@ -39,6 +45,25 @@ describe('clampedIntParam', () => {
         expect((error as InvalidParameterError).code).toBe('invalid_parameter');
         expect((error as InvalidParameterError).message).toBe('invalid parameter: limit must be a number');
       }
+    },
+  );
+});
+
+describe('optionalIntParam', () => {
+  const sinceId = z.object({ since_id: optionalIntParam() });
+
+  it.each([
+    ['9007199254740991', 9007199254740991],
+    ['-9007199254740991', -9007199254740991],
+    ['42.9', 42],
+  ])('takes %s as %d', (raw, expected) => {
+    expect(parseParams(sinceId, { since_id: raw }).since_id).toBe(expected);
+  });
+
+  it.each(['9007199254740992', '9007199254740993', '-9007199254740992', '9'.repeat(400), '1e400'])(
+    'refuses %s, which a number cannot hold exactly, as invalid_parameter',
+    (raw) => {
+      expect(() => parseParams(sinceId, { since_id: raw })).toThrow(InvalidParameterError);
     },
   );
 });
