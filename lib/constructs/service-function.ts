@@ -3,11 +3,12 @@ import { CfnResource, Duration, RemovalPolicy, Stack, Validations } from 'aws-cd
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { SERVICE_NAME } from '#contracts/runtime-settings';
 import { TABLES, type TableBinding, type TableDefinition, type TableId } from '#contracts/tables';
+import { LAMBDA_BUNDLING } from '#lib/bundling';
 import { PROJECT_ROOT } from '#lib/project-root';
 
 export type PowertoolsLogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
@@ -32,25 +33,6 @@ export interface ServiceFunctionProps {
   /** @default 'INFO' */
   readonly logLevel?: PowertoolsLogLevel;
 }
-
-/**
- * esbuild on the local machine (never Docker), ESM output (`index.mjs`), the AWS SDK bundled rather than
- * taken from the runtime, so the version we test is the version we run (middy's and Powertools' advice).
- */
-const ESM_BUNDLING: BundlingOptions = {
-  forceDockerBundling: false,
-  format: OutputFormat.ESM,
-  target: 'node24',
-  minify: true,
-  sourceMap: true,
-  // Node only needs the mappings for stack traces; the sources would double the asset for nothing.
-  sourcesContent: false,
-  bundleAwsSDK: true,
-  // Prefer the ES module build of dependencies (better tree shaking), falling back to CommonJS.
-  mainFields: ['module', 'main'],
-  // Bundled CommonJS dependencies still call `require` for Node built-ins, which ESM does not define.
-  banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
-};
 
 /** Acknowledged cdk-nag findings that every service function shares, with the reason for each. */
 const FUNCTION_ACKNOWLEDGEMENTS = [
@@ -112,7 +94,7 @@ export class ServiceFunction extends Construct {
       projectRoot: PROJECT_ROOT,
       depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
       handler: 'handler',
-      runtime: Runtime.NODEJS_24_X,
+      runtime: Runtime.NODEJS_24_X, // NODE_TARGET in lib/bundling.ts follows it
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
       timeout: props.timeout ?? Duration.seconds(10),
@@ -126,7 +108,9 @@ export class ServiceFunction extends Construct {
         POWERTOOLS_LOG_LEVEL: props.logLevel ?? 'INFO',
         ...props.environment,
       },
-      bundling: ESM_BUNDLING,
+      // ESM (index.mjs), minified, source maps, the AWS SDK bundled but for the developer-only credential
+      // providers: lib/bundling.ts, shared with the cold-import benchmark.
+      bundling: LAMBDA_BUNDLING,
     });
 
     for (const acknowledgement of FUNCTION_ACKNOWLEDGEMENTS) {
