@@ -6,7 +6,7 @@
 import { pathToFileURL } from 'node:url';
 import { sessionOn } from '#domain/calendar/sessions';
 import type { Trade } from '#domain/market-data/bars';
-import type { BenchResult } from './types.ts';
+import type { Bench } from './types.ts';
 
 /** Every REDELIVERY_EVERY-th batch is delivered a second time right after the first. */
 export const REDELIVERY_EVERY = 50;
@@ -172,12 +172,26 @@ export function lagFigures(lagsMs: readonly number[]): {
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** When the module at `moduleUrl` is the one run (`npx tsx scripts/bench/<name>.ts`), runs and prints `bench`. */
-export async function printWhenMain(moduleUrl: string, bench: () => Promise<BenchResult[]>): Promise<void> {
+/** `rows` as a Markdown table, the first row's keys as the columns. */
+export function rowsTable(rows: readonly Readonly<Record<string, number | string>>[]): string {
+  const columns = Object.keys(rows[0] ?? {});
+  return [
+    `| ${columns.join(' | ')} |`,
+    `|${columns.map(() => '---').join('|')}|`,
+    ...rows.map((row) => `| ${columns.map((column) => row[column] ?? '').join(' | ')} |`),
+  ].join('\n');
+}
+
+/**
+ * When the module at `moduleUrl` is the one run (`npx tsx scripts/bench/<name>.ts [options]`), runs `bench`
+ * with the command line's arguments and prints it.
+ */
+export async function printWhenMain(moduleUrl: string, bench: Bench): Promise<void> {
   if (process.argv[1] === undefined || moduleUrl !== pathToFileURL(process.argv[1]).href) return;
-  for (const result of await bench()) {
+  for (const result of await bench(process.argv.slice(2))) {
     process.stdout.write(`\n${result.name}\n`);
     for (const [figure, value] of Object.entries(result.figures))
       process.stdout.write(`  ${figure}: ${value}\n`);
+    if (result.rows?.length) process.stdout.write(`\n${rowsTable(result.rows)}\n`);
   }
 }

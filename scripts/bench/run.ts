@@ -1,6 +1,9 @@
 /**
- * `npm run bench [-- name ...]`: the benchmarks, one after the other on this machine, printed as Markdown
- * tables (the figures quoted in docs/benchmarks.md). Names: aggregation, strat, rest, pipeline, websocket.
+ * `npm run bench [-- name ... [--option ...]]`: the benchmarks, one after the other on this machine, printed
+ * as Markdown tables (the figures quoted in docs/benchmarks.md). Names: aggregation, strat, rest, pipeline,
+ * websocket. The arguments from the first one starting with `--` on are options, passed to
+ * every benchmark named (`npm run bench -- name --option value`); those that take none
+ * ignore them.
  *
  * Each benchmark runs in a process of its own: a local stack's handlers read their environment once per
  * process (ADR 0007), so two benchmarks that start a stack cannot share one; and a benchmark is not
@@ -10,13 +13,14 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { benchAggregation } from './aggregation.ts';
+import { rowsTable } from './harness.ts';
 import { benchPipeline } from './pipeline.ts';
 import { benchRest } from './rest.ts';
 import { benchStrat } from './strat.ts';
-import type { BenchResult } from './types.ts';
+import type { Bench, BenchResult } from './types.ts';
 import { benchWebSocket } from './websocket.ts';
 
-const BENCHES: Record<string, () => Promise<BenchResult[]>> = {
+const BENCHES: Record<string, Bench> = {
   aggregation: benchAggregation,
   strat: benchStrat,
   rest: benchRest,
@@ -32,14 +36,15 @@ function table(results: readonly BenchResult[]): string {
   for (const result of results) {
     lines.push(`\n### ${result.name}\n`, '| figure | value |', '|---|---|');
     for (const [figure, value] of Object.entries(result.figures)) lines.push(`| ${figure} | ${value} |`);
+    if (result.rows?.length) lines.push('', rowsTable(result.rows));
   }
   return lines.join('\n');
 }
 
-async function runInChild(name: string): Promise<number> {
+async function runInChild(name: string, options: readonly string[]): Promise<number> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', fileURLToPath(import.meta.url), IN_PROCESS, name],
+    ['--import', 'tsx', fileURLToPath(import.meta.url), IN_PROCESS, name, ...options],
     {
       stdio: ['ignore', 'inherit', 'inherit'],
       env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT' },
@@ -53,23 +58,26 @@ const args = process.argv.slice(2);
 if (args[0] === IN_PROCESS) {
   const bench = BENCHES[args[1] ?? ''];
   if (!bench) process.exit(2);
-  process.stdout.write(`${table(await bench())}\n`);
+  process.stdout.write(`${table(await bench(args.slice(2)))}\n`);
   process.exit(0);
 }
-const unknown = args.filter((name) => !(name in BENCHES));
+const firstOption = args.findIndex((arg) => arg.startsWith('--'));
+const named = firstOption === -1 ? args : args.slice(0, firstOption);
+const options = firstOption === -1 ? [] : args.slice(firstOption);
+const unknown = named.filter((name) => !(name in BENCHES));
 if (unknown.length > 0) {
   process.stderr.write(
     `bench: unknown benchmark(s) ${unknown.join(', ')}; known: ${Object.keys(BENCHES).join(', ')}\n`,
   );
   process.exit(2);
 }
-const names = args.length > 0 ? args : Object.keys(BENCHES);
+const names = named.length > 0 ? named : Object.keys(BENCHES);
 process.stdout.write(
   `# Benchmarks (${new Date().toISOString()}, Node ${process.version}, ${names.join(', ')})\n`,
 );
 let failed = 0;
 for (const name of names) {
-  if ((await runInChild(name)) !== 0) {
+  if ((await runInChild(name, options)) !== 0) {
     process.stderr.write(`bench: ${name} failed\n`);
     failed++;
   }
