@@ -1,8 +1,8 @@
 /**
  * `npm run bench [-- name ... [--option ...]]`: the benchmarks, one after the other on this machine, printed
  * as Markdown tables (the figures quoted in docs/benchmarks.md). Names: aggregation, strat, rest, pipeline,
- * websocket. The arguments from the first one starting with `--` on are options, passed to
- * every benchmark named (`npm run bench -- name --option value`); those that take none
+ * websocket, cold-import. The arguments from the first one starting with `--` on are options, passed to
+ * every benchmark named (`npm run bench -- cold-import --root ../other-checkout`); those that take none
  * ignore them.
  *
  * Each benchmark runs in a process of its own: a local stack's handlers read their environment once per
@@ -13,6 +13,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { benchAggregation } from './aggregation.ts';
+import { benchColdImport } from './cold-import.ts';
 import { rowsTable } from './harness.ts';
 import { benchPipeline } from './pipeline.ts';
 import { benchRest } from './rest.ts';
@@ -26,6 +27,7 @@ const BENCHES: Record<string, Bench> = {
   rest: benchRest,
   pipeline: benchPipeline,
   websocket: benchWebSocket,
+  'cold-import': benchColdImport,
 };
 
 /** The flag a child process gets: run this one benchmark here and print its tables. */
