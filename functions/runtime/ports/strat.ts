@@ -15,20 +15,18 @@ export const stateStore = memo(() => new DynamoStateStore(documentClient(), tabl
 
 export const setupStore = memo(() => new DynamoSetupStore(documentClient(), tableName('setups')));
 
-export const alertFeed = memo(
-  () =>
-    new DynamoEventFeed<InForceAlertBody>(
-      documentClient(),
-      { feed: tableName('alerts'), guards: tableName('eventGuards') },
-      IN_FORCE_FEED,
-    ),
-);
+/** An event feed in its table, with the once-key guards all feeds share. */
+function eventFeed<Body>(
+  table: 'alerts' | 'breaks',
+  definition: ConstructorParameters<typeof DynamoEventFeed>[2],
+) {
+  return new DynamoEventFeed<Body>(
+    documentClient(),
+    { feed: tableName(table), guards: tableName('eventGuards') },
+    definition,
+  );
+}
 
-export const breakFeed = memo(
-  () =>
-    new DynamoEventFeed<SimultaneousBreakBody>(
-      documentClient(),
-      { feed: tableName('breaks'), guards: tableName('eventGuards') },
-      BREAKS_FEED,
-    ),
-);
+export const alertFeed = memo(() => eventFeed<InForceAlertBody>('alerts', IN_FORCE_FEED));
+
+export const breakFeed = memo(() => eventFeed<SimultaneousBreakBody>('breaks', BREAKS_FEED));
