@@ -79,6 +79,26 @@ describe('numbers beyond what the service represents', () => {
   );
 });
 
+describe('a candle range that ends before it starts', () => {
+  it('is 400 invalid_parameter, and a range within one second is an empty list', async () => {
+    const headers = { 'X-API-Key': local.stack.demoKey };
+    const reversed = await local.request('/api/market/v1/candles/SPY?start=2025-01-02&end=2024-01-01', {
+      headers,
+    });
+    expect(reversed.status).toBe(400);
+    expect(reversed.body.error).toEqual({
+      code: 'invalid_parameter',
+      message: 'invalid parameter: start must not be after end',
+    });
+    const within = await local.request(
+      '/api/market/v1/candles/SPY?interval=1m&start=2024-11-26T15:00:00.100Z&end=2024-11-26T15:00:00.900Z',
+      { headers },
+    );
+    expect(within.status).toBe(200);
+    expect(within.body.bars).toEqual([]);
+  });
+});
+
 describe('bad input over HTTP', () => {
   it.each(REST_ROUTES.map((route) => [route.path, route] as const))(
     '%s answers random parameters with 2xx or an enveloped 4xx, never a 5xx',

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { sessionAt } from '#domain/calendar/sessions';
-import { UnknownIntervalError, UnknownSymbolError } from '#domain/requests/errors';
+import { InvalidParameterError, UnknownIntervalError, UnknownSymbolError } from '#domain/requests/errors';
 import { CANDLES_LIMIT } from '#domain/requests/limits';
 import { clampedIntParam, textParam } from '#domain/requests/query-params';
 import { type Bar, barOf } from './bars.ts';
@@ -115,11 +115,16 @@ export interface CandlesPorts {
 export async function getCandles(symbol: string, query: CandlesQuery, ports: CandlesPorts): Promise<Candles> {
   const interval = normalizeInterval(query.interval);
   if (!isWellFormedSymbol(symbol)) throw new UnknownSymbolError(symbol);
+  if (query.start !== undefined && query.end !== undefined && query.start > query.end) {
+    throw new InvalidParameterError('start', 'must not be after end');
+  }
   const fromTime = query.start === undefined ? undefined : Math.ceil(query.start / 1000);
   const toTime = query.end === undefined ? undefined : Math.floor(query.end / 1000);
+  // start and end within one second, not on it, hold no bar time (whole seconds): nothing to read.
+  const empty = fromTime !== undefined && toTime !== undefined && fromTime > toTime;
   const [instrument, stored, ledger] = await Promise.all([
     ports.instruments.get(symbol),
-    ports.bars.query({ symbol, interval }, { fromTime, toTime, limit: query.limit }),
+    empty ? [] : ports.bars.query({ symbol, interval }, { fromTime, toTime, limit: query.limit }),
     ports.ledgers.get(symbol),
   ]);
   if (!instrument) throw new UnknownSymbolError(symbol);

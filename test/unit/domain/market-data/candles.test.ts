@@ -8,7 +8,7 @@ import {
   periodOfBar,
 } from '#domain/market-data/candles';
 import { INTERVALS } from '#domain/market-data/intervals';
-import { UnknownIntervalError, UnknownSymbolError } from '#domain/requests/errors';
+import { InvalidParameterError, UnknownIntervalError, UnknownSymbolError } from '#domain/requests/errors';
 import {
   InMemoryBarStore,
   InMemoryInstrumentCatalog,
@@ -157,6 +157,21 @@ describe('getCandles', () => {
     );
     expect(candles.bars.map(({ time }) => time)).toEqual([days[1], days[2]]);
     expect(candles.partial_bar_included).toBe(false);
+  });
+
+  it('refuses a start after end as invalid_parameter', async () => {
+    const reversed = query({ start: Date.parse('2025-01-02'), end: Date.parse('2024-01-01') });
+    await expect(getCandles('AAPL', reversed, ports)).rejects.toThrow(
+      new InvalidParameterError('start', 'must not be after end'),
+    );
+  });
+
+  it('answers the bar at an instant when start equals end, and none inside one second', async () => {
+    const at = Date.parse('2024-11-26');
+    const same = await getCandles('AAPL', query({ start: at, end: at }), ports);
+    expect(same.bars.map(({ time }) => time)).toEqual([days[1]]);
+    const within = await getCandles('AAPL', query({ start: at + 100, end: at + 900 }), ports);
+    expect(within.bars).toEqual([]);
   });
 
   it('answers an empty list for a tracked symbol with no bars', async () => {
