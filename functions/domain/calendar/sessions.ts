@@ -48,6 +48,7 @@
  * | Christmas Eve 1996-12-24, 1997-12-24, 1998-12-24 (and  | 13:00 | ChristmasEve1pmEarlyCloseAdhoc                 |
  * |   1999-12-24, which is the observed Christmas: closed) |       |                                                |
  * | Day after Christmas 1997-12-26, 2003-12-26             | 13:00 | DayAfterChristmas1pmEarlyCloseAdhoc            |
+ * | New Year's Eve 1999-12-31 (the Y2K changeover)         | 13:00 | (not in pmc; NYSE closed at 1 pm that day)      |
  * | 1994-02-11 snowstorm                                   | 14:30 | Snow230pmEarlyClose1994                        |
  * | 1996-01-08 snowstorm                                   | 14:00 | Snow2pmEarlyClose1996                          |
  * | 1997-10-27 circuit breaker triggered                   | 15:30 | CircuitBreakerTriggered330pmEarlyClose1997     |
@@ -282,6 +283,7 @@ const DATED_EARLY_CLOSES: readonly DatedEarlyClose[] = [
   { date: '1997-12-26', name: 'Day after Christmas', close: ONE_PM },
   { date: '1998-12-24', name: 'Christmas Eve', close: ONE_PM },
   { date: '1999-12-24', name: 'Christmas Eve', close: ONE_PM }, // the observed Christmas Day: closed
+  { date: '1999-12-31', name: "New Year's Eve", close: ONE_PM }, // the Y2K changeover
   { date: '2003-12-26', name: 'Day after Christmas', close: ONE_PM },
   { date: '2005-06-01', name: 'Systems communication problem', close: hoursAndMinutes(15, 56) },
 ];

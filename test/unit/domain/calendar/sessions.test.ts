@@ -162,6 +162,7 @@ describe('early closes', () => {
     // Ad hoc.
     ['1997-12-26', 'the Friday after Christmas 1997', '18:00', 'Day after Christmas'],
     ['2003-12-26', 'the Friday after Christmas 2003', '18:00', 'Day after Christmas'],
+    ['1999-12-31', "New Year's Eve 1999 (Y2K)", '18:00', "New Year's Eve"],
     ['1994-02-11', 'the 1994 snowstorm at 14:30', '19:30', 'Snowstorm'],
     ['1996-01-08', 'the 1996 snowstorm at 14:00', '19:00', 'Snowstorm'],
     ['1997-10-27', 'the 1997 circuit breaker at 15:30', '20:30', 'Circuit breaker triggered'],
