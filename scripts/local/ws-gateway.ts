@@ -43,6 +43,14 @@ export const MANAGEMENT_PATH = '/_local/ws';
 
 /** API Gateway's limit on one WebSocket message. */
 const MAX_MESSAGE_BYTES = 128 * 1024;
+
+/**
+ * A frame the protocol refuses (beyond MAX_MESSAGE_BYTES, a text frame that is not UTF-8, a reserved bit
+ * set, ...): `ws` has already closed that connection with the protocol's code (1009, 1007, 1002) when it
+ * emits the error, so there is nothing left to do; without a listener the error would end the process.
+ */
+function ignoreFrameError(): void {}
+
 const LOCAL_API_ID = 'local-ws';
 /** Close code for a `$connect` that failed (API Gateway answers the upgrade with a 5xx). */
 const INTERNAL_ERROR = 1011;
@@ -126,6 +134,8 @@ export class LocalWebSocketGateway {
 
   /** The HTTP server's `upgrade` event: the API's path, or a 404. */
   handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+    // A client that resets the connection during the handshake must not take the process with it.
+    socket.on('error', () => socket.destroy());
     const url = new URL(request.url ?? '/', 'http://localhost');
     if (url.pathname !== WS_BASE_PATH) {
       socket.end('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
@@ -238,6 +248,7 @@ export class LocalWebSocketGateway {
     }
     this.server.handleUpgrade(request, socket, head, (ws) => {
       connection.socket = ws;
+      ws.on('error', ignoreFrameError);
       ws.on('message', (data: RawData) => this.receive(connection, data));
       ws.on('close', () => this.closed(connection));
       if (connection.closeWith) ws.close(connection.closeWith.code, connection.closeWith.reason);
@@ -247,6 +258,7 @@ export class LocalWebSocketGateway {
   /** A refused handshake: the upgrade completes and the socket closes with the code, before any message. */
   private refuse(request: IncomingMessage, socket: Duplex, head: Buffer, code: number): void {
     this.server.handleUpgrade(request, socket, head, (ws) => {
+      ws.on('error', ignoreFrameError);
       ws.close(code, CLOSE_REASONS[code as CloseCode] ?? 'internal error');
     });
   }
