@@ -19,7 +19,21 @@ const BAR_TRADE_OFFSETS_MS = [0, 15_000, 30_000, 45_000];
 
 const number = z.coerce.number().finite();
 const symbol = z.string().min(1).max(32).transform(normalizeSymbol);
+/**
+ * Unix seconds from this value on (year 5138) are refused: such a number is almost surely Unix milliseconds
+ * (every instant since 1973 is beyond it in milliseconds), which read as seconds would land far outside the
+ * calendar and be counted invalid, line after line, instead of being reported once.
+ */
+const MILLISECONDS_LIKE_SECONDS = 1e11;
+
 const time = z.string().transform((raw, context) => {
+  if (/^\d+(\.\d+)?$/.test(raw.trim()) && Number(raw) >= MILLISECONDS_LIKE_SECONDS) {
+    context.addIssue({
+      code: 'custom',
+      message: `time "${raw}" looks like Unix milliseconds; give Unix seconds or ISO 8601`,
+    });
+    return z.NEVER;
+  }
   const ms = parseReplayTime(raw);
   if (ms === undefined) {
     context.addIssue({ code: 'custom', message: `time "${raw}" is neither ISO 8601 nor Unix seconds` });

@@ -51,6 +51,11 @@ describe('parseReplayCsv', () => {
     ['a bad time', 'time,symbol,price,size\nnoon,AAPL,1,1\n', /line 2/],
     ['a negative price', 'time,symbol,price,size\n1732631400,AAPL,-1,1\n', /line 2/],
     [
+      'a time in Unix milliseconds',
+      'time,symbol,price,size\n1732631400,AAPL,1,1\n1732631460000,AAPL,1,1\n',
+      /line 3: .*looks like Unix milliseconds/s,
+    ],
+    [
       'an impossible bar',
       'time,symbol,open,high,low,close,volume\n1732631400,AAPL,100,99,98,100,1\n',
       /line 2/,
