@@ -8,6 +8,7 @@ import type { LocalTradeStream } from './trade-stream.ts';
  * records on the local trades stream, like Kinesis PutRecords. The answer comes once the records are
  * ingested, which gives a replay natural back-pressure.
  */
+/** Every local-only path: these control endpoints and the WebSocket gateway's `@connections` API. */
 export const CONTROL_PREFIX = '/_local/';
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 const MAX_RECORDS = 50_000;
@@ -31,6 +32,24 @@ async function readBody(request: IncomingMessage): Promise<string | undefined> {
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** True for an address of this machine's loopback: 127.0.0.0/8, ::1, or either mapped into IPv6. */
+export function isLoopbackAddress(address: string | undefined): boolean {
+  if (address === undefined) return false;
+  const v4 = address.startsWith('::ffff:') ? address.slice('::ffff:'.length) : address;
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4) || address === '::1';
+}
+
+/**
+ * The `/_local/` endpoints (the trades stream here, the `@connections` API of the WebSocket gateway) answer
+ * only this machine: started with `--host 0.0.0.0`, the stack serves the API to other hosts, but a request
+ * from one of them under `/_local/` is a 404 `not_found`, as if the path did not exist. Undefined: serve it.
+ */
+export function refusedFromAfar(request: IncomingMessage): HttpAnswer | undefined {
+  const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+  if (!path.startsWith(CONTROL_PREFIX) || isLoopbackAddress(request.socket.remoteAddress)) return undefined;
+  return answer(404, { error: { code: 'not_found', message: 'not found' } });
 }
 
 export async function handleControl(request: IncomingMessage, stream: LocalTradeStream): Promise<HttpAnswer> {

@@ -21,7 +21,7 @@ import type { KeyAdministrationPorts } from '../lib/key-administration.ts';
 import { LOCAL_STACK_STATE_FILE } from '../lib/project.ts';
 import { seedUniverse } from '../lib/universe.ts';
 import { type ChangeConsumer, LocalChangeStreams, localStreamTables } from './change-streams.ts';
-import { CONTROL_PREFIX, handleControl } from './control-plane.ts';
+import { CONTROL_PREFIX, handleControl, refusedFromAfar } from './control-plane.ts';
 import { ensureDemoKey } from './demo-key.ts';
 import { LOCAL_AWS, localDocumentClient, localDynamoClient, startLocalDynamo } from './dynamo.ts';
 import { lambdaContext } from './lambda-context.ts';
@@ -179,11 +179,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const webSocket = new LocalWebSocketGateway(await loadWebSocketHandlers(), options.log);
   const server = createServer((request, response) => {
     const url = request.url ?? '/';
-    const handled = url.startsWith(MANAGEMENT_PATH)
-      ? webSocket.handleManagement(request)
-      : url.startsWith(CONTROL_PREFIX)
-        ? handleControl(request, trades)
-        : gateway.handle(request);
+    const refused = refusedFromAfar(request);
+    const handled = refused
+      ? Promise.resolve(refused)
+      : url.startsWith(MANAGEMENT_PATH)
+        ? webSocket.handleManagement(request)
+        : url.startsWith(CONTROL_PREFIX)
+          ? handleControl(request, trades)
+          : gateway.handle(request);
     handled.then(
       (answer) => response.writeHead(answer.statusCode, answer.headers).end(answer.body),
       () => response.writeHead(500).end(),
