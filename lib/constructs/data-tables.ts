@@ -47,6 +47,9 @@ export class DataTables extends Construct {
       // Partner accounts, keys and market history outlive any one deployment: deleting the stack (or
       // replacing a table by mistake) must leave the data in place.
       removalPolicy: RemovalPolicy.RETAIN,
+      // And no API call, console click or CloudFormation update deletes a table while this is on: turning it
+      // off is a deliberate change of its own.
+      deletionProtection: true,
     });
     for (const index of definition.indexes ?? []) {
       table.addGlobalSecondaryIndex({

@@ -84,5 +84,9 @@ describe('DataTables', () => {
         UpdateReplacePolicy: 'Retain',
       });
     });
+
+    it('has deletion protection on', () => {
+      table().hasResourceProperties('AWS::DynamoDB::Table', { DeletionProtectionEnabled: true });
+    });
   });
 });

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { synthServiceStack } from './support/service-stack.ts';
+import { resourcesOf } from './support/template.ts';
+
+/**
+ * The logical ids of the resources that hold data. CloudFormation replaces a resource whose logical id
+ * changes: a refactor that moves or renames a construct would create a new, empty table (the old one
+ * retained, orphaned) or a new stream and dead-letter queue. Changing this list must be a decision, with a
+ * migration, never a side effect.
+ */
+const STATEFUL_TYPES = ['AWS::DynamoDB::Table', 'AWS::Kinesis::Stream', 'AWS::SQS::Queue'];
+
+const PINNED_LOGICAL_IDS = {
+  'AWS::DynamoDB::Table': [
+    'Tablesaccounts921A8F0E',
+    'TablesalertsE4897418',
+    'TablesapiKeys2105EA78',
+    'Tablesbars478E6868',
+    'Tablesbreaks78924881',
+    'TablesconnectionsDC437138',
+    'TableseventGuards26188858',
+    'Tablesinstruments5DA94062',
+    'TablesledgersF82D9F1A',
+    'Tablesprices3C42C3A8',
+    'Tablessetups12DD070D',
+    'Tablesstates339CB0AB',
+    'TablessubscriptionsEF09C325',
+    'TablesusageC408C147',
+  ],
+  'AWS::Kinesis::Stream': ['IngestionTradeStreamD658716C'],
+  'AWS::SQS::Queue': ['FanOutDeadLetterQueue50A5A359', 'IngestionDeadLetterQueueEB97306D'],
+};
+
+describe('stateful resources', () => {
+  const resources = Object.entries(resourcesOf(synthServiceStack().template));
+
+  it.each(STATEFUL_TYPES)('keep the logical ids of every %s', (type) => {
+    const ids = resources.filter(([, resource]) => resource.Type === type).map(([id]) => id);
+    expect(ids.sort()).toEqual(PINNED_LOGICAL_IDS[type as keyof typeof PINNED_LOGICAL_IDS]);
+  });
+});
