@@ -136,11 +136,17 @@ async function loadWebSocketHandlers() {
 
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   if (options.dataDir) await mkdir(options.dataDir, { recursive: true });
-  const fanOut = (await importEntry(FAN_OUT.handler)).handler as ChangeConsumer;
+  // The handlers are imported only once their environment is set (below): a module reads it on first
+  // load, the logger its level among it. The change streams start before, so they call the fan-out late.
+  let fanOut: ChangeConsumer | undefined;
   const streamTables = localStreamTables();
-  const changes = new LocalChangeStreams((event) => fanOut(event, lambdaContext('fan-out')), {
-    tables: streamTables,
-  });
+  const changes = new LocalChangeStreams(
+    async (event) => {
+      if (!fanOut) throw new Error('a change was captured before the fan-out was loaded');
+      return fanOut(event, lambdaContext('fan-out'));
+    },
+    { tables: streamTables },
+  );
   const dynamo = await startLocalDynamo({
     port: options.dynamoPort,
     path: options.dataDir ? join(options.dataDir, 'dynamodb') : undefined,
@@ -151,6 +157,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const clock = options.clock ? { ...options.clock, anchorMs: Date.now() } : undefined;
   const nowMs = clock ? () => virtualTime(clock, Date.now()).getTime() : Date.now;
   configureHandlerEnvironment(options, dynamo.endpoint, clock);
+  fanOut = (await importEntry(FAN_OUT.handler)).handler as ChangeConsumer;
 
   await ensureTables(localDynamoClient(dynamo.endpoint));
   const documents = localDocumentClient(dynamo.endpoint);

@@ -15,16 +15,12 @@ afterAll(async () => {
 });
 
 /** Starts `npm start`'s script on free ports, returning its REST URL and demo key from the banner. */
-async function start() {
-  const child = spawnScript('scripts/local/start.ts', [
-    '--port',
-    '0',
-    '--dynamo-port',
-    '0',
-    '--data-dir',
-    dataDir,
-    '--no-simulator',
-  ]);
+async function start(extraArgs: string[] = [], environment: Record<string, string | undefined> = {}) {
+  const child = spawnScript(
+    'scripts/local/start.ts',
+    ['--port', '0', '--dynamo-port', '0', '--data-dir', dataDir, '--no-simulator', ...extraArgs],
+    environment,
+  );
   const banner = await waitForOutput(child, /Ctrl-C stops it/);
   const restUrl = /REST\s+(\S+)/.exec(banner)?.[1] ?? '';
   const demoKey = /Demo key\s+(\S+)/.exec(banner)?.[1] ?? '';
@@ -94,6 +90,45 @@ describe('npm start, Ctrl-C and a second start', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--clock yesterday is not an ISO 8601 instant');
     expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe("the handlers' log level", () => {
+  /** Output after a request the authorizer denies: it logs `access denied` at INFO. */
+  async function outputAfterADenial(extraArgs: string[]): Promise<string> {
+    const stack = await start(extraArgs, { POWERTOOLS_LOG_LEVEL: undefined });
+    let output = '';
+    stack.child.stdout?.on('data', (chunk) => {
+      output += chunk;
+    });
+    const created = await runScript('scripts/keys.ts', [
+      '--data-dir',
+      dataDir,
+      'create',
+      '--account',
+      'log-level',
+      '--scopes',
+      'metadata:read',
+      '--label',
+      'log level test',
+    ]);
+    const key = created.stdout.trim().split('\n').at(-1) ?? '';
+    const denied = await fetch(`${stack.restUrl}/prices/latest?symbols=AAPL`, {
+      headers: { 'X-API-Key': key },
+    });
+    expect(denied.status).toBe(403);
+    expect(await stopWithCtrlC(stack.child)).toBe(0);
+    return output;
+  }
+
+  it('is WARN by default, so npm start prints no INFO lines', async () => {
+    expect(await outputAfterADenial([])).not.toContain('"level":"INFO"');
+  });
+
+  it('is what --log-level says', async () => {
+    expect(await outputAfterADenial(['--log-level', 'INFO'])).toMatch(
+      /"level":"INFO","message":"access denied"/,
+    );
   });
 });
 

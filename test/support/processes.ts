@@ -2,11 +2,23 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { PROJECT_ROOT } from '#lib/project-root';
 
-/** Runs one of the project's TypeScript scripts with Node and tsx, as the npm scripts do. */
-export function spawnScript(script: string, args: string[]): ChildProcess {
+/**
+ * Runs one of the project's TypeScript scripts with Node and tsx, as the npm scripts do. The handlers' logs
+ * are silenced unless `environment` says otherwise (a value `undefined` removes the variable).
+ */
+export function spawnScript(
+  script: string,
+  args: string[],
+  environment: Readonly<Record<string, string | undefined>> = {},
+): ChildProcess {
+  const env: Record<string, string | undefined> = { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT' };
+  for (const [name, value] of Object.entries(environment)) {
+    if (value === undefined) delete env[name];
+    else env[name] = value;
+  }
   return spawn(process.execPath, ['--import', 'tsx', script, ...args], {
     cwd: PROJECT_ROOT,
-    env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT' },
+    env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }
