@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
@@ -11,6 +10,8 @@ import { TABLE_IDS, type TableId } from '#contracts/tables';
 import type { UsagePlanRegistry } from '#domain/access/ports';
 import { localDocumentClient } from '../local/dynamo.ts';
 import { localTableName } from '../local/tables.ts';
+import { UsageError } from './cli.ts';
+import { isProcessAlive, type LocalStackState, localStackStateFile } from './local-stack-state.ts';
 import { DEFAULT_DATA_DIR, LOCAL_STACK_STATE_FILE } from './project.ts';
 
 /** Where an operator command acts: the running local stack, or a deployed stack on AWS. */
@@ -31,15 +32,22 @@ export interface TargetOptions {
   readonly dataDir?: string;
 }
 
-/** What a running local stack wrote about itself (LOCAL_STACK_STATE_FILE), or undefined when none runs. */
+/**
+ * The running local stack's state, or undefined when none has been started on `dataDir` (or it stopped
+ * cleanly, which removes the file). A file whose process is gone was left by a stack that crashed or was
+ * killed: that is said plainly, rather than sending the command to ports nothing listens on.
+ */
 export async function runningLocalStack(
   dataDir: string = DEFAULT_DATA_DIR,
-): Promise<{ restUrl: string; dynamoEndpoint: string } | undefined> {
-  try {
-    return JSON.parse(await readFile(join(dataDir, LOCAL_STACK_STATE_FILE), 'utf8'));
-  } catch {
-    return undefined;
+): Promise<LocalStackState | undefined> {
+  const state = await localStackStateFile(dataDir);
+  if (state && !isProcessAlive(state.pid)) {
+    throw new UsageError(
+      `the local stack that wrote ${join(dataDir, LOCAL_STACK_STATE_FILE)} (pid ${state.pid}) is not running ` +
+        'any more: it did not stop cleanly. Start it again with npm start.',
+    );
   }
+  return state;
 }
 
 /** A deployed stack's output by name; fails naming the output when the stack lacks it. */

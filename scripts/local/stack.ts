@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -18,6 +18,7 @@ import { CALLBACK_URL_ENV, FAN_OUT, HEARTBEAT, WS_BASE_PATH, WS_ROUTES } from '#
 import { type VirtualClockSettings, virtualTime } from '#domain/calendar/clock';
 import { PROJECT_ROOT } from '#lib/project-root';
 import type { KeyAdministrationPorts } from '../lib/key-administration.ts';
+import type { LocalStackState } from '../lib/local-stack-state.ts';
 import { LOCAL_STACK_STATE_FILE } from '../lib/project.ts';
 import { seedUniverse } from '../lib/universe.ts';
 import { type ChangeConsumer, LocalChangeStreams, localStreamTables } from './change-streams.ts';
@@ -244,11 +245,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       })
     : undefined;
 
-  if (options.dataDir) {
-    await writeFile(
-      join(options.dataDir, LOCAL_STACK_STATE_FILE),
-      `${JSON.stringify({ restUrl, wsUrl, dynamoEndpoint: dynamo.endpoint, pid: process.pid }, null, 2)}\n`,
-    );
+  const stateFile = options.dataDir && join(options.dataDir, LOCAL_STACK_STATE_FILE);
+  if (stateFile) {
+    const state: LocalStackState = { restUrl, wsUrl, dynamoEndpoint: dynamo.endpoint, pid: process.pid };
+    await writeFile(stateFile, `${JSON.stringify(state, null, 2)}\n`);
   }
 
   return {
@@ -274,6 +274,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await dynamo.stop();
+      // A clean stop says so: a state file left behind means the stack did not stop (runningLocalStack).
+      if (stateFile) await rm(stateFile, { force: true });
     },
   };
 }

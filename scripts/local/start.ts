@@ -18,6 +18,7 @@ import { rm } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { previousSession, sessionAt, sessionOn } from '#domain/calendar/sessions';
 import { formatNewYorkIso, newYorkDate } from '#domain/calendar/time-zone';
+import { isProcessAlive, localStackStateFile } from '../lib/local-stack-state.ts';
 import { DEFAULT_DATA_DIR } from '../lib/project.ts';
 import { type LocalStack, startLocalStack } from './stack.ts';
 
@@ -115,6 +116,17 @@ function marketHint(options: ReturnType<typeof parseOptions>): string[] {
 }
 
 const options = parseOptions();
+if (options.dataDir) {
+  // The data folder's state file names the stack that uses it. A live one must not be started twice (nor its
+  // data deleted by --fresh); a dead one crashed or was killed, and its data is taken over.
+  const previous = await localStackStateFile(options.dataDir);
+  if (previous && isProcessAlive(previous.pid)) {
+    fail(`a local stack (pid ${previous.pid}) is already running on ${options.dataDir}: ${previous.restUrl}`);
+  }
+  if (previous) {
+    options.log(`A local stack (pid ${previous.pid}) did not stop cleanly; starting again on its data.`);
+  }
+}
 if (options.fresh && options.dataDir) await rm(options.dataDir, { recursive: true, force: true });
 let stack: LocalStack;
 try {

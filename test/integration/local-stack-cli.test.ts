@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -129,6 +130,27 @@ describe("the handlers' log level", () => {
     expect(await outputAfterADenial(['--log-level', 'INFO'])).toMatch(
       /"level":"INFO","message":"access denied"/,
     );
+  });
+});
+
+describe('a local stack that did not stop cleanly', () => {
+  it('is reported by the tools, taken over by the next start, and never started twice', async () => {
+    const crashed = await start();
+    crashed.child.kill('SIGKILL');
+    await once(crashed.child, 'exit');
+
+    const listed = await runScript('scripts/keys.ts', ['--data-dir', dataDir, 'list', '--account', 'acme']);
+    expect(listed.code).toBe(2);
+    expect(listed.stderr).toContain(`(pid ${crashed.child.pid}) is not running any more`);
+
+    const next = await start();
+    expect(next.banner).toContain(`A local stack (pid ${crashed.child.pid}) did not stop cleanly`);
+    const second = await runScript('scripts/local/start.ts', ['--port', '0', '--data-dir', dataDir]);
+    expect(second.code).toBe(2);
+    expect(second.stderr).toContain(`a local stack (pid ${next.child.pid}) is already running on ${dataDir}`);
+
+    expect(await stopWithCtrlC(next.child)).toBe(0);
+    expect(existsSync(join(dataDir, 'local-stack.json'))).toBe(false);
   });
 });
 

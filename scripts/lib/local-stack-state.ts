@@ -1,0 +1,30 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { LOCAL_STACK_STATE_FILE } from './project.ts';
+
+/** What a local stack writes about itself into its data folder (LOCAL_STACK_STATE_FILE) while it runs. */
+export interface LocalStackState {
+  readonly restUrl: string;
+  readonly wsUrl: string;
+  readonly dynamoEndpoint: string;
+  readonly pid: number;
+}
+
+/** True while the process `pid` runs (signal 0 checks without signalling; EPERM: it runs as another user). */
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The state file of the local stack using `dataDir`, whether or not its process still runs. */
+export async function localStackStateFile(dataDir: string): Promise<LocalStackState | undefined> {
+  try {
+    return JSON.parse(await readFile(join(dataDir, LOCAL_STACK_STATE_FILE), 'utf8')) as LocalStackState;
+  } catch {
+    return undefined;
+  }
+}
