@@ -3,6 +3,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import type { Duplex } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { DynamoAccountStore } from '#adapters/dynamo/account-store';
 import { DynamoApiKeyStore } from '#adapters/dynamo/api-key-store';
@@ -10,6 +11,7 @@ import { DynamoBarStore } from '#adapters/dynamo/bar-store';
 import { DynamoInstrumentCatalog } from '#adapters/dynamo/instrument-catalog';
 import { DynamoLedgerStore } from '#adapters/dynamo/ledger-store';
 import { DynamoPriceStore } from '#adapters/dynamo/price-store';
+import { errorEnvelope } from '#contracts/errors';
 import { AUTHORIZER, CLOCK_TICK, INGEST, REST_BASE_PATH } from '#contracts/routes';
 import { AUTH_CACHE_TTL_SECONDS } from '#contracts/runtime-settings';
 import { TABLE_IDS, TABLES } from '#contracts/tables';
@@ -135,6 +137,27 @@ async function loadWebSocketHandlers() {
   };
 }
 
+/**
+ * A request Node cannot parse never reaches the gateway: Node would answer it with a bare status line. It
+ * gets the error envelope instead, as API Gateway's DEFAULT_4XX response gives one: headers over Node's
+ * limit (16 KB) are a 431, anything else malformed a 400.
+ */
+function answerUnparsableRequest(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const body = JSON.stringify(
+    errorEnvelope('bad_request', tooLarge ? 'request headers too large' : 'malformed request'),
+  );
+  socket.end(
+    `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Connection: close\r\n\r\n${body}`,
+  );
+}
+
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   if (options.dataDir) await mkdir(options.dataDir, { recursive: true });
   // The handlers are imported only once their environment is set (below): a module reads it on first
@@ -201,6 +224,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     );
   });
   server.on('upgrade', (request, socket, head) => webSocket.handleUpgrade(request, socket, head));
+  server.on('clientError', answerUnparsableRequest);
   const host = options.host ?? '127.0.0.1';
   const port = await listen(server, options.port, host);
   const publicHost = host === '0.0.0.0' ? 'localhost' : host;

@@ -99,6 +99,16 @@ describe('a candle range that ends before it starts', () => {
   });
 });
 
+describe('request headers over the limit', () => {
+  it('answer 431 with the error envelope, not a bare status line', async () => {
+    const response = await local.request('/api/market/v1/market-status', {
+      headers: { 'X-API-Key': local.stack.demoKey, 'X-Padding': 'x'.repeat(32 * 1024) },
+    });
+    expect(response.status).toBe(431);
+    expect(response.body).toEqual({ error: { code: 'bad_request', message: 'request headers too large' } });
+  });
+});
+
 describe('bad input over HTTP', () => {
   it.each(REST_ROUTES.map((route) => [route.path, route] as const))(
     '%s answers random parameters with 2xx or an enveloped 4xx, never a 5xx',
