@@ -32,8 +32,45 @@ const PARAMETERS = [
   'cc',
   'threshold',
 ];
+/** Numbers over the whole range a client can write: huge, tiny, negative, fractional, exponents. */
+const numberText = fc.oneof(
+  fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }).map(String),
+  fc.double().map(String),
+  fc.integer().map(String),
+  fc.constantFrom('9007199254740991', '9007199254740992', '-0', '1e21', '0x10', '1_000', '.5', '5.'),
+);
+/** Dates and instants over every year a client can write, valid or not, with and without offsets. */
+const dateText = fc.oneof(
+  fc
+    .date({
+      min: new Date('0001-01-01T00:00:00Z'),
+      max: new Date('9999-12-31T23:59:59Z'),
+      noInvalidDate: true,
+    })
+    .map((date) => date.toISOString()),
+  fc
+    .tuple(
+      fc.integer({ min: 0, max: 99_999 }),
+      fc.integer({ min: 0, max: 13 }),
+      fc.integer({ min: 0, max: 32 }),
+    )
+    .map(
+      ([y, m, d]) =>
+        `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`,
+    ),
+  fc.constantFrom(
+    '2024-11-26T15:00:00+14:00',
+    '2024-11-26T15:00:00-12:00',
+    '2024-11-26T15:00',
+    '+002024-11-26',
+  ),
+);
 const value = fc.oneof(
   fc.string(),
+  fc.string({ unit: 'grapheme' }),
+  fc.string({ unit: 'binary' }),
+  numberText,
+  dateText,
   fc.constantFrom(
     '',
     ' ',
@@ -56,6 +93,7 @@ const value = fc.oneof(
 const query = fc.dictionary(fc.constantFrom(...PARAMETERS), value, { maxKeys: 5 });
 const symbol = fc.oneof(
   fc.string({ minLength: 1, maxLength: 40 }),
+  fc.string({ unit: 'binary', minLength: 1, maxLength: 20 }),
   fc.constantFrom('ES1!', 'aapl', '%2F', '..', 'X'.repeat(100)),
 );
 
