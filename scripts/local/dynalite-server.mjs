@@ -29,6 +29,11 @@ process.on('message', (message) => {
   if (message?.type === 'stop') server.close(() => process.exit(0));
 });
 process.on('disconnect', () => process.exit(0));
+// A terminal's Ctrl-C signals the whole process group, this process too. The parent stops it last, once the
+// streams have drained into it ('stop' above), and it exits with its parent in any case ('disconnect'):
+// ending on the signal itself would leave the parent's drain waiting on a database that is gone.
+process.on('SIGINT', () => {});
+process.on('SIGTERM', () => {});
 
 /**
  * Wraps dynalite's store factory so that the item store of a captured table reports its writes. PutItem,

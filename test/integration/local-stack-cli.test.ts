@@ -133,6 +133,32 @@ describe("the handlers' log level", () => {
   });
 });
 
+describe('Ctrl-C in a terminal', () => {
+  it('stops the stack and its DynamoDB process while the simulator writes history', async () => {
+    const child = spawnScript(
+      'scripts/local/start.ts',
+      [
+        '--port',
+        '0',
+        '--dynamo-port',
+        '0',
+        '--in-memory',
+        '--clock',
+        '2024-11-26T15:00:00Z',
+        '--speed',
+        '60',
+      ],
+      {},
+      true,
+    );
+    await waitForOutput(child, /History: writing about 13 months/, 60_000);
+    // A terminal's Ctrl-C signals the whole foreground process group: the stack and the DynamoDB it forked.
+    process.kill(-(child.pid as number), 'SIGINT');
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(0);
+  }, 60_000);
+});
+
 describe('a local stack that did not stop cleanly', () => {
   it('is reported by the tools, taken over by the next start, and never started twice', async () => {
     const crashed = await start();

@@ -10,6 +10,8 @@ export function spawnScript(
   script: string,
   args: string[],
   environment: Readonly<Record<string, string | undefined>> = {},
+  /** In a process group of its own, as a terminal starts a command: signal it all with kill(-pid). */
+  detached = false,
 ): ChildProcess {
   const env: Record<string, string | undefined> = { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT' };
   for (const [name, value] of Object.entries(environment)) {
@@ -19,6 +21,7 @@ export function spawnScript(
   return spawn(process.execPath, ['--import', 'tsx', script, ...args], {
     cwd: PROJECT_ROOT,
     env,
+    detached,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }
