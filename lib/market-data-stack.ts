@@ -16,6 +16,9 @@ import { PartnerWebSocketApi, type WebSocketCustomDomain } from './constructs/we
  */
 export const WEB_SOCKET_CONTEXT = 'webSocket';
 
+/** `cdk deploy -c waf=false` leaves out the REST stage's WAF web ACL (LocalStack has no WAF). */
+export const WAF_CONTEXT = 'waf';
+
 /** The CDK context keys (`cdk deploy -c wsDomainName=... -c wsCertificateArn=...`) of the WebSocket domain. */
 export const WS_DOMAIN_CONTEXT = {
   domainName: 'wsDomainName',
@@ -46,7 +49,10 @@ export class MarketDataStack extends Stack {
     });
 
     this.data = new DataTables(this, 'Tables');
-    this.restApi = new PartnerRestApi(this, 'RestApi', { tables: this.data.tables });
+    this.restApi = new PartnerRestApi(this, 'RestApi', {
+      tables: this.data.tables,
+      waf: this.node.tryGetContext(WAF_CONTEXT) !== 'false',
+    });
     if (this.node.tryGetContext(WEB_SOCKET_CONTEXT) !== 'false') {
       this.webSocketApi = new PartnerWebSocketApi(this, 'WebSocketApi', {
         tables: this.data.tables,

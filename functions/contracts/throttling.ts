@@ -8,3 +8,20 @@ export const REST_THROTTLE = {
   /** Requests a key may make at once above the sustained rate. */
   burstLimit: 100,
 } as const;
+
+/**
+ * The REST stage's own limits, over every caller together, keyed or not: requests that fail authorization
+ * count too, so a flood of unauthenticated requests is capped before it can take the whole account's Lambda
+ * concurrency through the authorizer. Set well above the sum of what partners use.
+ */
+export const STAGE_THROTTLE = {
+  rateLimit: 2_000,
+  burstLimit: 4_000,
+} as const;
+
+/**
+ * The AWS WAF rate-based rule on the REST stage: at most this many requests from one IP address in any
+ * 5-minute window, then 429 `rate_limit_exceeded` until the rate falls. 30,000 per 5 minutes is 100 requests
+ * a second: four partner keys at their full sustained rate behind one address still fit.
+ */
+export const WAF_REQUESTS_PER_IP_PER_5_MINUTES = 30_000;

@@ -14,7 +14,9 @@ import {
   type UsagePlan,
 } from 'aws-cdk-lib/aws-apigateway';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
+import { ERROR_STATUS, errorEnvelope } from '#contracts/errors';
 import {
   bodyTemplate,
   GATEWAY_RESPONSES,
@@ -22,15 +24,24 @@ import {
 } from '#contracts/gateway-responses';
 import { AUTHORIZER, REST_BASE_PATH, REST_ROUTES, type RestRoute, resourcePath } from '#contracts/routes';
 import { AUTH_CACHE_TTL_SECONDS } from '#contracts/runtime-settings';
-import { REST_THROTTLE } from '#contracts/throttling';
+import { REST_THROTTLE, STAGE_THROTTLE, WAF_REQUESTS_PER_IP_PER_5_MINUTES } from '#contracts/throttling';
 import { ServiceFunction, type TableConstructs } from './service-function.ts';
 
 export const REST_STAGE_NAME = 'live';
+
+/** The key of the web ACL's 429 body. */
+const RATE_LIMITED_BODY_KEY = 'rate_limit_exceeded';
 
 export type RestRouteId = (typeof REST_ROUTES)[number]['id'];
 
 export interface PartnerRestApiProps {
   readonly tables: TableConstructs;
+  /**
+   * An AWS WAF web ACL with a per-IP rate-based rule on the stage (`cdk deploy -c waf=false` leaves it out,
+   * e.g. on LocalStack, which has no WAF).
+   * @default true
+   */
+  readonly waf?: boolean;
 }
 
 /** One access-log line per request, as JSON. The partner's key is never logged, not even the usage key. */
@@ -54,6 +65,14 @@ const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
   }),
 );
 
+/** Acknowledged only when the stage has no web ACL (`-c waf=false`). */
+const NO_WAF_ACKNOWLEDGEMENT = {
+  id: 'AwsSolutions-APIG3',
+  reason:
+    'Deployed with -c waf=false (LocalStack has no WAF): every method still requires a partner key checked ' +
+    'by the Lambda authorizer, the usage plan throttles each key and the stage throttles all callers.',
+} as const;
+
 /** Acknowledged cdk-nag findings on the REST API, with the reason for each. */
 const API_ACKNOWLEDGEMENTS = [
   {
@@ -63,12 +82,6 @@ const API_ACKNOWLEDGEMENTS = [
       '(docs/architecture.md#contracts-one-source-of-truth-for-each), so a bad parameter gets the partner ' +
       'error envelope (docs/partner-guide.md#errors) with invalid_parameter; an API Gateway validator ' +
       'would answer first, differently.',
-  },
-  {
-    id: 'AwsSolutions-APIG3',
-    reason:
-      'Every method requires a partner key checked by the Lambda authorizer and is throttled per key by the ' +
-      'usage plan; a WAFv2 web ACL can be associated with the stage later without changing this stack.',
   },
   {
     id: 'AwsSolutions-APIG6',
@@ -99,6 +112,8 @@ export class PartnerRestApi extends Construct {
   readonly usagePlan: UsagePlan;
   /** The REST base URL including the versioned prefix. */
   readonly baseUrl: string;
+  /** The stage's web ACL; absent with `waf: false`. */
+  readonly webAcl?: CfnWebACL;
 
   constructor(scope: Construct, id: string, props: PartnerRestApiProps) {
     super(scope, id);
@@ -132,6 +147,9 @@ export class PartnerRestApi extends Construct {
         accessLogFormat: ACCESS_LOG_FORMAT,
         metricsEnabled: true,
         tracingEnabled: true,
+        // Every method's limit over all callers, authorized or not (the usage plan limits each key).
+        throttlingRateLimit: STAGE_THROTTLE.rateLimit,
+        throttlingBurstLimit: STAGE_THROTTLE.burstLimit,
       },
       // Applied to every method of the API, so no route can be added without the authorizer and the key.
       defaultMethodOptions: {
@@ -145,6 +163,11 @@ export class PartnerRestApi extends Construct {
     this.api.node.tryRemoveChild('Endpoint');
     for (const acknowledgement of API_ACKNOWLEDGEMENTS) {
       Validations.of(this.api).acknowledge(acknowledgement);
+    }
+    if (props.waf ?? true) {
+      this.webAcl = this.addRateLimitingWebAcl();
+    } else {
+      Validations.of(this.api).acknowledge(NO_WAF_ACKNOWLEDGEMENT);
     }
 
     const routes = new Construct(this, 'Routes');
@@ -164,6 +187,55 @@ export class PartnerRestApi extends Construct {
     });
 
     this.baseUrl = this.api.urlForPath(REST_BASE_PATH);
+  }
+
+  /**
+   * A WAF web ACL on the stage whose rate-based rule blocks an IP address above
+   * WAF_REQUESTS_PER_IP_PER_5_MINUTES with 429 and the partner error envelope. It counts requests before API
+   * Gateway and the authorizer see them, so a flood without keys costs no Lambda invocation.
+   */
+  private addRateLimitingWebAcl(): CfnWebACL {
+    const visibility = (metricName: string) => ({
+      cloudWatchMetricsEnabled: true,
+      metricName,
+      sampledRequestsEnabled: true,
+    });
+    const webAcl = new CfnWebACL(this, 'WebAcl', {
+      scope: 'REGIONAL',
+      description: 'Market Data Alerts REST API: per-IP rate limit',
+      defaultAction: { allow: {} },
+      visibilityConfig: visibility('market-data-alerts-rest'),
+      customResponseBodies: {
+        [RATE_LIMITED_BODY_KEY]: {
+          contentType: 'APPLICATION_JSON',
+          content: JSON.stringify(errorEnvelope('rate_limit_exceeded')),
+        },
+      },
+      rules: [
+        {
+          name: 'rate-per-ip',
+          priority: 0,
+          statement: {
+            rateBasedStatement: { limit: WAF_REQUESTS_PER_IP_PER_5_MINUTES, aggregateKeyType: 'IP' },
+          },
+          action: {
+            block: {
+              customResponse: {
+                responseCode: ERROR_STATUS.rate_limit_exceeded,
+                customResponseBodyKey: RATE_LIMITED_BODY_KEY,
+                responseHeaders: [{ name: 'Retry-After', value: '60' }],
+              },
+            },
+          },
+          visibilityConfig: visibility('market-data-alerts-rest-rate-per-ip'),
+        },
+      ],
+    });
+    new CfnWebACLAssociation(this, 'WebAclAssociation', {
+      resourceArn: this.api.deploymentStage.stageArn,
+      webAclArn: webAcl.attrArn,
+    });
+    return webAcl;
   }
 
   private addRoute(scope: Construct, route: RestRoute, tables: TableConstructs): ServiceFunction {

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { REST_BASE_PATH, REST_ROUTES } from '#contracts/routes';
 import { STACK_NAME, STACK_OUTPUTS, tableOutputName } from '#contracts/stack-outputs';
 import { TABLE_IDS } from '#contracts/tables';
-import { MarketDataStack, WEB_SOCKET_CONTEXT } from '#lib/market-data-stack';
+import { MarketDataStack, WAF_CONTEXT, WEB_SOCKET_CONTEXT } from '#lib/market-data-stack';
 import { PROJECT_ROOT } from '#lib/project-root';
 import { nagFindingsOf } from './support/cdk-nag.ts';
 import { synthServiceStack, TEST_CONTEXT, testApp } from './support/service-stack.ts';
@@ -56,8 +56,11 @@ describe('MarketDataStack', () => {
   });
 });
 
-describe('MarketDataStack with -c webSocket=false (LocalStack free plan)', () => {
-  const stack = new MarketDataStack(testApp({ [WEB_SOCKET_CONTEXT]: 'false' }), STACK_NAME);
+describe('MarketDataStack with -c webSocket=false -c waf=false (LocalStack free plan, as deploy:local)', () => {
+  const stack = new MarketDataStack(
+    testApp({ [WEB_SOCKET_CONTEXT]: 'false', [WAF_CONTEXT]: 'false' }),
+    STACK_NAME,
+  );
   const resources = Template.fromStack(stack).toJSON().Resources as Record<string, { Type: string }>;
 
   it('leaves out every API Gateway V2 resource, the fan-out and the heartbeat', () => {
@@ -66,6 +69,12 @@ describe('MarketDataStack with -c webSocket=false (LocalStack free plan)', () =>
       Object.values(resources).filter(({ Type }) => Type === 'AWS::Lambda::EventSourceMapping'),
     ).toHaveLength(1);
     expect([stack.webSocketApi, stack.fanOut, stack.heartbeat]).toEqual([undefined, undefined, undefined]);
+  });
+
+  it('leaves out the WAF web ACL, cdk-nag accepting it with a reason', () => {
+    expect(Object.values(resources).filter(({ Type }) => Type.startsWith('AWS::WAFv2::'))).toEqual([]);
+    expect(stack.restApi.webAcl).toBeUndefined();
+    expect(nagFindingsOf(stack)).toEqual([]);
   });
 
   it('keeps the REST API, ingestion, the clock tick and every table, with no WebSocket outputs', () => {

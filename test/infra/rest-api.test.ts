@@ -3,8 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { bodyTemplate, GATEWAY_RESPONSES, RETRY_AFTER_SECONDS } from '#contracts/gateway-responses';
 import { REST_ROUTES, resourcePath } from '#contracts/routes';
 import { AUTH_CACHE_TTL_SECONDS } from '#contracts/runtime-settings';
-import { REST_THROTTLE } from '#contracts/throttling';
+import { REST_THROTTLE, STAGE_THROTTLE, WAF_REQUESTS_PER_IP_PER_5_MINUTES } from '#contracts/throttling';
 import { REST_STAGE_NAME } from '#lib/constructs/rest-api';
+import { WAF_CONTEXT } from '#lib/market-data-stack';
 import { synthServiceStack } from './support/service-stack.ts';
 import {
   apiResourcePath,
@@ -186,5 +187,57 @@ describe('PartnerRestApi API, stage and usage plan', () => {
       Throttle: { RateLimit: REST_THROTTLE.rateLimit, BurstLimit: REST_THROTTLE.burstLimit },
       ApiStages: [Match.objectLike({ ApiId: { Ref: restApiId }, Stage: { Ref: stageId } })],
     });
+  });
+});
+
+describe('PartnerRestApi limits over all callers', () => {
+  it('throttles every method of the stage, keyed or not', () => {
+    templateOfResource(template, stageId).hasResourceProperties('AWS::ApiGateway::Stage', {
+      MethodSettings: Match.arrayWith([
+        Match.objectLike({
+          HttpMethod: '*',
+          ResourcePath: '/*',
+          ThrottlingRateLimit: STAGE_THROTTLE.rateLimit,
+          ThrottlingBurstLimit: STAGE_THROTTLE.burstLimit,
+        }),
+      ]),
+    });
+    expect(STAGE_THROTTLE.rateLimit).toBeGreaterThan(REST_THROTTLE.rateLimit);
+  });
+
+  it('puts a WAF web ACL on the stage that answers an IP over its rate with 429 and the envelope', () => {
+    const webAclId = onlyResourceOfType(template, 'AWS::WAFv2::WebACL');
+    const webAcl = resourceOf(template, webAclId).Properties;
+    expect(webAcl.Scope).toBe('REGIONAL');
+    expect(webAcl.DefaultAction).toEqual({ Allow: {} });
+    expect(webAcl.Rules).toEqual([
+      expect.objectContaining({
+        Name: 'rate-per-ip',
+        Statement: {
+          RateBasedStatement: { Limit: WAF_REQUESTS_PER_IP_PER_5_MINUTES, AggregateKeyType: 'IP' },
+        },
+        Action: {
+          Block: {
+            CustomResponse: expect.objectContaining({
+              ResponseCode: 429,
+              CustomResponseBodyKey: 'rate_limit_exceeded',
+            }),
+          },
+        },
+      }),
+    ]);
+    expect(JSON.parse(webAcl.CustomResponseBodies.rate_limit_exceeded.Content)).toEqual({
+      error: { code: 'rate_limit_exceeded', message: 'rate limit exceeded' },
+    });
+    template.hasResourceProperties('AWS::WAFv2::WebACLAssociation', {
+      WebACLArn: { 'Fn::GetAtt': [webAclId, 'Arn'] },
+      ResourceArn: Match.objectLike({ 'Fn::Join': Match.arrayWith([Match.arrayWith([{ Ref: restApiId }])]) }),
+    });
+  });
+
+  it('leaves the web ACL out with -c waf=false', () => {
+    const { template: withoutWaf } = synthServiceStack({ [WAF_CONTEXT]: 'false' });
+    withoutWaf.resourceCountIs('AWS::WAFv2::WebACL', 0);
+    withoutWaf.resourceCountIs('AWS::WAFv2::WebACLAssociation', 0);
   });
 });
