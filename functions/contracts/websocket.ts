@@ -125,6 +125,9 @@ export const FAN_OUT = {
     { table: 'usage', access: 'write' },
     { table: 'instruments', access: 'read' },
     { table: 'prices', access: 'read' },
+    // Each subscriber's key and account, checked before a push (access withdrawn stops it).
+    { table: 'apiKeys', access: 'read' },
+    { table: 'accounts', access: 'read' },
   ],
   batch: {
     size: 100,

@@ -1,4 +1,6 @@
 import pLimit from 'p-limit';
+import type { Credential, CredentialLookup } from '#domain/access/ports';
+import { closeCodeFor, mayReceive } from '#domain/streaming/access';
 import type { ChannelEvent } from '#domain/streaming/channel-events';
 import type {
   ClientConnections,
@@ -20,6 +22,11 @@ export interface FanOutPorts {
   readonly nowMs: () => number;
   /** Concurrent posts at most. */
   readonly concurrency: number;
+  /**
+   * A subscriber's key and account as they are now, through the authorizer's short cache: a key revoked, an
+   * entitlement lapsed or a scope removed since the handshake stops the pushes within that cache's time.
+   */
+  readonly credentials: CredentialLookup;
 }
 
 export interface FanOutOutcome {
@@ -27,6 +34,10 @@ export interface FanOutOutcome {
   readonly failed: number[];
   readonly sent: number;
   readonly gone: number;
+  /** Connections closed (4401/4403) because their access was withdrawn since the handshake. */
+  readonly closed: number;
+  /** Messages not sent because the subscriber's key no longer has the channel's scope. */
+  readonly withheld: number;
   /** Why posts, lookups or clean-ups failed (for the log); a failed clean-up fails no event. */
   readonly errors: string[];
 }
@@ -52,7 +63,25 @@ export async function fanOut(events: readonly ChannelEvent[], ports: FanOutPorts
     }
     return found;
   };
+  const credentialsOf = new Map<string, Promise<Credential | undefined>>();
+  const credentialOf = (keyId: string) => {
+    let found = credentialsOf.get(keyId);
+    if (!found) {
+      found = ports.credentials(keyId);
+      credentialsOf.set(keyId, found);
+    }
+    return found;
+  };
   const goneConnections = new Map<string, Promise<void>>();
+  let closed = 0;
+  let withheld = 0;
+  /** A connection found gone, or closed here, is cleaned up once; a failed clean-up is only logged. */
+  const cleanUp = (subscriber: Subscriber) => {
+    const cleanup = closeConnection(subscriber, ports).catch((error: unknown) => {
+      errors.push(`clean-up of ${subscriber.connectionId}: ${reason(error)}`);
+    });
+    goneConnections.set(subscriber.connectionId, cleanup);
+  };
   const usage: UsageRow[] = [];
   const failed: number[] = [];
   const errors: string[] = [];
@@ -68,13 +97,23 @@ export async function fanOut(events: readonly ChannelEvent[], ports: FanOutPorts
       [...recipients.values()].map((subscriber) =>
         limit(async () => {
           if (goneConnections.has(subscriber.connectionId)) return;
+          const credential = await credentialOf(subscriber.keyId);
+          if (goneConnections.has(subscriber.connectionId)) return;
+          const closeCode = closeCodeFor(credential);
+          if (closeCode !== undefined) {
+            closed += 1;
+            cleanUp(subscriber);
+            await ports.clients.close(subscriber.connectionId, closeCode);
+            return;
+          }
+          if (credential && !mayReceive(credential, event.channel)) {
+            withheld += 1;
+            return;
+          }
           const delivery = await ports.clients.send(subscriber.connectionId, event.message);
           if (delivery === 'gone') {
-            // A clean-up that fails is only logged: the rows expire (TTL), and the next post cleans up again.
-            const cleanup = closeConnection(subscriber, ports).catch((error: unknown) => {
-              errors.push(`clean-up of ${subscriber.connectionId}: ${reason(error)}`);
-            });
-            goneConnections.set(subscriber.connectionId, cleanup);
+            // The rows expire (TTL) if the clean-up fails, and the next post cleans up again.
+            cleanUp(subscriber);
             return;
           }
           sent += 1;
@@ -119,5 +158,12 @@ export async function fanOut(events: readonly ChannelEvent[], ports: FanOutPorts
 
   await Promise.all(goneConnections.values());
   await ports.usage.record(usage);
-  return { failed: failed.sort((a, b) => a - b), sent, gone: goneConnections.size, errors };
+  return {
+    failed: failed.sort((a, b) => a - b),
+    sent,
+    gone: goneConnections.size - closed,
+    closed,
+    withheld,
+    errors,
+  };
 }

@@ -1,6 +1,7 @@
 import { defaultMessage } from '#contracts/errors';
 import { CLOSE_CODES, type CloseCode } from '#contracts/websocket';
 import type { CredentialLookup } from '#domain/access/ports';
+import { closeCodeFor } from '#domain/streaming/access';
 import {
   type AcceptedTopic,
   type ClientMessage,
@@ -50,20 +51,12 @@ export async function closeConnection(
   ]);
 }
 
-/**
- * Whether a connection may stay open, judged as its handshake was: its key revoked (or gone) is 4401, its
- * account's entitlement lapsed or the key without `ws:connect` is 4403. `undefined`: it stays.
- */
+/** Whether a connection may stay open, from its key read now: see closeCodeFor. */
 export async function closeCodeIfAccessWithdrawn(
   connection: Pick<ConnectionRecord, 'keyId'>,
   lookupCredential: CredentialLookup,
 ): Promise<CloseCode | undefined> {
-  const credential = await lookupCredential(connection.keyId);
-  if (!credential || credential.key.revokedAt) return CLOSE_CODES.noValidKey;
-  if (credential.account?.entitlement !== 'active' || !credential.key.scopes.includes('ws:connect')) {
-    return CLOSE_CODES.forbidden;
-  }
-  return undefined;
+  return closeCodeFor(await lookupCredential(connection.keyId));
 }
 
 function parseClientMessage(body: string | null | undefined): ClientMessage | ServerReply {

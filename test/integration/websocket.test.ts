@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Scope } from '#contracts/scopes';
 import { CLOSE_CODES } from '#contracts/websocket';
 import { encodeTradeRecord } from '#domain/market-data/trade-records';
-import { createKey, setEntitlement } from '#scripts/lib/key-administration';
+import { createKey, revokeKey, setEntitlement } from '#scripts/lib/key-administration';
 import { startTestStack, type TestStack } from '../support/local-stack.ts';
 import { TestWebSocketClient } from '../support/ws-client.ts';
 
@@ -145,6 +145,28 @@ describe('WebSocket operations', () => {
     await local.stack.changes.flush();
     expect(await client.request({ op: 'ping' }, 'pong')).toEqual({ op: 'pong' });
     expect(client.messages.slice(from).filter((message) => message.channel === 'quotes')).toEqual([]);
+  });
+});
+
+describe('access withdrawn on an open connection', () => {
+  it('closes a connection whose key was revoked at its next push, which it does not get', async () => {
+    const created = await createKey(
+      { accountId: 'ws-revoked', label: 'ws test', scopes: ALL_SCOPES },
+      local.stack.keyAdministration,
+    );
+    const client = connect({ 'X-API-Key': created.rawKey });
+    await client.opened();
+    await client.request({ op: 'subscribe', topics: [{ channel: 'quotes', symbols: ['MO'] }] }, 'subscribed');
+    await putTrades([{ symbol: 'MO', price: 50.1 }]);
+    await client.next((message) => message.channel === 'quotes' && message.symbol === 'MO');
+    const quotesBefore = client.messages.filter((message) => message.channel === 'quotes').length;
+
+    await revokeKey(created.record.keyId, local.stack.keyAdministration);
+    await putTrades([{ symbol: 'MO', price: 50.2 }]);
+    await local.stack.changes.flush();
+
+    expect((await client.closed).code).toBe(CLOSE_CODES.noValidKey);
+    expect(client.messages.filter((message) => message.channel === 'quotes')).toHaveLength(quotesBefore);
   });
 });
 

@@ -1,4 +1,6 @@
+import { SCOPES } from '#contracts/scopes';
 import type { CloseCode } from '#contracts/websocket';
+import type { CredentialLookup } from '#domain/access/ports';
 import type {
   ClientConnections,
   ConnectionRecord,
@@ -224,10 +226,29 @@ export const subscriber = (connectionId: string, accountId = `acct-${connectionI
   keyId: `key-${connectionId}`,
 });
 
+/** Every key id is a live key with every scope, of an active account: access is never withdrawn. */
+export const everyKeyAllowed: CredentialLookup = async (keyId) => ({
+  key: {
+    keyId,
+    accountId: `account-of-${keyId}`,
+    label: 'test',
+    scopes: [...SCOPES],
+    secretHash: '0'.repeat(64),
+    usageIdentifierKey: `usage-${keyId}`,
+    createdAt: '2024-11-01T00:00:00Z',
+  },
+  account: { accountId: `account-of-${keyId}`, entitlement: 'active', updatedAt: '2024-11-01T00:00:00Z' },
+});
+
 /** Fan-out ports in memory, with each subscriber's connection row and subscriptions in place. */
 export async function fanOutPorts(
   subscribed: [Subscriber, Subscription[]][],
-  options: { clients?: FakeClientConnections; nowMs: number; concurrency?: number },
+  options: {
+    clients?: FakeClientConnections;
+    nowMs: number;
+    concurrency?: number;
+    credentials?: CredentialLookup;
+  },
 ) {
   const ports = {
     subscriptions: new InMemorySubscriptionStore(),
@@ -236,6 +257,7 @@ export async function fanOutPorts(
     usage: new InMemoryUsageLog(),
     nowMs: () => options.nowMs,
     concurrency: options.concurrency ?? 8,
+    credentials: options.credentials ?? everyKeyAllowed,
   };
   for (const [who, subscriptions] of subscribed) {
     await ports.connections.claim(connectionRecord({ ...who, scopes: [] }));

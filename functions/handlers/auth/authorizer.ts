@@ -4,11 +4,8 @@ import { findRouteByResource } from '#contracts/routes';
 import type { Scope } from '#contracts/scopes';
 import { authorize } from '#domain/access/authorization';
 import type { CredentialLookup } from '#domain/access/ports';
-import { cachedCredentialLookup } from '#runtime/credential-lookup';
-import { environment } from '#runtime/environment';
 import { logger } from '#runtime/logger';
-import { memo } from '#runtime/memo';
-import { accountStore, apiKeyStore } from '#runtime/ports/access';
+import { credentialLookup } from '#runtime/ports/access';
 
 /** API Gateway answers a thrown `Unauthorized` with the UNAUTHORIZED gateway response (401). */
 const UNAUTHORIZED = 'Unauthorized';
@@ -61,11 +58,4 @@ export const createHandler =
     };
   };
 
-const credentials = memo(() =>
-  cachedCredentialLookup(
-    { keys: apiKeyStore(), accounts: accountStore() },
-    environment().AUTH_CACHE_TTL_SECONDS,
-  ),
-);
-
-export const handler = createHandler({ credentials });
+export const handler = createHandler({ credentials: credentialLookup });

@@ -14,6 +14,7 @@ import { clock } from '#runtime/clock';
 import { tableName } from '#runtime/environment';
 import { logger } from '#runtime/logger';
 import { memo } from '#runtime/memo';
+import { credentialLookup } from '#runtime/ports/access';
 import { clientConnections } from '#runtime/ports/client-connections';
 import { priceStore, universe } from '#runtime/ports/market-data';
 import { connectionStore, subscriptionStore, usageLog } from '#runtime/ports/streaming';
@@ -70,6 +71,8 @@ export const createHandler =
       events: events.length,
       sent: outcome.sent,
       gone: outcome.gone,
+      closed: outcome.closed,
+      withheld: outcome.withheld,
       failed: outcome.failed.length,
     });
     return {
@@ -103,6 +106,7 @@ export const handler = createHandler({
     clients: clientConnections(),
     usage: usageLog(),
     nowMs: () => clock()().getTime(),
+    credentials: credentialLookup(),
   }),
   universe,
   prices: priceStore,

@@ -1,9 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
+import type { Credential, CredentialLookup } from '#domain/access/ports';
 import type { ChannelEvent } from '#domain/streaming/channel-events';
 import type { Subscriber, Subscription } from '#domain/streaming/ports';
 import { fanOut } from '#use-cases/fan-out';
 import {
   connectionRecord,
+  everyKeyAllowed,
   FakeClientConnections,
   fanOutPorts,
   subscriber,
@@ -88,7 +90,7 @@ describe('fanOut', () => {
 
     const outcome = await fanOut(events, ports);
 
-    expect(outcome).toEqual({ failed: [], sent: 3, gone: 0, errors: [] });
+    expect(outcome).toEqual({ failed: [], sent: 3, gone: 0, closed: 0, withheld: 0, errors: [] });
     expect(ports.clients.sentTo('c1')).toEqual([events[0]?.message]);
     expect(ports.clients.sentTo('c2')).toEqual([events[0]?.message, events[1]?.message]);
     expect(ports.clients.sentTo('c3')).toEqual([]);
@@ -182,7 +184,7 @@ describe('fanOut', () => {
 
     const outcome = await fanOut([quote('e1', 'AAPL'), quote('e2', 'AAPL')], ports);
 
-    expect(outcome).toEqual({ failed: [], sent: 2, gone: 1, errors: [] });
+    expect(outcome).toEqual({ failed: [], sent: 2, gone: 1, closed: 0, withheld: 0, errors: [] });
     expect(ports.subscriptions.topicsOf('c1')).toEqual([]);
     expect(await ports.connections.get('acct-c1')).toBeUndefined();
     expect(ports.subscriptions.topicsOf('c2')).toEqual(['quotes#AAPL']);
@@ -349,7 +351,91 @@ describe('fanOut', () => {
 
     const outcome = await fanOut([quote('e1', 'AAPL')], ports);
 
-    expect(outcome).toEqual({ failed: [], sent: 0, gone: 0, errors: [] });
+    expect(outcome).toEqual({ failed: [], sent: 0, gone: 0, closed: 0, withheld: 0, errors: [] });
     expect(ports.usage.rows).toEqual([]);
+  });
+});
+
+describe('fanOut when access was withdrawn since the handshake', () => {
+  /** c1's key as `change` makes it; every other key allowed. */
+  const withC1 =
+    (change: (credential: Credential) => Credential | undefined): CredentialLookup =>
+    async (keyId) => {
+      const credential = await everyKeyAllowed(keyId);
+      return keyId === 'key-c1' && credential ? change(credential) : credential;
+    };
+  const subscribedToAapl = (): [Subscriber, Subscription[]][] => [
+    [subscriber('c1'), [{ channel: 'quotes', symbol: 'AAPL' }]],
+    [subscriber('c2'), [{ channel: 'quotes', symbol: 'AAPL' }]],
+  ];
+
+  it.each([
+    [
+      'a revoked key',
+      (c: Credential) => ({ ...c, key: { ...c.key, revokedAt: '2024-11-26T15:00:00Z' } }),
+      4401,
+    ],
+    ['a deleted key', () => undefined, 4401],
+    [
+      'a lapsed entitlement',
+      (c: Credential) => ({ ...c, account: c.account && { ...c.account, entitlement: 'inactive' as const } }),
+      4403,
+    ],
+    [
+      'ws:connect removed',
+      (c: Credential) => ({
+        ...c,
+        key: { ...c.key, scopes: c.key.scopes.filter((s) => s !== 'ws:connect') },
+      }),
+      4403,
+    ],
+  ])(
+    'closes the connection of %s with %d, pushes it nothing and bills nothing',
+    async (_case, change, code) => {
+      const clients = new FakeClientConnections();
+      const ports = await fanOutPorts(subscribedToAapl(), {
+        clients,
+        nowMs: NOW_MS,
+        credentials: withC1(change as (credential: Credential) => Credential | undefined),
+      });
+
+      const outcome = await fanOut([quote('e1', 'AAPL'), quote('e2', 'AAPL')], ports);
+
+      expect(outcome).toEqual({ failed: [], sent: 2, gone: 0, closed: 1, withheld: 0, errors: [] });
+      expect(clients.sentTo('c1')).toEqual([]);
+      expect(clients.closes).toEqual([{ connectionId: 'c1', code }]);
+      expect(ports.subscriptions.topicsOf('c1')).toEqual([]);
+      expect(await ports.connections.get('acct-c1')).toBeUndefined();
+      expect(ports.usage.rows.map(({ accountId }) => accountId)).toEqual(['acct-c2', 'acct-c2']);
+    },
+  );
+
+  it('withholds a channel whose scope the key lost, keeping the connection and its other channels', async () => {
+    const clients = new FakeClientConnections();
+    const ports = await fanOutPorts(
+      [[subscriber('c1'), [{ channel: 'quotes', symbol: 'AAPL' }, { channel: 'alerts.in_force' }]]],
+      {
+        clients,
+        nowMs: NOW_MS,
+        credentials: withC1((c) => ({
+          ...c,
+          key: { ...c.key, scopes: c.key.scopes.filter((s) => s !== 'prices:read') },
+        })),
+      },
+    );
+
+    const outcome = await fanOut([quote('e1', 'AAPL'), inForce('e2', 'AAPL')], ports);
+
+    expect(outcome).toEqual({ failed: [], sent: 1, gone: 0, closed: 0, withheld: 1, errors: [] });
+    expect(clients.sentTo('c1')).toEqual([inForce('e2', 'AAPL').message]);
+    expect(clients.closes).toEqual([]);
+    expect(ports.usage.rows.map(({ channel }) => channel)).toEqual(['alerts.in_force']);
+  });
+
+  it('reads each key once per batch', async () => {
+    const lookup = vi.fn(everyKeyAllowed);
+    const ports = await fanOutPorts(subscribedToAapl(), { nowMs: NOW_MS, credentials: lookup });
+    await fanOut([quote('e1', 'AAPL'), quote('e2', 'AAPL'), quote('e3', 'AAPL')], ports);
+    expect(lookup.mock.calls.map(([keyId]) => keyId).sort()).toEqual(['key-c1', 'key-c2']);
   });
 });

@@ -21,6 +21,7 @@ import { DynamoSubscriptionStore } from '#adapters/dynamo/subscription-store';
 import { DynamoUsageLog } from '#adapters/dynamo/usage-log';
 import { createHandler } from '#handlers/stream/fan-out';
 import { InMemoryPriceStore, instrument } from '../../../support/fakes.ts';
+import { everyKeyAllowed } from '../../../support/websocket-fakes.ts';
 
 /**
  * The fan-out handler over the production adapters, with the AWS SDK clients mocked (aws-sdk-client-mock):
@@ -49,6 +50,7 @@ function handler() {
       clients,
       usage: new DynamoUsageLog(documents, 'usage-table'),
       nowMs: () => NOW_MS,
+      credentials: everyKeyAllowed,
     }),
     universe: async () => new Map([['AAPL', instrument('AAPL')]]),
     prices: () => new InMemoryPriceStore(),
