@@ -103,6 +103,9 @@ export const WS_ROUTES = [
       { table: 'connections', access: 'write' },
       { table: 'subscriptions', access: 'write' },
       { table: 'instruments', access: 'read' },
+      // The key's scopes as they are now, for `subscribe`.
+      { table: 'apiKeys', access: 'read' },
+      { table: 'accounts', access: 'read' },
     ],
     managesConnections: true,
   },

@@ -1,4 +1,4 @@
-import { SCOPES } from '#contracts/scopes';
+import { SCOPES, type Scope } from '#contracts/scopes';
 import type { CloseCode } from '#contracts/websocket';
 import type { CredentialLookup } from '#domain/access/ports';
 import type {
@@ -239,6 +239,14 @@ export const everyKeyAllowed: CredentialLookup = async (keyId) => ({
   },
   account: { accountId: `account-of-${keyId}`, entitlement: 'active', updatedAt: '2024-11-01T00:00:00Z' },
 });
+
+/** A lookup that finds every key live, of an active account, with exactly `scopes`. */
+export function keysWithScopes(scopes: readonly Scope[]): CredentialLookup {
+  return async (keyId) => {
+    const credential = await everyKeyAllowed(keyId);
+    return credential && { ...credential, key: { ...credential.key, scopes: [...scopes] } };
+  };
+}
 
 /** Fan-out ports in memory, with each subscriber's connection row and subscriptions in place. */
 export async function fanOutPorts(

@@ -1,6 +1,9 @@
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
+import type { CredentialLookup } from '#domain/access/ports';
+import { closeCodeFor } from '#domain/streaming/access';
 import { errorReply } from '#domain/streaming/messages';
 import { logger } from '#runtime/logger';
+import { credentialLookup } from '#runtime/ports/access';
 import { clientConnections } from '#runtime/ports/client-connections';
 import { universe } from '#runtime/ports/market-data';
 import { connectionStore, subscriptionStore } from '#runtime/ports/streaming';
@@ -15,9 +18,15 @@ type MessagePorts = Parameters<typeof handleClientMessage>[2];
  * `subscribed`).
  */
 export const createHandler =
-  (deps: { ports: () => MessagePorts }) =>
+  (deps: { ports: () => MessagePorts; credentials: () => CredentialLookup }) =>
   async (event: WebSocketEvent): Promise<APIGatewayProxyResultV2> => {
-    const connection = connectionOf(event);
+    const handshake = connectionOf(event);
+    // The key's scopes as they are now (through the authorizer's short cache), not as at the handshake: a
+    // scope removed since cannot be subscribed, and a withdrawn key subscribes nothing (its connection is
+    // closed at its next push or heartbeat).
+    const credential = await deps.credentials()(handshake.keyId);
+    const withdrawn = closeCodeFor(credential) !== undefined;
+    const connection = { ...handshake, scopes: credential && !withdrawn ? credential.key.scopes : [] };
     const ports = deps.ports();
     const replies = await handleClientMessage(connection, event.body, ports).catch((error: unknown) => {
       // The client gets the service's own error shape, not API Gateway's "Internal server error".
@@ -41,4 +50,5 @@ export const handler = createHandler({
     clients: clientConnections(),
     trackedSymbols: universe,
   }),
+  credentials: credentialLookup,
 });

@@ -1,17 +1,29 @@
 import { describe, expect, it, vi } from 'vitest';
 import { CLOSE_CODES } from '#contracts/websocket';
+import type { CredentialLookup } from '#domain/access/ports';
 import { createHandler } from '#handlers/ws/message';
-import { connectionRecord, inMemorySessionPorts, webSocketEvent } from '../../../support/websocket-fakes.ts';
+import {
+  connectionRecord,
+  inMemorySessionPorts,
+  keysWithScopes,
+  webSocketEvent,
+} from '../../../support/websocket-fakes.ts';
 
 const TRACKED = new Set(['AAPL', 'MSFT']);
 
 /** The account's connection `conn-1` (scopes `ws:connect,prices:read`) and the handler over in-memory ports. */
-async function setup(options: Parameters<typeof inMemorySessionPorts>[0] = {}) {
-  const ports = inMemorySessionPorts(options);
+async function setup(
+  options: Parameters<typeof inMemorySessionPorts>[0] & { credentials?: CredentialLookup } = {},
+) {
+  const { credentials, ...clientOptions } = options;
+  const ports = inMemorySessionPorts(clientOptions);
   await ports.connections.claim(
     connectionRecord({ connectionId: 'conn-1', scopes: ['ws:connect', 'prices:read'] }),
   );
-  const handler = createHandler({ ports: () => ({ ...ports, trackedSymbols: async () => TRACKED }) });
+  const handler = createHandler({
+    ports: () => ({ ...ports, trackedSymbols: async () => TRACKED }),
+    credentials: () => credentials ?? keysWithScopes(['ws:connect', 'prices:read']),
+  });
   const message = (body: unknown, connectionId = 'conn-1') =>
     handler(
       webSocketEvent({
@@ -58,6 +70,42 @@ describe('ws message handler', () => {
       },
     ]);
     expect(ports.subscriptions.topicsOf('conn-1')).toEqual(['quotes#AAPL']);
+  });
+
+  it('judges a subscribe by the key as it is now: a scope added since the handshake counts', async () => {
+    const { ports, message } = await setup({
+      credentials: keysWithScopes(['ws:connect', 'prices:read', 'states:read']),
+    });
+    await message({ op: 'subscribe', topics: [{ channel: 'states', symbols: ['AAPL'] }] });
+    expect(ports.clients.sentTo('conn-1')).toEqual([
+      { op: 'subscribed', topics: [{ channel: 'states', symbols: ['AAPL'], unknown_symbols: [] }] },
+    ]);
+  });
+
+  it('refuses a channel whose scope was removed since the handshake', async () => {
+    const { ports, message } = await setup({ credentials: keysWithScopes(['ws:connect']) });
+    await message({ op: 'subscribe', topics: [{ channel: 'quotes', symbols: ['AAPL'] }] });
+    expect(ports.clients.sentTo('conn-1')).toEqual([
+      {
+        op: 'error',
+        error: { code: 'missing_scope', message: 'missing scope' },
+        topic: { channel: 'quotes', symbols: ['AAPL'] },
+      },
+      { op: 'subscribed', topics: [] },
+    ]);
+    expect(ports.subscriptions.topicsOf('conn-1')).toEqual([]);
+  });
+
+  it('subscribes nothing for a revoked key, and still answers ping', async () => {
+    const revoked: CredentialLookup = async (keyId) => {
+      const credential = await keysWithScopes(['ws:connect', 'prices:read'])(keyId);
+      return credential && { ...credential, key: { ...credential.key, revokedAt: '2024-11-26T15:00:00Z' } };
+    };
+    const { ports, message } = await setup({ credentials: revoked });
+    await message({ op: 'subscribe', topics: [{ channel: 'quotes', symbols: ['AAPL'] }] });
+    await message({ op: 'ping' });
+    expect(ports.subscriptions.topicsOf('conn-1')).toEqual([]);
+    expect(ports.clients.sentTo('conn-1').at(-1)).toEqual({ op: 'pong' });
   });
 
   it('answers internal_error, in the service shape, when handling a message fails unexpectedly', async () => {
