@@ -25,3 +25,13 @@ export const STAGE_THROTTLE = {
  * a second: four partner keys at their full sustained rate behind one address still fit.
  */
 export const WAF_REQUESTS_PER_IP_PER_5_MINUTES = 30_000;
+
+/**
+ * The WebSocket stage's route throttle, over every connection together (`$connect` and client messages):
+ * a bound on what a flood of handshakes or messages can cost, far above what one connection per account
+ * sends (subscribe, unsubscribe, ping).
+ */
+export const WS_STAGE_THROTTLE = {
+  rateLimit: 500,
+  burstLimit: 1_000,
+} as const;

@@ -15,6 +15,7 @@ import { WebSocketLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integra
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct, type IConstruct } from 'constructs';
+import { WS_STAGE_THROTTLE } from '#contracts/throttling';
 import { CALLBACK_URL_ENV, WS_BASE_PATH, WS_ROUTES, WS_STAGE, type WsRoute } from '#contracts/websocket';
 import { ServiceFunction, type TableConstructs } from './service-function.ts';
 
@@ -108,13 +109,13 @@ export class PartnerWebSocketApi extends Construct {
       removalPolicy: RemovalPolicy.DESTROY,
     });
     // Access logging because cdk-nag's APIG1 covers WebSocket stages too, and the REST stage logs the same
-    // way. No stage throttle: API Gateway's account limits apply, and a partner has one connection
-    // (docs/websocket.md#one-connection-per-account).
+    // way. The route throttle bounds handshakes and client messages over all connections together.
     this.stage = new WebSocketStage(this, 'Stage', {
       webSocketApi: this.api,
       stageName: WS_STAGE,
       autoDeploy: true,
       detailedMetricsEnabled: true,
+      throttle: { rateLimit: WS_STAGE_THROTTLE.rateLimit, burstLimit: WS_STAGE_THROTTLE.burstLimit },
       accessLogSettings: {
         destination: new LogGroupLogDestination(accessLogs),
         format: ACCESS_LOG_FORMAT,

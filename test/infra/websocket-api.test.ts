@@ -2,6 +2,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { STACK_OUTPUTS } from '#contracts/stack-outputs';
 import { type KeyAttribute, TABLES, type TableDefinition } from '#contracts/tables';
+import { WS_STAGE_THROTTLE } from '#contracts/throttling';
 import { CALLBACK_URL_ENV, WS_BASE_PATH, WS_ROUTES, WS_STAGE } from '#contracts/websocket';
 import type { ServiceFunction } from '#lib/constructs/service-function';
 import { WS_API_MAPPING_KEY } from '#lib/constructs/websocket-api';
@@ -162,6 +163,16 @@ describe('PartnerWebSocketApi stage', () => {
       StageName: WS_STAGE,
       AutoDeploy: true,
       DefaultRouteSettings: { DetailedMetricsEnabled: true },
+    });
+  });
+
+  it('throttles handshakes and client messages over all connections', () => {
+    templateOfResource(template, stageId).hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      DefaultRouteSettings: {
+        DetailedMetricsEnabled: true,
+        ThrottlingRateLimit: WS_STAGE_THROTTLE.rateLimit,
+        ThrottlingBurstLimit: WS_STAGE_THROTTLE.burstLimit,
+      },
     });
   });
 
