@@ -17,7 +17,7 @@ import type {
   Subscription,
   SubscriptionStore,
 } from '#domain/streaming/ports';
-import { checkTopic } from '#domain/streaming/topics';
+import { checkTopic, topicKey } from '#domain/streaming/topics';
 
 export interface SessionPorts {
   readonly connections: ConnectionStore;
@@ -132,7 +132,11 @@ export async function handleClientMessage(
   }
 
   if (message.op === 'subscribe') {
-    await ports.subscriptions.add(connection, subscriptions);
+    // Only what is new is written: subscribing again to what a connection has costs one read, not a write
+    // per symbol.
+    const existing = new Set((await ports.subscriptions.listOf(connection.connectionId)).map(topicKey));
+    const added = subscriptions.filter((subscription) => !existing.has(topicKey(subscription)));
+    if (added.length > 0) await ports.subscriptions.add(connection, added);
     replies.push({ op: 'subscribed', ...echo, topics });
   } else {
     await ports.subscriptions.remove(connection.connectionId, await withWholeChannels(subscriptions));

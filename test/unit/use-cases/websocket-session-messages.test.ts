@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { defaultMessage } from '#contracts/errors';
 import { SCOPES, type Scope } from '#contracts/scopes';
 import { CHANNEL_NAMES, CHANNELS } from '#contracts/websocket';
@@ -44,6 +44,26 @@ describe('handleClientMessage: subscribe', () => {
       { op: 'subscribed', topics: [{ channel: 'quotes', symbols: ['MSFT', 'AAPL'], unknown_symbols: [] }] },
     ]);
     expect(topics()).toEqual(['quotes#AAPL', 'quotes#MSFT']);
+  });
+
+  it('writes only the subscriptions a connection does not have yet, and still replies with every topic', async () => {
+    const { ports, send, topics } = await session();
+    await send({ op: 'subscribe', topics: [{ channel: 'quotes', symbols: ['AAPL', 'MSFT'] }] });
+    const add = vi.spyOn(ports.subscriptions, 'add');
+
+    const again = await send({ op: 'subscribe', topics: [{ channel: 'quotes', symbols: ['AAPL', 'MSFT'] }] });
+    const more = await send({ op: 'subscribe', topics: [{ channel: 'quotes', symbols: ['MSFT', 'TSLA'] }] });
+
+    expect(again).toEqual([
+      { op: 'subscribed', topics: [{ channel: 'quotes', symbols: ['AAPL', 'MSFT'], unknown_symbols: [] }] },
+    ]);
+    expect(more).toEqual([
+      { op: 'subscribed', topics: [{ channel: 'quotes', symbols: ['MSFT', 'TSLA'], unknown_symbols: [] }] },
+    ]);
+    expect(add.mock.calls.map(([, subscriptions]) => subscriptions)).toEqual([
+      [{ channel: 'quotes', symbol: 'TSLA' }],
+    ]);
+    expect(topics()).toEqual(['quotes#AAPL', 'quotes#MSFT', 'quotes#TSLA']);
   });
 
   it('reports untracked symbols in unknown_symbols and does not subscribe them', async () => {
