@@ -107,8 +107,8 @@ export const REST_ROUTES = [
 export const AUTHORIZER = {
   handler: 'functions/handlers/auth/authorizer.ts',
   tables: [
-    { table: 'apiKeys', access: 'read' },
-    { table: 'accounts', access: 'read' },
+    { table: 'apiKeys', access: 'get' },
+    { table: 'accounts', access: 'get' },
   ],
 } as const satisfies { handler: string; tables: readonly TableBinding[] };
 

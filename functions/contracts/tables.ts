@@ -176,7 +176,11 @@ export type TableId = keyof typeof TABLES;
 
 export const TABLE_IDS = Object.keys(TABLES) as TableId[];
 
-export type TableAccess = 'read' | 'write';
+/**
+ * What a function may do to a table: `get` reads items by key only (GetItem, BatchGetItem: a key and its
+ * account, never a listing), `read` also queries and scans, `write` also puts, updates and deletes.
+ */
+export type TableAccess = 'get' | 'read' | 'write';
 
 export interface TableBinding {
   readonly table: TableId;

@@ -104,8 +104,8 @@ export const WS_ROUTES = [
       { table: 'subscriptions', access: 'write' },
       { table: 'instruments', access: 'read' },
       // The key's scopes as they are now, for `subscribe`.
-      { table: 'apiKeys', access: 'read' },
-      { table: 'accounts', access: 'read' },
+      { table: 'apiKeys', access: 'get' },
+      { table: 'accounts', access: 'get' },
     ],
     managesConnections: true,
   },
@@ -129,8 +129,8 @@ export const FAN_OUT = {
     { table: 'instruments', access: 'read' },
     { table: 'prices', access: 'read' },
     // Each subscriber's key and account, checked before a push (access withdrawn stops it).
-    { table: 'apiKeys', access: 'read' },
-    { table: 'accounts', access: 'read' },
+    { table: 'apiKeys', access: 'get' },
+    { table: 'accounts', access: 'get' },
   ],
   batch: {
     size: 100,
@@ -161,8 +161,8 @@ export const HEARTBEAT = {
   tables: [
     { table: 'connections', access: 'write' },
     { table: 'subscriptions', access: 'write' },
-    { table: 'apiKeys', access: 'read' },
-    { table: 'accounts', access: 'read' },
+    { table: 'apiKeys', access: 'get' },
+    { table: 'accounts', access: 'get' },
   ],
 } as const satisfies { handler: string; intervalMinutes: number; tables: readonly TableBinding[] };
 

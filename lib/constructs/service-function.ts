@@ -34,6 +34,9 @@ export interface ServiceFunctionProps {
   readonly logLevel?: PowertoolsLogLevel;
 }
 
+/** A `get` binding: items by key, nothing else (functions/contracts/tables.ts). */
+export const GET_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem'] as const;
+
 /** Acknowledged cdk-nag findings that every service function shares, with the reason for each. */
 const FUNCTION_ACKNOWLEDGEMENTS = [
   {
@@ -136,8 +139,10 @@ export class ServiceFunction extends Construct {
     this.lambda.addEnvironment(definition.envVar, target.tableName);
     if (access === 'write') {
       target.grantReadWriteData(this.lambda);
-    } else {
+    } else if (access === 'read') {
       target.grantReadData(this.lambda);
+    } else {
+      target.grant(this.lambda, ...GET_ACTIONS);
     }
 
     if (definition.indexes?.length) {

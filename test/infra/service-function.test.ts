@@ -179,6 +179,14 @@ describe('ServiceFunction.bindTable', () => {
     );
   });
 
+  it('grants only GetItem and BatchGetItem for a get binding: no Query, no Scan, no write', () => {
+    const { fn, template, tables } = standalone([{ table: 'apiKeys', access: 'get' }]);
+    expect(tableActionsOf(template, fn, tables).get('apiKeys')?.sort()).toEqual([
+      'dynamodb:BatchGetItem',
+      'dynamodb:GetItem',
+    ]);
+  });
+
   it('refuses to bind the same table twice', () => {
     expect(() =>
       standalone([

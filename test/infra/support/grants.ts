@@ -2,7 +2,7 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import { expect } from 'vitest';
 import { TABLE_IDS, type TableAccess, type TableId } from '#contracts/tables';
 import type { TableMap } from '#lib/constructs/data-tables';
-import type { ServiceFunction } from '#lib/constructs/service-function';
+import { GET_ACTIONS, type ServiceFunction } from '#lib/constructs/service-function';
 import {
   actionsOf,
   logicalIdOf,
@@ -48,12 +48,17 @@ export function tableActionsOf(
 }
 
 /**
- * Asserts a function's actions on one table match its contract binding: none without a binding, the reads
- * for a read binding (and no write), the reads and the writes for a write binding.
+ * Asserts a function's actions on one table match its contract binding: none without a binding, exactly
+ * GetItem and BatchGetItem for a get binding, the reads for a read binding (and no write), the reads and the
+ * writes for a write binding.
  */
 export function expectContractAccess(actions: readonly string[], access: TableAccess | undefined): void {
   if (access === undefined) {
     expect(actions).toEqual([]);
+    return;
+  }
+  if (access === 'get') {
+    expect([...actions].sort()).toEqual([...GET_ACTIONS].sort());
     return;
   }
   expect(actions).toEqual(expect.arrayContaining(READ_ACTIONS));
