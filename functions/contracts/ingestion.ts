@@ -9,3 +9,26 @@ export const INGEST_BATCH = {
   /** Seconds Lambda waits to fill a batch: a trade reaches candles and quotes within about this. */
   windowSeconds: 1,
 } as const;
+
+/**
+ * How far a trade's own time may stray from the order the ingest path applies trades in
+ * (docs/candles.md#late-and-early-prints).
+ */
+export const TRADE_TIMING = {
+  /**
+   * A trade stamped more than this after the service clock is refused as `future` and dead-lettered: a feed
+   * glitch stamped years ahead must never become a symbol's latest price and watermark.
+   */
+  futureToleranceMs: 5_000,
+  /**
+   * A late print (older than the symbol's last applied trade) by at most this much is folded into the bars
+   * still forming (high, low and volume); an older one is refused as `late`.
+   */
+  lateToleranceMs: 5_000,
+  /**
+   * The trade ids a symbol's ledger remembers from the late-print window, to tell a late print from a
+   * redelivery. Past this many (a symbol trading more than 400 times a second), the window shrinks to what is
+   * remembered: a late print older than that is refused as `late`, never counted twice.
+   */
+  rememberedTradeIds: 2_000,
+} as const;

@@ -2,9 +2,12 @@
  * The candle aggregation core of the ingest path: folds a symbol's trades, in order, into its latest price
  * and the latest bar of each of the ten intervals (docs/candles.md#intervals).
  *
- * - A trade is applied once: one whose (timestamp, tradeId) is not after the ledger's watermark (the last
- *   applied trade; timestamps compared first, then trade ids as strings) is a redelivery or a late print,
- *   and is skipped, so volume is never counted twice.
+ * - Trades are applied in the order given (stream order), each once (docs/candles.md#late-and-early-prints):
+ *   one at or after the watermark (the last applied trade) is applied in full, a same-millisecond tie
+ *   included; one the ledger's RecentTradeWindow already holds is a redelivery (`duplicates`); a late print
+ *   within the window is folded into the bars still forming that contain its time (high, low and volume;
+ *   never open, close or the latest price); an older one is refused (`late`). Volume is never counted twice
+ *   and no distinct trade is dropped for sharing a millisecond.
  * - Trades outside every session (pre-market, after hours, weekends, holidays) are counted and ignored;
  *   so are invalid ones (price not a finite number > 0, size not a finite number >= 0, timestamp outside
  *   the calendar's range, another symbol, a trade id that is not a string).
@@ -35,6 +38,7 @@ import {
   type SessionTimes,
   sessionTimesAt,
 } from './periods.ts';
+import { RecentTradeWindow } from './recent-trades.ts';
 
 /**
  * The in-force detection the fold drives (functions/domain/strat/in-force.ts implements it), declared here so
@@ -70,9 +74,14 @@ export interface FoldResult<Event> {
    * The bar objects are shared with the new ledger's `recent`: read them, do not mutate them.
    */
   completed: CompletedBar[];
+  /** Applied in full (at or after the watermark). */
   applied: number;
-  /** At or before the watermark: redeliveries and late prints. */
+  /** Late prints folded into the forming bars' high, low and volume. */
+  latePrints: number;
+  /** Redeliveries of trades already applied. */
   duplicates: number;
+  /** Late prints older than the late-print window: refused. */
+  late: number;
   /** Valid, after the watermark, but outside every session. */
   outsideSession: number;
   /** Bad price, size, timestamp, trade id or symbol. */
@@ -233,7 +242,36 @@ function rollBars(
 }
 
 /**
- * Folds a symbol's trades, in time order, into its ledger (undefined: a symbol seen for the first time).
+ * A late print into the forming bars whose period holds its time: high, low and volume move (and the in-force
+ * detection sees a new high or low); open, close and completed bars do not. False when its time is in no
+ * session (nothing moves).
+ */
+function foldLatePrint(
+  bars: readonly (FormingBar | undefined)[],
+  timestampMs: number,
+  price: number,
+  size: number,
+  tracker: InForceDetection<unknown>,
+): boolean {
+  if (sessionTimesAt(timestampMs) === undefined) return false;
+  for (let index = 0; index < INTERVAL_COUNT; index++) {
+    const bar = bars[index];
+    if (bar === undefined || timestampMs < bar.startMs || timestampMs >= bar.endMs) continue;
+    if (price > bar.high) {
+      bar.high = price;
+      if (price > (tracker.upAt[index] as number)) tracker.crossUp(index, bar, price, timestampMs);
+    }
+    if (price < bar.low) {
+      bar.low = price;
+      if (price < (tracker.downAt[index] as number)) tracker.crossDown(index, bar, price, timestampMs);
+    }
+    bar.volume += size;
+  }
+  return true;
+}
+
+/**
+ * Folds a symbol's trades, in stream order, into its ledger (undefined: a symbol seen for the first time).
  * Pure: returns a new ledger and the bars that completed. A RangeError if the ledger is another symbol's.
  */
 export function foldCandles<Event>(
@@ -258,11 +296,14 @@ export function foldCandles<Event>(
 
   let markTimestamp = ledger?.lastTrade?.timestamp ?? Number.NEGATIVE_INFINITY;
   let markTradeId = ledger?.lastTrade?.tradeId ?? '';
+  const window = new RecentTradeWindow(ledger?.recentTrades, ledger?.lastTrade);
   let lastPrice = 0;
   let lastSize = 0;
   const completed: CompletedBar[] = [];
   let applied = 0;
+  let latePrints = 0;
   let duplicates = 0;
+  let late = 0;
   let outsideSession = 0;
   let invalid = 0;
   const rangeStartMs = PERIOD_RANGE_MS.startMs;
@@ -288,9 +329,25 @@ export function foldCandles<Event>(
       invalid++;
       continue;
     }
-    if (timestamp < markTimestamp || (timestamp === markTimestamp && tradeId <= markTradeId)) {
-      duplicates++;
-      continue;
+    if (timestamp <= markTimestamp) {
+      if (timestamp <= window.afterMs) {
+        late++;
+        continue;
+      }
+      if (window.has(timestamp, tradeId)) {
+        duplicates++;
+        continue;
+      }
+      if (timestamp < markTimestamp) {
+        if (foldLatePrint(bars, timestamp, price, size, tracker)) {
+          window.add(timestamp, tradeId, true);
+          latePrints++;
+        } else {
+          outsideSession++;
+        }
+        continue;
+      }
+      // A tie at the watermark's millisecond, new to the window: applied in stream order, below.
     }
     if (timestamp < earliestEnd) {
       // Inside every forming bar (each holds the watermark, and the 1m period nests in all the others).
@@ -317,6 +374,7 @@ export function foldCandles<Event>(
     }
     markTimestamp = timestamp;
     markTradeId = tradeId;
+    window.add(timestamp, tradeId, false);
     lastPrice = price;
     lastSize = size;
     applied++;
@@ -334,5 +392,17 @@ export function foldCandles<Event>(
     if (ledger?.lastTrade !== undefined) next.lastTrade = { ...ledger.lastTrade };
     if (ledger?.price !== undefined) next.price = { ...ledger.price };
   }
-  return { ledger: next, completed, applied, duplicates, outsideSession, invalid, inForce: strat.events };
+  if (applied + latePrints > 0) next.recentTrades = window.toStored(markTimestamp);
+  else if (ledger?.recentTrades !== undefined) next.recentTrades = ledger.recentTrades;
+  return {
+    ledger: next,
+    completed,
+    applied,
+    latePrints,
+    duplicates,
+    late,
+    outsideSession,
+    invalid,
+    inForce: strat.events,
+  };
 }

@@ -6,6 +6,12 @@ import type { Interval } from './intervals.ts';
 export interface SymbolLedger {
   readonly symbol: string;
   lastTrade?: TradeMark;
+  /**
+   * The trades applied within the late-print window before the watermark, to tell a late print from a
+   * redelivered trade (candle-fold.ts). Missing (a ledger stored before it): only trades after the watermark
+   * are applied.
+   */
+  recentTrades?: RecentTrades;
   price?: LatestPrice;
   /** The latest bar of each interval, complete or still forming. */
   forming: Partial<Record<Interval, FormingBar>>;
@@ -16,6 +22,14 @@ export interface SymbolLedger {
   recent?: Partial<Record<Interval, Bar[]>>;
   /** The in-force alerts already fired in the forming period of each interval; missing: none. */
   fired?: Partial<Record<Interval, InForceFlags>>;
+}
+
+/** Applied trades, as parallel arrays (compact when stored): `timestamps[i]` is the time of `tradeIds[i]`. */
+export interface RecentTrades {
+  /** A late print at or before this instant is refused: older than the window, or than what is remembered. */
+  afterMs: number;
+  timestamps: number[];
+  tradeIds: string[];
 }
 
 export function emptyLedger(symbol: string): SymbolLedger {

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { TRADE_TIMING } from '#contracts/ingestion';
 import {
   type Bar,
   barOf,
@@ -118,7 +119,9 @@ describe('foldTrades: OHLCV', () => {
       ledger: { symbol: SYMBOL, forming: {} },
       completed: [],
       applied: 0,
+      latePrints: 0,
       duplicates: 0,
+      late: 0,
       outsideSession: 0,
       invalid: 0,
       inForce: [],
@@ -138,38 +141,117 @@ describe('foldTrades: deduplication', () => {
     const first = fold(batchA);
     const again = fold(batchA, first.ledger);
     expect(again.ledger).toEqual(first.ledger);
-    expect(again).toMatchObject({ completed: [], applied: 0, duplicates: 3 });
+    // The last is in the late-print window (a duplicate); the two before are older than it (late).
+    expect(again).toMatchObject({ completed: [], applied: 0, duplicates: 1, late: 2 });
     expect(formingOf(again.ledger, '1d').volume).toBe(600);
   });
 
-  it('folds A then A+B like A+B at once, counting A twice as duplicates', () => {
+  it('folds A then A+B like A+B at once, refusing A the second time', () => {
     const first = fold(batchA);
     const overlap = fold([...batchA, ...batchB], first.ledger);
     const once = fold([...batchA, ...batchB]);
     expect(overlap.ledger).toEqual(once.ledger);
     expect([...first.completed, ...overlap.completed]).toEqual(once.completed);
-    expect(overlap).toMatchObject({ applied: 2, duplicates: 3 });
+    expect(overlap).toMatchObject({ applied: 2, duplicates: 1, late: 2 });
     expect(formingOf(overlap.ledger, '1d').volume).toBe(1500);
   });
 
-  it('orders trades by timestamp, then trade id as a string', () => {
+  it('applies every distinct trade of one millisecond, in stream order ("10" after "9")', () => {
     const at = '2024-05-15T15:00:00Z';
-    const result = fold([
-      trade(at, 10, 1, 'b'),
-      trade(at, 11, 1, 'c'),
-      trade(at, 12, 1, 'a'),
-      trade(at, 13, 1, 'c'),
-    ]);
-    expect(result).toMatchObject({ applied: 2, duplicates: 2 });
-    expect(result.ledger.lastTrade).toEqual({ timestamp: ms(at), tradeId: 'c' });
+    const result = fold([trade(at, 10, 1, '9'), trade(at, 11, 1, '10'), trade(at, 12, 1, '9')]);
+    expect(result).toMatchObject({ applied: 2, duplicates: 1 });
+    expect(result.ledger.lastTrade).toEqual({ timestamp: ms(at), tradeId: '10' });
     expect(formingOf(result.ledger, '1m')).toMatchObject({ open: 10, close: 11, volume: 2 });
   });
 
-  it('skips a late print (earlier than the watermark) even with a new trade id', () => {
-    const first = fold(batchA);
-    const late = fold([trade('2024-05-15T14:00:05Z', 99, 1000, 'zzzz')], first.ledger);
-    expect(late).toMatchObject({ applied: 0, duplicates: 1 });
-    expect(late.ledger).toEqual(first.ledger);
+  it('applies a tie at the watermark that arrives in a later batch, once', () => {
+    const at = '2024-05-15T15:00:00Z';
+    const first = fold([trade(at, 10, 1, '9')]);
+    const tie = fold([trade(at, 11, 2, '10')], first.ledger);
+    const again = fold([trade(at, 11, 2, '10'), trade(at, 10, 1, '9')], tie.ledger);
+    expect(tie).toMatchObject({ applied: 1, duplicates: 0 });
+    expect(formingOf(tie.ledger, '1m')).toMatchObject({ close: 11, volume: 3 });
+    expect(again).toMatchObject({ applied: 0, duplicates: 2 });
+    expect(again.ledger).toEqual(tie.ledger);
+  });
+});
+
+describe('foldTrades: late prints (docs/candles.md#late-and-early-prints)', () => {
+  const inOrder = [
+    trade('2024-05-15T14:00:58Z', 50, 100),
+    trade('2024-05-15T14:01:01Z', 51, 200),
+    trade('2024-05-15T14:01:02Z', 52, 300),
+  ];
+
+  it('folds a print up to the tolerance late into the high, low and volume of the bars still forming', () => {
+    const first = fold(inOrder);
+    const late = fold(
+      [trade('2024-05-15T14:00:59Z', 60, 7), trade('2024-05-15T14:01:00Z', 40, 5)],
+      first.ledger,
+    );
+    expect(late).toMatchObject({ applied: 0, latePrints: 2, duplicates: 0, late: 0 });
+    // The 14:01 minute holds the second print; the 14:00 minute is complete and stays as it was.
+    expect(formingOf(late.ledger, '1m')).toMatchObject({
+      open: 51,
+      high: 52,
+      low: 40,
+      close: 52,
+      volume: 505,
+    });
+    expect(formingOf(late.ledger, '1d')).toMatchObject({
+      open: 50,
+      high: 60,
+      low: 40,
+      close: 52,
+      volume: 612,
+    });
+    expect(late.completed).toEqual([]);
+    expect(late.ledger.price).toEqual(first.ledger.price);
+    expect(late.ledger.lastTrade).toEqual(first.ledger.lastTrade);
+  });
+
+  it('counts a late print once, however often it is delivered', () => {
+    const first = fold(inOrder);
+    const print = trade('2024-05-15T14:01:00.500Z', 51.5, 9);
+    const once = fold([print], first.ledger);
+    const twice = fold([print, print], once.ledger);
+    expect(twice).toMatchObject({ latePrints: 0, duplicates: 2 });
+    expect(formingOf(twice.ledger, '1d').volume).toBe(609);
+  });
+
+  it('refuses a print older than the tolerance, and counts it as late', () => {
+    const first = fold(inOrder);
+    const stale = fold([trade('2024-05-15T14:00:56.999Z', 99, 1000)], first.ledger);
+    expect(stale).toMatchObject({ applied: 0, latePrints: 0, duplicates: 0, late: 1 });
+    expect(stale.ledger).toEqual(first.ledger);
+  });
+
+  it('counts a late print outside every session as outside the session', () => {
+    const first = fold([trade('2024-05-15T13:30:02Z', 50, 1)]);
+    const early = fold([trade('2024-05-15T13:29:59Z', 49, 1)], first.ledger);
+    expect(early).toMatchObject({ latePrints: 0, outsideSession: 1 });
+  });
+
+  it('remembers at most the cap of trade ids, forgetting whole milliseconds and refusing what it forgot', () => {
+    const busy: Trade[] = [];
+    for (let index = 0; index < TRADE_TIMING.rememberedTradeIds + 10; index++) {
+      busy.push(trade(ms('2024-05-15T14:00:00Z') + Math.floor(index / 4), 50, 1));
+    }
+    const { ledger } = fold(busy);
+    const window = ledger.recentTrades;
+    expect(window?.tradeIds.length).toBeLessThanOrEqual(TRADE_TIMING.rememberedTradeIds);
+    expect(window?.timestamps.every((timestamp) => timestamp > (window?.afterMs ?? 0))).toBe(true);
+    const again = fold(busy, ledger);
+    expect(again).toMatchObject({ applied: 0, latePrints: 0 });
+    expect(again.duplicates + again.late).toBe(busy.length);
+  });
+
+  it('applies nothing at or before the watermark of a ledger stored without the window', () => {
+    const first = fold(inOrder);
+    const { recentTrades: _dropped, ...legacy } = first.ledger;
+    const at = inOrder[2]?.timestamp ?? 0;
+    const result = fold([trade(at, 53, 1, 'zz'), trade(at - 500, 53, 1), trade(at + 1, 54, 1)], legacy);
+    expect(result).toMatchObject({ applied: 1, late: 2 });
   });
 });
 
