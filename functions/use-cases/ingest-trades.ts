@@ -1,5 +1,6 @@
 import pLimit from 'p-limit';
-import type { Bar, Trade } from '#domain/market-data/bars';
+import { TRADE_TIMING } from '#contracts/ingestion';
+import type { Bar, Trade, TradeMark } from '#domain/market-data/bars';
 import type { SymbolLedger } from '#domain/market-data/ledger';
 import { periodAt } from '#domain/market-data/periods';
 import type { BarStore, LedgerStore, PriceStore, Series } from '#domain/market-data/ports';
@@ -20,10 +21,23 @@ import type { InForceEvent } from '#domain/strat/in-force';
 import type { EventFeed, SetupStore, StateStore } from '#domain/strat/ports';
 import { isTimeframe, TIMEFRAME_INTERVAL } from '#domain/strat/timeframes';
 import { foldTrades } from '#domain/strat/trade-fold';
-import { syncStates } from './sync-states.ts';
+import { type LedgerAtVersion, syncStates } from './sync-states.ts';
+
+/**
+ * The derived writes of one ledger commit: the bars it completed, its new latest price and the in-force alerts
+ * it fired. Stored with the ledger (its `pending`), applied after the commit, and applied again when the batch
+ * that committed them is delivered again (the writer may have stopped in between).
+ */
+export interface CommittedWrites {
+  readonly bars: readonly (Series & { bar: Bar })[];
+  readonly price?: SymbolPrice;
+  readonly alerts: readonly InForceEvent[];
+  /** The last trade of the symbol in the batch that committed them: its redelivery has it again. */
+  readonly batchMark: TradeMark;
+}
 
 export interface IngestPorts {
-  readonly ledgers: LedgerStore;
+  readonly ledgers: LedgerStore<CommittedWrites>;
   readonly bars: BarStore;
   readonly prices: PriceStore;
   readonly alerts: EventFeed<InForceAlertBody>;
@@ -32,19 +46,28 @@ export interface IngestPorts {
   readonly setups: SetupStore;
   /** The sector of a symbol, for its setup rows. */
   readonly sectorOf: (symbol: string) => string;
-  /** The service clock, Unix ms: "now" for the derived states. */
+  /** The service clock, Unix ms: "now" for the derived states, and what a trade may not be stamped after. */
   readonly nowMs: () => number;
   readonly breakWindowMs?: number;
 }
 
+/** Why a trade was not applied (docs/candles.md#late-and-early-prints). */
+export type RefusalReason = 'duplicate' | 'late' | 'future' | 'outside_session' | 'invalid';
+
 export interface IngestOutcome {
+  /** Trades applied in full. */
   readonly applied: number;
-  readonly duplicates: number;
-  readonly outsideSession: number;
-  readonly invalid: number;
+  /** Late prints folded into the forming bars' high, low and volume. */
+  readonly latePrints: number;
+  /** Trades not applied, by reason: every trade in is applied, folded or counted here. */
+  readonly refused: Readonly<Record<RefusalReason, number>>;
+  /** Trades stamped after the service clock's tolerance: the caller dead-letters them for a redrive. */
+  readonly future: readonly Trade[];
   readonly alerts: number;
   readonly breaks: number;
   readonly statesChanged: number;
+  /** Symbols whose committed writes were applied again (a redelivery after a stop mid-batch). */
+  readonly recovered: number;
   /** Symbols whose ledger another writer changed meanwhile: their trades must be delivered again. */
   readonly failedSymbols: readonly string[];
 }
@@ -92,66 +115,114 @@ async function detectBreaks(fired: readonly InForceEvent[], ports: IngestPorts):
   return ports.breaks.append(simultaneousBreaks(events, windowMs).map(breakFeedEvent));
 }
 
+/** Whether `trades` hold the batch that committed `pending`: it was delivered again. */
+function redelivers(trades: readonly Trade[], pending: CommittedWrites | undefined): boolean {
+  if (pending === undefined) return false;
+  const { timestamp, tradeId } = pending.batchMark;
+  return trades.some((trade) => trade.timestamp === timestamp && trade.tradeId === tradeId);
+}
+
 /**
- * Folds one batch of trades (any symbols, each symbol's in stream order) into the stored state, with one
- * write per changed item. Writes go in this order: completed bars and latest prices (absolute values: a
- * retry writes the same), the in-force alerts and simultaneous breaks (appended once by their natural
- * keys), the derived states that changed, and last each symbol's ledger, guarded by its version. A
- * redelivered batch finds the ledger's watermark past its trades and changes nothing: volume is never
- * counted twice and no alert fires twice
- * (docs/architecture.md#ingestion-a-kinesis-stream-of-trades-one-ingest-lambda).
+ * Applies committed writes (idempotent: a second application writes the same): bars, then prices (never
+ * moved back), the in-force alerts and the simultaneous breaks they make (appended once by their natural
+ * keys), and the states of the ledgers.
  */
-export async function ingestTrades(trades: readonly Trade[], ports: IngestPorts): Promise<IngestOutcome> {
-  const groups = groupBySymbol(trades);
-  const stored = await ports.ledgers.getMany([...groups.keys()]);
-
-  const completed: (Series & { bar: Bar })[] = [];
-  const prices: SymbolPrice[] = [];
-  const fired: InForceEvent[] = [];
-  const changed: { ledger: SymbolLedger; version: number | undefined }[] = [];
-  let duplicates = 0;
-  let outsideSession = 0;
-  let invalid = 0;
-  let applied = 0;
-  for (const [symbol, symbolTrades] of groups) {
-    const previous = stored.get(symbol);
-    const fold = foldTrades(previous?.ledger, symbol, symbolTrades);
-    duplicates += fold.duplicates;
-    outsideSession += fold.outsideSession;
-    invalid += fold.invalid;
-    applied += fold.applied;
-    if (fold.applied === 0) continue;
-    for (const { interval, bar } of fold.completed) completed.push({ symbol, interval, bar });
-    if (fold.ledger.price) prices.push({ symbol, ...fold.ledger.price });
-    fired.push(...fold.inForce);
-    changed.push({ ledger: fold.ledger, version: previous?.version });
-  }
-
-  await Promise.all([ports.bars.putMany(completed), ports.prices.putMany(prices)]);
-  fired.sort((a, b) => a.triggeredAt - b.triggeredAt);
+async function applyCommitted(
+  commits: readonly (LedgerAtVersion & { writes: CommittedWrites })[],
+  ports: IngestPorts,
+): Promise<{ alerts: number; breaks: number; statesChanged: number }> {
+  const writes = commits.map(({ writes }) => writes);
+  await Promise.all([
+    ports.bars.putMany(writes.flatMap(({ bars }) => bars)),
+    ports.prices.putMany(writes.flatMap(({ price }) => price ?? [])),
+  ]);
+  const fired = writes.flatMap(({ alerts }) => alerts).sort((a, b) => a.triggeredAt - b.triggeredAt);
   const alerts = await ports.alerts.append(fired.map(inForceFeedEvent));
   const breaks = await detectBreaks(fired, ports);
-  const states = await syncStates(
-    changed.map(({ ledger }) => ledger),
-    ports.nowMs(),
-    ports.sectorOf,
-    ports,
+  const latest = new Map(commits.map((commit) => [commit.ledger.symbol, commit]));
+  const states = await syncStates([...latest.values()], ports.nowMs(), ports.sectorOf, ports);
+  return { alerts, breaks, statesChanged: states.length };
+}
+
+/**
+ * Folds one batch of trades (any symbols, each symbol's in stream order) into the stored state
+ * (docs/architecture.md#ingestion-a-kinesis-stream-of-trades-one-ingest-lambda). Trades stamped after the
+ * service clock's tolerance are set apart, never applied. Each symbol's ledger is read strongly consistent,
+ * folded, and committed first, guarded by its version and carrying its derived writes; only then are those
+ * writes applied (bars, prices, alerts, breaks, states). A writer that loses the race for a ledger writes
+ * nothing derived from it (its symbol is delivered again); a writer that stops after a commit leaves its
+ * writes in the ledger, and the redelivered batch applies them again. Volume is never counted twice and no
+ * alert fires twice.
+ */
+export async function ingestTrades(trades: readonly Trade[], ports: IngestPorts): Promise<IngestOutcome> {
+  const latestAllowedMs = ports.nowMs() + TRADE_TIMING.futureToleranceMs;
+  const future = trades.filter((trade) => trade.timestamp > latestAllowedMs);
+  const groups = groupBySymbol(
+    future.length === 0 ? trades : trades.filter((trade) => !(trade.timestamp > latestAllowedMs)),
   );
+  const stored = await ports.ledgers.getMany([...groups.keys()]);
+
+  const refused: Record<RefusalReason, number> = {
+    duplicate: 0,
+    late: 0,
+    future: future.length,
+    outside_session: 0,
+    invalid: 0,
+  };
+  let applied = 0;
+  let latePrints = 0;
+  const recovered: (LedgerAtVersion & { writes: CommittedWrites })[] = [];
+  const folded: { ledger: SymbolLedger; previousVersion: number | undefined; writes: CommittedWrites }[] = [];
+  for (const [symbol, symbolTrades] of groups) {
+    const previous = stored.get(symbol);
+    if (previous?.pending && redelivers(symbolTrades, previous.pending)) {
+      recovered.push({ ledger: previous.ledger, version: previous.version, writes: previous.pending });
+    }
+    const fold = foldTrades(previous?.ledger, symbol, symbolTrades);
+    applied += fold.applied;
+    latePrints += fold.latePrints;
+    refused.duplicate += fold.duplicates;
+    refused.late += fold.late;
+    refused.outside_session += fold.outsideSession;
+    refused.invalid += fold.invalid;
+    if (fold.applied + fold.latePrints === 0) continue;
+    const last = symbolTrades.at(-1) as Trade;
+    folded.push({
+      ledger: fold.ledger,
+      previousVersion: previous?.version,
+      writes: {
+        bars: fold.completed.map(({ interval, bar }) => ({ symbol, interval, bar })),
+        ...(fold.applied > 0 && fold.ledger.price ? { price: { symbol, ...fold.ledger.price } } : {}),
+        alerts: fold.inForce,
+        batchMark: { timestamp: last.timestamp, tradeId: last.tradeId },
+      },
+    });
+  }
 
   const limit = pLimit(LEDGER_WRITE_CONCURRENCY);
-  const written = await Promise.all(
-    changed.map(({ ledger, version }) =>
-      limit(async () => ({ symbol: ledger.symbol, ok: await ports.ledgers.put(ledger, version) })),
+  const outcomes = await Promise.all(
+    folded.map((commit) =>
+      limit(async () => ({
+        commit,
+        ok: await ports.ledgers.put(commit.ledger, commit.previousVersion, commit.writes),
+      })),
     ),
   );
+  const committed = outcomes
+    .filter(({ ok }) => ok)
+    .map(({ commit }) => ({
+      ledger: commit.ledger,
+      version: (commit.previousVersion ?? -1) + 1,
+      writes: commit.writes,
+    }));
+  const derived = await applyCommitted([...recovered, ...committed], ports);
   return {
     applied,
-    duplicates,
-    outsideSession,
-    invalid,
-    alerts,
-    breaks,
-    statesChanged: states.length,
-    failedSymbols: written.filter(({ ok }) => !ok).map(({ symbol }) => symbol),
+    latePrints,
+    refused,
+    future,
+    ...derived,
+    recovered: recovered.length,
+    failedSymbols: outcomes.filter(({ ok }) => !ok).map(({ commit }) => commit.ledger.symbol),
   };
 }

@@ -24,7 +24,9 @@ import type {
   StoredState,
 } from '#domain/strat/ports';
 import type { SetupRow } from '#domain/strat/setups';
+import { supersedes } from '#domain/strat/stored-states';
 import type { Timeframe } from '#domain/strat/timeframes';
+import type { CommittedWrites } from '#use-cases/ingest-trades';
 
 /** In-memory ports for handler and domain tests: the contracts of the ports, without DynamoDB. */
 export class InMemoryInstrumentCatalog implements InstrumentCatalog {
@@ -118,7 +120,10 @@ export class InMemoryPriceStore implements PriceStore {
   }
 
   async putMany(prices: readonly SymbolPrice[]) {
-    for (const price of prices) this.prices.set(price.symbol, price);
+    for (const price of prices) {
+      const stored = this.prices.get(price.symbol);
+      if (!stored || stored.timestamp <= price.timestamp) this.prices.set(price.symbol, price);
+    }
   }
 }
 
@@ -144,8 +149,8 @@ export class InMemoryBarStore implements BarStore {
   }
 }
 
-export class InMemoryLedgerStore implements LedgerStore {
-  readonly ledgers = new Map<string, VersionedLedger>();
+export class InMemoryLedgerStore<Pending = unknown> implements LedgerStore<Pending> {
+  readonly ledgers = new Map<string, VersionedLedger<Pending>>();
 
   async get(symbol: string) {
     return this.ledgers.get(symbol);
@@ -160,11 +165,12 @@ export class InMemoryLedgerStore implements LedgerStore {
     );
   }
 
-  async put(ledger: SymbolLedger, previousVersion: number | undefined) {
+  async put(ledger: SymbolLedger, previousVersion: number | undefined, pending?: Pending) {
     if (this.ledgers.get(ledger.symbol)?.version !== previousVersion) return false;
     this.ledgers.set(ledger.symbol, {
       ledger: structuredClone(ledger),
       version: (previousVersion ?? -1) + 1,
+      ...(pending === undefined ? {} : { pending: structuredClone(pending) }),
     });
     return true;
   }
@@ -218,8 +224,10 @@ export class InMemoryStateStore implements StateStore {
     );
   }
 
-  async putMany(states: readonly StoredState[]) {
-    for (const state of states) this.states.set(state.symbol, state);
+  async putNewer(states: readonly StoredState[]) {
+    const written = states.filter((state) => supersedes(state, this.states.get(state.symbol)));
+    for (const state of written) this.states.set(state.symbol, state);
+    return written;
   }
 }
 
@@ -245,7 +253,7 @@ export class InMemorySetupStore implements SetupStore {
 /** Every port of the ingest path, in memory. */
 export function inMemoryIngestPorts(nowMs = Date.parse('2024-11-26T20:00:00Z')) {
   return {
-    ledgers: new InMemoryLedgerStore(),
+    ledgers: new InMemoryLedgerStore<CommittedWrites>(),
     bars: new InMemoryBarStore(),
     prices: new InMemoryPriceStore(),
     alerts: new InMemoryEventFeed<InForceAlertBody>(),

@@ -4,39 +4,59 @@ import type { SymbolLedger } from '#domain/market-data/ledger';
 import type { LedgerStore, VersionedLedger } from '#domain/market-data/ports';
 import { batchGetAll } from './batch.ts';
 
-/** The stored item is the ledger plus its version: every ledger field comes back as it was written. */
-function toVersioned(item: Record<string, unknown>): VersionedLedger {
-  const { version, ...ledger } = item as unknown as SymbolLedger & { version: number };
-  return { version, ledger: { ...ledger, forming: ledger.forming ?? {} } };
+/**
+ * The stored item is the ledger plus its version and pending writes: every ledger field comes back as it was
+ * written.
+ */
+function toVersioned<Pending>(item: Record<string, unknown>): VersionedLedger<Pending> {
+  const { version, pending, ...ledger } = item as unknown as SymbolLedger & {
+    version: number;
+    pending?: Pending;
+  };
+  return {
+    version,
+    ledger: { ...ledger, forming: ledger.forming ?? {} },
+    ...(pending === undefined ? {} : { pending }),
+  };
 }
 
-/** One item per symbol, replaced whole on each batch, guarded by its version. */
-export class DynamoLedgerStore implements LedgerStore {
+/**
+ * One item per symbol, replaced whole on each batch, guarded by its version, read strongly consistent: a
+ * writer never folds onto a stale copy.
+ */
+export class DynamoLedgerStore<Pending = unknown> implements LedgerStore<Pending> {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
   ) {}
 
-  async get(symbol: string): Promise<VersionedLedger | undefined> {
-    const output = await this.client.send(new GetCommand({ TableName: this.tableName, Key: { symbol } }));
-    return output.Item ? toVersioned(output.Item) : undefined;
+  async get(symbol: string): Promise<VersionedLedger<Pending> | undefined> {
+    const output = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: { symbol }, ConsistentRead: true }),
+    );
+    return output.Item ? toVersioned<Pending>(output.Item) : undefined;
   }
 
-  async getMany(symbols: readonly string[]): Promise<Map<string, VersionedLedger>> {
+  async getMany(symbols: readonly string[]): Promise<Map<string, VersionedLedger<Pending>>> {
     const items = await batchGetAll(
       this.client,
       this.tableName,
       symbols.map((symbol) => ({ symbol })),
+      { consistent: true },
     );
-    return new Map(items.map((item) => [item.symbol as string, toVersioned(item)]));
+    return new Map(items.map((item) => [item.symbol as string, toVersioned<Pending>(item)]));
   }
 
-  async put(ledger: SymbolLedger, previousVersion: number | undefined): Promise<boolean> {
+  async put(ledger: SymbolLedger, previousVersion: number | undefined, pending?: Pending): Promise<boolean> {
     try {
       await this.client.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: { ...ledger, version: (previousVersion ?? -1) + 1 },
+          Item: {
+            ...ledger,
+            version: (previousVersion ?? -1) + 1,
+            ...(pending === undefined ? {} : { pending }),
+          },
           ...(previousVersion === undefined
             ? { ConditionExpression: 'attribute_not_exists(symbol)' }
             : {

@@ -1,7 +1,12 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import pLimit from 'p-limit';
 import type { PriceStore } from '#domain/market-data/ports';
 import type { SymbolPrice } from '#domain/market-data/prices';
-import { batchGetAll, batchPutAll } from './batch.ts';
+import { batchGetAll } from './batch.ts';
+
+/** Conditional puts in flight at once (a batch write cannot carry a condition). */
+const PUT_CONCURRENCY = 16;
 
 function toSymbolPrice(item: Record<string, unknown>): SymbolPrice {
   const { symbol, price, volume, timestamp, tradeId } = item as unknown as SymbolPrice;
@@ -23,7 +28,25 @@ export class DynamoPriceStore implements PriceStore {
     return items.map(toSymbolPrice);
   }
 
+  /** One conditional put per price: it lands unless the stored price is of a later trade. */
   async putMany(prices: readonly SymbolPrice[]): Promise<void> {
-    await batchPutAll(this.client, this.tableName, prices);
+    const limit = pLimit(PUT_CONCURRENCY);
+    await Promise.all(prices.map((price) => limit(() => this.putUnlessNewer(price))));
+  }
+
+  private async putUnlessNewer(price: SymbolPrice): Promise<void> {
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: price,
+          ConditionExpression: 'attribute_not_exists(#timestamp) OR #timestamp <= :timestamp',
+          ExpressionAttributeNames: { '#timestamp': 'timestamp' },
+          ExpressionAttributeValues: { ':timestamp': price.timestamp },
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
   }
 }

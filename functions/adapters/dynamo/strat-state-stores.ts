@@ -1,8 +1,20 @@
-import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import pLimit from 'p-limit';
 import type { SetupStore, StateStore, StoredState } from '#domain/strat/ports';
 import type { SetupRow } from '#domain/strat/setups';
 import type { Timeframe } from '#domain/strat/timeframes';
 import { batchDeleteAll, batchGetAll, batchPutAll } from './batch.ts';
+
+/** Conditional puts in flight at once (a batch write cannot carry a condition). */
+const PUT_CONCURRENCY = 16;
+
+/**
+ * The condition `supersedes` (functions/domain/strat/stored-states.ts) checks, on the stored item: none, one
+ * stored before versions were kept, an older ledger version, or the same version derived no later.
+ */
+const NEWER_STATE_CONDITION =
+  'attribute_not_exists(#version) OR #version < :version OR (#version = :version AND #updated <= :updated)';
 
 export class DynamoStateStore implements StateStore {
   constructor(
@@ -19,8 +31,28 @@ export class DynamoStateStore implements StateStore {
     return new Map(items.map((item) => [item.symbol as string, item as unknown as StoredState]));
   }
 
-  async putMany(states: readonly StoredState[]): Promise<void> {
-    await batchPutAll(this.client, this.tableName, states);
+  async putNewer(states: readonly StoredState[]): Promise<StoredState[]> {
+    const limit = pLimit(PUT_CONCURRENCY);
+    const written = await Promise.all(states.map((state) => limit(() => this.putIfNewer(state))));
+    return states.filter((_, index) => written[index]);
+  }
+
+  private async putIfNewer(state: StoredState): Promise<boolean> {
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: state,
+          ConditionExpression: NEWER_STATE_CONDITION,
+          ExpressionAttributeNames: { '#version': 'ledgerVersion', '#updated': 'updatedAtMs' },
+          ExpressionAttributeValues: { ':version': state.ledgerVersion ?? -1, ':updated': state.updatedAtMs },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
   }
 }
 

@@ -31,23 +31,33 @@ export interface BarStore {
   putMany(bars: readonly (Series & { bar: Bar })[]): Promise<void>;
 }
 
-/** A ledger with the version it was read at, for optimistic concurrency. */
-export interface VersionedLedger {
+/**
+ * A ledger with the version it was read at, for optimistic concurrency, and the derived writes committed with
+ * that version (`Pending`: the ingest path's, functions/use-cases/ingest-trades.ts), kept so a writer that
+ * crashed after the commit can have them applied again.
+ */
+export interface VersionedLedger<Pending = unknown> {
   readonly ledger: SymbolLedger;
   readonly version: number;
+  readonly pending?: Pending;
 }
 
-export interface LedgerStore {
-  get(symbol: string): Promise<VersionedLedger | undefined>;
-  getMany(symbols: readonly string[]): Promise<Map<string, VersionedLedger>>;
-  /** Writes the ledger as version `previousVersion + 1` (0 when new); false if another writer got there first. */
-  put(ledger: SymbolLedger, previousVersion: number | undefined): Promise<boolean>;
+/** Ledgers are read strongly consistent: a writer always folds onto the latest committed version. */
+export interface LedgerStore<Pending = unknown> {
+  get(symbol: string): Promise<VersionedLedger<Pending> | undefined>;
+  getMany(symbols: readonly string[]): Promise<Map<string, VersionedLedger<Pending>>>;
+  /**
+   * Writes the ledger, with its pending writes, as version `previousVersion + 1` (0 when new); false if
+   * another writer got there first.
+   */
+  put(ledger: SymbolLedger, previousVersion: number | undefined, pending?: Pending): Promise<boolean>;
 }
 
 /** The latest trade per symbol. */
 export interface PriceStore {
   /** The stored prices among `symbols`, in no particular order. */
   getMany(symbols: readonly string[]): Promise<SymbolPrice[]>;
+  /** Writes each price unless the stored one is of a later trade: a replayed write never moves a price back. */
   putMany(prices: readonly SymbolPrice[]): Promise<void>;
 }
 

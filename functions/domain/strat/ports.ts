@@ -10,11 +10,18 @@ export interface StoredState extends SymbolState {
   readonly symbol: string;
   /** When it was derived (service clock, Unix ms). */
   readonly updatedAtMs: number;
+  /** The version of the ledger it was derived from (missing: stored before versions were kept). */
+  readonly ledgerVersion?: number;
 }
 
 export interface StateStore {
   getMany(symbols: readonly string[]): Promise<Map<string, StoredState>>;
-  putMany(states: readonly StoredState[]): Promise<void>;
+  /**
+   * Writes each state unless the stored one is newer: derived from a later ledger version, or from the same
+   * version at a later instant (a writer that read an older ledger can never overwrite a newer state).
+   * Returns the states written.
+   */
+  putNewer(states: readonly StoredState[]): Promise<StoredState[]>;
 }
 
 /** Setup rows by timeframe, in symbol order. */

@@ -5,12 +5,13 @@ import { clock } from '#runtime/clock';
 import { logger } from '#runtime/logger';
 import { ledgerStore, universe } from '#runtime/ports/market-data';
 import { setupStore, stateStore } from '#runtime/ports/strat';
-import { type StateSyncPorts, syncStates } from '#use-cases/sync-states';
+import { reconcileSetupRows, type StateSyncPorts, syncStates } from '#use-cases/sync-states';
 
 /**
  * The clock tick: every minute on AWS (EventBridge), every few seconds locally. It derives every
  * tracked symbol's state at "now" and writes the ones that changed, so a period that ended without a trade
- * rolls over (CC becomes C1) for `states` subscribers and `/setups/current` too.
+ * rolls over (CC becomes C1) for `states` subscribers and `/setups/current` too, then brings the setup rows
+ * back in line with the stored states where they differ (docs/strat.md#stored-states-and-setup-rows).
  */
 export const createHandler =
   (deps: {
@@ -19,18 +20,21 @@ export const createHandler =
     stateSync: () => StateSyncPorts;
     clock: () => Clock;
   }) =>
-  async (): Promise<{ symbols: number; changed: number }> => {
+  async (): Promise<{ symbols: number; changed: number; rowsRepaired: number }> => {
     const instruments = [...(await deps.universe()).values()].filter((instrument) => instrument.active);
     const ledgers = await deps.ledgers().getMany(instruments.map(({ symbol }) => symbol));
     const sectors = new Map(instruments.map(({ symbol, sector }) => [symbol, sector]));
+    const ports = deps.stateSync();
     const changed = await syncStates(
-      [...ledgers.values()].map(({ ledger }) => ledger),
+      [...ledgers.values()],
       deps.clock()().getTime(),
       (symbol) => sectors.get(symbol) ?? '',
-      deps.stateSync(),
+      ports,
     );
-    logger.debug('clock tick', { symbols: ledgers.size, changed: changed.length });
-    return { symbols: ledgers.size, changed: changed.length };
+    const states = await ports.states.getMany([...ledgers.keys()]);
+    const rowsRepaired = await reconcileSetupRows(states, ports, instruments.length);
+    logger.debug('clock tick', { symbols: ledgers.size, changed: changed.length, rowsRepaired });
+    return { symbols: ledgers.size, changed: changed.length, rowsRepaired };
   };
 
 export const handler = createHandler({

@@ -2,6 +2,7 @@ import { DynamoBarStore } from '#adapters/dynamo/bar-store';
 import { DynamoInstrumentCatalog } from '#adapters/dynamo/instrument-catalog';
 import { DynamoLedgerStore } from '#adapters/dynamo/ledger-store';
 import { DynamoPriceStore } from '#adapters/dynamo/price-store';
+import type { CommittedWrites } from '#use-cases/ingest-trades';
 import { documentClient } from '../dynamo.ts';
 import { tableName } from '../environment.ts';
 import { memo } from '../memo.ts';
@@ -20,7 +21,10 @@ export const priceStore = memo(() => new DynamoPriceStore(documentClient(), tabl
 
 export const barStore = memo(() => new DynamoBarStore(documentClient(), tableName('bars')));
 
-export const ledgerStore = memo(() => new DynamoLedgerStore(documentClient(), tableName('ledgers')));
+/** The ledgers carry the ingest path's pending writes (functions/use-cases/ingest-trades.ts). */
+export const ledgerStore = memo(
+  () => new DynamoLedgerStore<CommittedWrites>(documentClient(), tableName('ledgers')),
+);
 
 /** The universe, re-read every five minutes. */
 export const universe = cachedUniverse(instrumentCatalog, 5 * 60_000);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { TRADE_TIMING } from '#contracts/ingestion';
 import type { Trade } from '#domain/market-data/bars';
 import { ingestTrades } from '#use-cases/ingest-trades';
 import { inMemoryIngestPorts } from '../../support/fakes.ts';
@@ -13,6 +14,17 @@ const trade = (symbol: string, minute: number, price: number, size: number, id: 
 });
 const ports = () => inMemoryIngestPorts();
 
+/** The ledger store as seen by a writer that loses every race for `symbol`'s ledger. */
+function losingLedgers<Store extends object>(store: Store, symbol: string): Store {
+  const put = (
+    store as unknown as { put: (ledger: { symbol: string }, ...rest: unknown[]) => Promise<boolean> }
+  ).put;
+  return Object.assign(Object.create(store) as Store, {
+    put: async (ledger: { symbol: string }, ...rest: unknown[]) =>
+      ledger.symbol === symbol ? false : put.call(store, ledger, ...rest),
+  });
+}
+
 describe('ingestTrades', () => {
   it('writes the latest price per symbol, the ledger, and the bars a later period completed', async () => {
     const stores = ports();
@@ -23,9 +35,8 @@ describe('ingestTrades', () => {
 
     expect(outcome).toMatchObject({
       applied: 3,
-      duplicates: 0,
-      outsideSession: 0,
-      invalid: 0,
+      latePrints: 0,
+      refused: { duplicate: 0, late: 0, future: 0, outside_session: 0, invalid: 0 },
       failedSymbols: [],
     });
     expect(await stores.prices.getMany(['AAPL', 'MSFT'])).toEqual([
@@ -50,26 +61,75 @@ describe('ingestTrades', () => {
 
     const again = await ingestTrades(batch, stores);
 
-    expect(again).toMatchObject({ applied: 0, duplicates: 2 });
+    // The first trade is a minute older than the last: past the late-print window, so counted late.
+    expect(again).toMatchObject({ applied: 0, refused: { duplicate: 1, late: 1 } });
     expect((await stores.ledgers.get('AAPL'))?.version).toBe(version);
     expect((await stores.ledgers.get('AAPL'))?.ledger.forming['1d']?.volume).toBe(30);
   });
 
-  it('reports a symbol whose ledger another writer changed meanwhile, and writes the others', async () => {
+  it('reports a symbol whose ledger another writer changed meanwhile, and writes nothing derived from it', async () => {
     const stores = ports();
     await ingestTrades([trade('AAPL', 0, 100, 10, 1)], stores);
-    const racing = {
-      ...stores,
-      ledgers: Object.assign(Object.create(stores.ledgers) as typeof stores.ledgers, {
-        put: async (ledger: Parameters<typeof stores.ledgers.put>[0], version: number | undefined) =>
-          ledger.symbol === 'AAPL' ? false : stores.ledgers.put(ledger, version),
-      }),
-    };
+    const racing = { ...stores, ledgers: losingLedgers(stores.ledgers, 'AAPL') };
 
-    const outcome = await ingestTrades([trade('AAPL', 1, 101, 1, 2), trade('MSFT', 1, 50, 1, 3)], racing);
+    const outcome = await ingestTrades(
+      [trade('AAPL', 1, 101, 1, 2), trade('AAPL', 2, 102, 1, 3), trade('MSFT', 1, 50, 1, 4)],
+      racing,
+    );
 
     expect(outcome.failedSymbols).toEqual(['AAPL']);
     expect((await stores.ledgers.get('MSFT'))?.ledger.price?.price).toBe(50);
+    // The loser's fold completed two AAPL minutes and moved its price: none of it may land.
+    expect(await stores.bars.query({ symbol: 'AAPL', interval: '1m' }, { limit: 10 })).toEqual([]);
+    expect((await stores.prices.getMany(['AAPL']))[0]?.price).toBe(100);
+  });
+
+  it('applies the writes of a commit again when a writer stopped after it and the batch comes again', async () => {
+    const stores = ports();
+    const batch = [trade('AAPL', 0, 100, 10, 1), trade('AAPL', 1, 101, 20, 2)];
+    const crashing = {
+      ...stores,
+      bars: Object.assign(Object.create(stores.bars) as typeof stores.bars, {
+        putMany: async () => {
+          throw new Error('the writer stopped here');
+        },
+      }),
+    };
+    await expect(ingestTrades(batch, crashing)).rejects.toThrow('stopped');
+    expect((await stores.ledgers.get('AAPL'))?.version).toBe(0);
+
+    const again = await ingestTrades(batch, stores);
+
+    expect(again).toMatchObject({ applied: 0, recovered: 1, refused: { duplicate: 1, late: 1 } });
+    expect(await stores.bars.query({ symbol: 'AAPL', interval: '1m' }, { limit: 10 })).toEqual([
+      { time: open / 1000, open: 100, high: 100, low: 100, close: 100, volume: 10 },
+    ]);
+    expect((await stores.prices.getMany(['AAPL']))[0]).toMatchObject({ price: 101, tradeId: '000002' });
+  });
+
+  it('refuses a trade stamped years ahead, sets it apart, and keeps applying the real ones', async () => {
+    const stores = ports();
+    const glitch = { ...trade('AAPL', 0, 999, 1, 2), timestamp: Date.parse('2030-01-02T15:00:00Z') };
+    const outcome = await ingestTrades(
+      [trade('AAPL', 0, 100, 10, 1), glitch, trade('AAPL', 1, 101, 20, 3)],
+      stores,
+    );
+    const later = await ingestTrades([trade('AAPL', 2, 102, 5, 4)], stores);
+
+    expect(outcome).toMatchObject({ applied: 2, refused: { future: 1 }, future: [glitch] });
+    expect(later).toMatchObject({ applied: 1 });
+    expect((await stores.prices.getMany(['AAPL']))[0]).toMatchObject({ price: 102, tradeId: '000004' });
+  });
+
+  it('takes a trade up to the tolerance ahead of the service clock', async () => {
+    const nowMs = open + 60_000;
+    const stores = inMemoryIngestPorts(nowMs);
+    const early = { ...trade('AAPL', 0, 100, 1, 1), timestamp: nowMs + TRADE_TIMING.futureToleranceMs };
+    const tooEarly = { ...early, tradeId: 'x', timestamp: early.timestamp + 1 };
+    expect(await ingestTrades([early, tooEarly], stores)).toMatchObject({
+      applied: 1,
+      refused: { future: 1 },
+    });
   });
 
   it('ignores trades outside the session and writes nothing for them', async () => {
@@ -78,7 +138,7 @@ describe('ingestTrades', () => {
       [{ ...trade('AAPL', 0, 100, 1, 1), timestamp: open - 60_000 }],
       stores,
     );
-    expect(outcome).toMatchObject({ applied: 0, outsideSession: 1 });
+    expect(outcome).toMatchObject({ applied: 0, refused: { outside_session: 1 } });
     expect(await stores.ledgers.get('AAPL')).toBeUndefined();
     expect(await stores.prices.getMany(['AAPL'])).toEqual([]);
   });

@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import type { Trade } from '#domain/market-data/bars';
+import { foldTrades } from '#domain/strat/trade-fold';
+import { reconcileSetupRows, syncStates } from '#use-cases/sync-states';
+import { InMemorySetupStore, InMemoryStateStore } from '../../support/fakes.ts';
+
+const at = (day: string, hhmm: string) => Date.parse(`${day}T${hhmm}:00Z`);
+let id = 0;
+const trade = (day: string, hhmm: string, price: number): Trade => ({
+  symbol: 'AAPL',
+  price,
+  size: 1,
+  timestamp: at(day, hhmm),
+  tradeId: String(++id).padStart(6, '0'),
+});
+
+/** An outside day and an inside day; a later trade takes the third day above the inside day's high. */
+const older = foldTrades(undefined, 'AAPL', [
+  trade('2024-11-18', '15:00', 98),
+  trade('2024-11-18', '15:01', 102),
+  trade('2024-11-19', '15:00', 100),
+  trade('2024-11-19', '15:01', 105),
+  trade('2024-11-19', '15:02', 95),
+  trade('2024-11-20', '15:00', 101),
+  trade('2024-11-20', '15:01', 103),
+  trade('2024-11-20', '15:02', 99),
+  trade('2024-11-21', '15:00', 102),
+]).ledger;
+const newer = foldTrades(older, 'AAPL', [trade('2024-11-21', '15:30', 104)]).ledger;
+const now = at('2024-11-21', '16:00');
+const ports = () => ({ states: new InMemoryStateStore(), setups: new InMemorySetupStore() });
+const sector = () => 'Information Technology';
+
+describe('syncStates', () => {
+  it('never lets a writer holding an older ledger version overwrite a newer state (a clock tick racing ingest)', async () => {
+    const stores = ports();
+    await syncStates([{ ledger: newer, version: 1 }], now, sector, stores);
+    const fromNewer = stores.states.states.get('AAPL');
+
+    const written = await syncStates([{ ledger: older, version: 0 }], now + 60_000, sector, stores);
+
+    expect(written).toEqual([]);
+    expect(stores.states.states.get('AAPL')).toEqual(fromNewer);
+    expect(fromNewer?.setups.find((row) => row.timeframe === 'D')).toMatchObject({ in_force: true });
+  });
+
+  it('lets the same version re-derived later replace the state', async () => {
+    const stores = ports();
+    await syncStates([{ ledger: newer, version: 1 }], now, sector, stores);
+    const nextDay = at('2024-11-22', '15:00');
+    const written = await syncStates([{ ledger: newer, version: 1 }], nextDay, sector, stores);
+    expect(written.map(({ symbol, updatedAtMs }) => ({ symbol, updatedAtMs }))).toEqual([
+      { symbol: 'AAPL', updatedAtMs: nextDay },
+    ]);
+  });
+
+  it('writes the setup rows of the states it wrote', async () => {
+    const stores = ports();
+    await syncStates([{ ledger: newer, version: 1 }], now, sector, stores);
+    expect(await stores.setups.list('D', 10)).toEqual(
+      stores.states.states.get('AAPL')?.setups.filter((row) => row.timeframe === 'D'),
+    );
+  });
+});
+
+describe('reconcileSetupRows', () => {
+  it('brings rows left behind by a writer that stopped between a state and its rows back to the stored state', async () => {
+    const stores = ports();
+    await syncStates([{ ledger: older, version: 0 }], now, sector, stores);
+    // A writer stored the newer state, then stopped before its rows.
+    const rowsBefore = [...stores.setups.rows.values()];
+    await syncStates([{ ledger: newer, version: 1 }], now, sector, {
+      states: stores.states,
+      setups: { list: stores.setups.list.bind(stores.setups), write: async () => {} },
+    });
+    expect([...stores.setups.rows.values()]).toEqual(rowsBefore);
+
+    const repaired = await reconcileSetupRows(stores.states.states, stores, 100);
+
+    expect(repaired).toBeGreaterThan(0);
+    const state = stores.states.states.get('AAPL');
+    expect(await stores.setups.list('D', 10)).toEqual(state?.setups.filter((row) => row.timeframe === 'D'));
+    expect(await reconcileSetupRows(stores.states.states, stores, 100)).toBe(0);
+  });
+});
