@@ -32,3 +32,6 @@ export const TRADE_TIMING = {
    */
   rememberedTradeIds: 2_000,
 } as const;
+
+/** The environment variable naming the trades dead-letter queue's URL (set by the CDK and the local stack). */
+export const TRADE_DEAD_LETTERS_ENV = 'TRADE_DEAD_LETTER_QUEUE_URL';

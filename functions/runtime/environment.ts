@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { AUTH_CACHE_TTL_SECONDS } from '#contracts/runtime-settings';
 import { TABLES, type TableId } from '#contracts/tables';
+import { TRADE_DEAD_LETTERS_ENV } from '#contracts/ingestion';
 import { CALLBACK_URL_ENV } from '#contracts/websocket';
 import { memo } from './memo.ts';
 
@@ -17,6 +18,8 @@ const environmentSchema = z.object({
   MARKET_CLOCK_SPEED: z.coerce.number().positive().default(1),
   /** The WebSocket stage's `@connections` endpoint; set on the functions that post to connections. */
   [CALLBACK_URL_ENV]: z.url().optional(),
+  /** The trades dead-letter queue; set on the ingest function. */
+  [TRADE_DEAD_LETTERS_ENV]: z.url().optional(),
 });
 
 export type Environment = z.infer<typeof environmentSchema>;

@@ -73,6 +73,9 @@ export class EventFanOut extends Construct implements EventSourceFailures {
       iteratorAgeAlarmDescription:
         'The fan-out is reading changes more than 30 seconds old for three minutes: partners receive stale ' +
         'pushes, and past the maximum record age they are dropped to the dead-letter queue.',
+      // DynamoDB Streams keep records 24 hours: a failed-batch message is worth no more than that. The pushes it
+      // names are not lost data: partners catch up over REST (docs/websocket.md#delivery).
+      retention: Duration.hours(24),
     });
     this.deadLetterQueue = failures.deadLetterQueue;
     this.deadLetterAlarm = failures.deadLetterAlarm;

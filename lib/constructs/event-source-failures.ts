@@ -18,6 +18,11 @@ export interface EventSourceFailuresProps {
   readonly iteratorAgeThresholdMs: number;
   /** What the operator reads when the consumer falls behind: what goes stale for partners. */
   readonly iteratorAgeAlarmDescription: string;
+  /**
+   * How long the queue keeps a message: no longer than the stream keeps the records a failed-batch message
+   * names, so every message left in the queue can still be redriven (docs/replay.md#dead-letters-and-redrive).
+   */
+  readonly retention: Duration;
 }
 
 /** A stream consumer's on-failure destination and the alarms that show an operator stuck or dropped batches. */
@@ -47,7 +52,7 @@ export function addEventSourceFailures(
   const deadLetterQueue = new Queue(scope, 'DeadLetterQueue', {
     encryption: QueueEncryption.SQS_MANAGED,
     enforceSSL: true,
-    retentionPeriod: Duration.days(14),
+    retentionPeriod: props.retention,
   });
   Validations.of(deadLetterQueue).acknowledge({
     id: 'AwsSolutions-SQS3',

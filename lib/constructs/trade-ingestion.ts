@@ -5,10 +5,13 @@ import { StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { KinesisEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { INGEST_BATCH } from '#contracts/ingestion';
+import { INGEST_BATCH, TRADE_DEAD_LETTERS_ENV } from '#contracts/ingestion';
 import { INGEST } from '#contracts/routes';
 import { addEventSourceFailures, type EventSourceFailures } from './event-source-failures.ts';
 import { ServiceFunction, type TableConstructs } from './service-function.ts';
+
+/** How long the trades stream keeps records, and the trades dead-letter queue its messages. */
+export const TRADE_STREAM_RETENTION = Duration.days(7);
 
 /** The ingest function's iterator age (milliseconds) above which a shard is falling behind or stuck. */
 export const ITERATOR_AGE_ALARM_THRESHOLD_MS = 60_000;
@@ -44,11 +47,11 @@ export class TradeIngestion extends Construct implements EventSourceFailures {
       // The AWS-managed key (aws/kinesis): encrypted at rest (cdk-nag KDS1, KDS3) with no key to own, and
       // producers and the ingest function need no KMS permissions.
       encryption: StreamEncryption.MANAGED,
-      // 24 hours, Kinesis' minimum: the durable state is in the tables; the stream only has to hold
-      // records long enough to retry, and to re-read a batch named in the dead-letter queue (maxRecordAge
-      // below is one hour).
-      retentionPeriod: Duration.hours(24),
-      // At most a day of trades the tables already hold; a retained on-demand stream would bill by the
+      // Seven days (extended retention): as long as the dead-letter queue keeps a failed-batch message, so
+      // every batch Lambda gave up on can still be read and redriven (`npm run redrive`,
+      // docs/replay.md#dead-letters-and-redrive), a long weekend included. The durable state is in the tables.
+      retentionPeriod: TRADE_STREAM_RETENTION,
+      // At most a week of trades the tables already hold; a retained on-demand stream would bill by the
       // hour with nothing left to read it.
       removalPolicy: RemovalPolicy.DESTROY,
     });
@@ -67,10 +70,12 @@ export class TradeIngestion extends Construct implements EventSourceFailures {
 
     const failures = addEventSourceFailures(this, {
       consumer: this.ingestFunction,
+      retention: TRADE_STREAM_RETENTION,
       mappings: 'the trades event source mapping',
       deadLetterAlarmDescription:
-        'Trade ingestion gave up on at least one Kinesis batch: each message names the shard and the ' +
-        'sequence-number range to re-read (within 24 h) and replay.',
+        'Trade ingestion set records apart: a Kinesis batch it gave up on (the message names the shard and ' +
+        'sequence-number range), or a record refused whole (not a trade, or stamped in the future). Inspect ' +
+        'and redrive with `npm run redrive` within 7 days.',
       iteratorAgeThresholdMs: ITERATOR_AGE_ALARM_THRESHOLD_MS,
       iteratorAgeAlarmDescription:
         'The ingest function is reading trades more than a minute old for three minutes: a shard is stuck ' +
@@ -79,6 +84,9 @@ export class TradeIngestion extends Construct implements EventSourceFailures {
     this.deadLetterQueue = failures.deadLetterQueue;
     this.deadLetterAlarm = failures.deadLetterAlarm;
     this.iteratorAgeAlarm = failures.iteratorAgeAlarm;
+    // The ingest function sets refused records apart in the same queue, whole.
+    this.ingestFunction.lambda.addEnvironment(TRADE_DEAD_LETTERS_ENV, this.deadLetterQueue.queueUrl);
+    this.deadLetterQueue.grantSendMessages(this.ingestFunction.lambda);
 
     this.ingestFunction.lambda.addEventSource(
       new KinesisEventSource(this.stream, {
@@ -101,7 +109,7 @@ export class TradeIngestion extends Construct implements EventSourceFailures {
         // Bounded, so a batch that cannot succeed stops blocking its shard (the default is to retry until
         // the record expires): after 5 retries or once a record is an hour old, Lambda sends the batch's
         // shard and sequence-number range to the dead-letter queue and moves on. An hour is well inside the
-        // 24 h retention, so the records it names can still be read and replayed.
+        // 7-day retention, so the records it names can still be read and redriven.
         retryAttempts: 5,
         maxRecordAge: Duration.hours(1),
         // One batch per shard at a time: each symbol's trades are applied strictly in order and a retry

@@ -122,6 +122,7 @@ describeEventSourceFailures({
   template,
   consumer: fanOut.fanOutFunction,
   failures: fanOut,
+  retentionHours: 24,
   iteratorAge: {
     title: 'alarms when the fan-out reads changes over 30 seconds old for three minutes',
     thresholdMs: FAN_OUT_ITERATOR_AGE_ALARM_THRESHOLD_MS,

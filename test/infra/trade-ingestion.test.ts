@@ -1,6 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { INGEST_BATCH } from '#contracts/ingestion';
+import { INGEST_BATCH, TRADE_DEAD_LETTERS_ENV } from '#contracts/ingestion';
 import { INGEST } from '#contracts/routes';
 import { SERVICE_NAME } from '#contracts/runtime-settings';
 import { TABLE_IDS, TABLES, type TableBinding, type TableDefinition } from '#contracts/tables';
@@ -56,9 +56,9 @@ describe('TradeIngestion stream', () => {
     template.resourceCountIs('AWS::KMS::Key', 0);
   });
 
-  it('keeps records for 24 hours', () => {
+  it('keeps records for 7 days, as long as the dead-letter queue keeps the messages naming them', () => {
     templateOfResource(template, streamId).hasResourceProperties('AWS::Kinesis::Stream', {
-      RetentionPeriodHours: 24,
+      RetentionPeriodHours: 7 * 24,
     });
   });
 
@@ -109,9 +109,10 @@ describe('TradeIngestion ingest function', () => {
     });
   });
 
-  it('gets exactly the environment of the INGEST tables, naming those tables', () => {
+  it('gets exactly the environment of the INGEST tables and its dead-letter queue, naming them', () => {
     expect(resourceOf(template, functionId).Properties.Environment.Variables).toEqual({
       NODE_OPTIONS: '--enable-source-maps',
+      [TRADE_DEAD_LETTERS_ENV]: { Ref: logicalIdOf(ingestion.deadLetterQueue) },
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_LOG_LEVEL: 'INFO',
       ...Object.fromEntries(
@@ -144,6 +145,17 @@ describe('TradeIngestion ingest function', () => {
     expect(actions).not.toContain('kinesis:PutRecords');
   });
 
+  it('may send to its dead-letter queue (refused records), and not read or delete from it', () => {
+    const actions = actionsOnResource(
+      template,
+      ingestion.ingestFunction,
+      logicalIdOf(ingestion.deadLetterQueue),
+    );
+    expect(actions).toContain('sqs:SendMessage');
+    expect(actions).not.toContain('sqs:ReceiveMessage');
+    expect(actions).not.toContain('sqs:DeleteMessage');
+  });
+
   it('has Kinesis and SQS permissions on the trades stream and its dead-letter queue only', () => {
     const statements = allowStatementsOf(template, ingestion.ingestFunction).filter((statement) =>
       actionsOf(statement).some((action) => /^(kinesis|sqs):/.test(action)),
@@ -164,6 +176,7 @@ describeEventSourceFailures({
   template,
   consumer: ingestion.ingestFunction,
   failures: ingestion,
+  retentionHours: 7 * 24,
   iteratorAge: {
     title: 'alarms when the ingest function reads trades over a minute old for three minutes',
     thresholdMs: ITERATOR_AGE_ALARM_THRESHOLD_MS,

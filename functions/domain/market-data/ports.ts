@@ -4,6 +4,7 @@
  */
 
 import type { Bar, Trade } from './bars.ts';
+import type { RefusedRecord } from './dead-letters.ts';
 import type { Instrument } from './instruments.ts';
 import type { Interval } from './intervals.ts';
 import type { SymbolLedger } from './ledger.ts';
@@ -64,4 +65,9 @@ export interface PriceStore {
 /** Where trades enter the ingest path: the trades stream (Kinesis on AWS, the local stream locally). */
 export interface TradeSink {
   put(trades: readonly Trade[]): Promise<void>;
+}
+
+/** Where the ingest path sets apart the records it refuses whole (docs/replay.md#dead-letters-and-redrive). */
+export interface DeadLetterSink {
+  put(records: readonly RefusedRecord[]): Promise<void>;
 }

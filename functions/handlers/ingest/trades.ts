@@ -1,40 +1,73 @@
-import type { KinesisStreamBatchResponse, KinesisStreamEvent } from 'aws-lambda';
+import type { KinesisStreamBatchResponse, KinesisStreamEvent, KinesisStreamRecord } from 'aws-lambda';
 import type { Trade } from '#domain/market-data/bars';
+import type { RefusedRecord } from '#domain/market-data/dead-letters';
+import type { DeadLetterSink } from '#domain/market-data/ports';
 import { decodeTradeRecord } from '#domain/market-data/trade-records';
 import { clock } from '#runtime/clock';
 import { logger } from '#runtime/logger';
+import { deadLetterSink } from '#runtime/ports/dead-letters';
 import { barStore, ledgerStore, priceStore, universe } from '#runtime/ports/market-data';
 import { alertFeed, breakFeed, setupStore, stateStore } from '#runtime/ports/strat';
 import { type IngestPorts, ingestTrades } from '#use-cases/ingest-trades';
 
+function refusedRecord(
+  record: KinesisStreamRecord,
+  data: string,
+  reason: RefusedRecord['reason'],
+  detail: string,
+): RefusedRecord {
+  const { partitionKey, sequenceNumber } = record.kinesis;
+  return { reason, detail, partitionKey, sequenceNumber, data };
+}
+
 /**
  * The ingest Lambda (docs/architecture.md#ingestion-a-kinesis-stream-of-trades-one-ingest-lambda): one
- * Kinesis batch of trades, folded into prices, ledgers and bars. A record that is not a trade is logged and
- * skipped: it could never succeed, and must not block the shard. A symbol whose ledger write lost a race is
- * reported as a batch item failure from its first record, so Lambda delivers it again (the ledger's watermark
- * skips what was applied).
+ * Kinesis batch of trades, folded into prices, ledgers and bars. Records it will never apply as they are go
+ * to the trades dead-letter queue whole, with their reason (docs/replay.md#dead-letters-and-redrive): one
+ * that is not a trade (`poison`: it could never succeed, and must not block the shard), and a trade stamped
+ * after the service clock (`future`: redriven once the clock has caught up, if it was right). The other
+ * refusals are counted by reason in the batch's log line. A symbol whose ledger write lost a race is reported
+ * as a batch item failure from its first record, so Lambda delivers it again.
  */
 export const createHandler =
-  (deps: { ports: () => Promise<IngestPorts> }) =>
+  (deps: { ports: () => Promise<IngestPorts>; deadLetters: () => DeadLetterSink }) =>
   async (event: KinesisStreamEvent): Promise<KinesisStreamBatchResponse> => {
     const trades: Trade[] = [];
     const firstSequence = new Map<string, string>();
-    let poison = 0;
+    const recordOf = new Map<Trade, { record: KinesisStreamRecord; data: string }>();
+    const deadLetters: RefusedRecord[] = [];
     for (const record of event.Records) {
-      const trade = decodeTradeRecord(Buffer.from(record.kinesis.data, 'base64').toString('utf8'));
+      const data = Buffer.from(record.kinesis.data, 'base64').toString('utf8');
+      const trade = decodeTradeRecord(data);
       if (!trade) {
-        poison++;
-        logger.warn('skipped a record that is not a trade', {
-          sequenceNumber: record.kinesis.sequenceNumber,
-        });
+        deadLetters.push(refusedRecord(record, data, 'poison', 'not a trade record'));
         continue;
       }
       trades.push(trade);
+      recordOf.set(trade, { record, data });
       if (!firstSequence.has(trade.symbol)) firstSequence.set(trade.symbol, record.kinesis.sequenceNumber);
     }
 
     const outcome = await ingestTrades(trades, await deps.ports());
-    logger.info('ingested a batch', { records: event.Records.length, poison, ...outcome });
+    for (const trade of outcome.future) {
+      const source = recordOf.get(trade);
+      if (source) {
+        const detail = `stamped ${new Date(trade.timestamp).toISOString()}, after the service clock`;
+        deadLetters.push(refusedRecord(source.record, source.data, 'future', detail));
+      }
+    }
+    // Before the batch is reported done: a refused record is never dropped unseen.
+    if (deadLetters.length > 0) await deps.deadLetters().put(deadLetters);
+
+    const { future, refused, ...counts } = outcome;
+    const poison = deadLetters.filter(({ reason }) => reason === 'poison').length;
+    const log = deadLetters.length > 0 || future.length > 0 ? logger.warn : logger.info;
+    log.call(logger, 'ingested a batch', {
+      records: event.Records.length,
+      ...counts,
+      refused: { ...refused, poison },
+      deadLettered: deadLetters.length,
+    });
     return {
       batchItemFailures: outcome.failedSymbols.flatMap((symbol) => {
         const itemIdentifier = firstSequence.get(symbol);
@@ -58,4 +91,5 @@ export const handler = createHandler({
       nowMs: () => clock()().getTime(),
     };
   },
+  deadLetters: deadLetterSink,
 });

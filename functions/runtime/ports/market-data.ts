@@ -28,3 +28,4 @@ export const ledgerStore = memo(
 
 /** The universe, re-read every five minutes. */
 export const universe = cachedUniverse(instrumentCatalog, 5 * 60_000);
+

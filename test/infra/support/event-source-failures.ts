@@ -13,6 +13,8 @@ export interface StreamConsumerUnderTest {
   readonly consumer: ServiceFunction;
   /** The construct's dead-letter queue and alarms (addEventSourceFailures). */
   readonly failures: EventSourceFailures;
+  /** How long the queue keeps a message: as long as the stream keeps the records it names (hours). */
+  readonly retentionHours: number;
   readonly iteratorAge: {
     /** The iterator-age alarm test's title: how old a record is too old for this consumer. */
     readonly title: string;
@@ -28,16 +30,16 @@ export interface StreamConsumerUnderTest {
  * mappings send the batches they give up on to, and the dead-letter and iterator-age alarms.
  */
 export function describeEventSourceFailures(subject: StreamConsumerUnderTest): void {
-  const { name, template, consumer, failures, iteratorAge } = subject;
+  const { name, template, consumer, failures, iteratorAge, retentionHours } = subject;
   const queueId = logicalIdOf(failures.deadLetterQueue);
   const functionId = logicalIdOf(consumer.lambda);
   const mappings = () => eventSourceMappingsOf(template, functionId).map(([, mapping]) => mapping.Properties);
 
   describe(`${name} dead-letter queue`, () => {
-    it('is encrypted with SQS-managed keys and keeps messages for 14 days', () => {
+    it(`is encrypted with SQS-managed keys and keeps messages ${retentionHours} hours, as the stream its records`, () => {
       templateOfResource(template, queueId).hasResourceProperties('AWS::SQS::Queue', {
         SqsManagedSseEnabled: true,
-        MessageRetentionPeriod: 14 * 24 * 3600,
+        MessageRetentionPeriod: retentionHours * 3600,
       });
     });
 

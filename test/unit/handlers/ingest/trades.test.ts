@@ -1,0 +1,86 @@
+import type { KinesisStreamEvent } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import type { RefusedRecord } from '#domain/market-data/dead-letters';
+import { createHandler } from '#handlers/ingest/trades';
+import { inMemoryIngestPorts } from '../../../support/fakes.ts';
+
+const open = Date.parse('2024-11-26T14:30:00Z');
+
+function eventOf(records: readonly { partitionKey: string; data: string }[]): KinesisStreamEvent {
+  return {
+    Records: records.map(({ partitionKey, data }, index) => ({
+      eventSource: 'aws:kinesis',
+      eventSourceARN: 'arn:aws:kinesis:us-east-1:000000000000:stream/trades',
+      eventID: `shardId-000000000000:${index}`,
+      eventName: 'aws:kinesis:record',
+      eventVersion: '1.0',
+      invokeIdentityArn: 'arn:aws:iam::000000000000:role/ingest',
+      awsRegion: 'us-east-1',
+      kinesis: {
+        kinesisSchemaVersion: '1.0',
+        partitionKey,
+        sequenceNumber: String(1000 + index),
+        data: Buffer.from(data).toString('base64'),
+        approximateArrivalTimestamp: open / 1000,
+      },
+    })),
+  };
+}
+
+const tradeRecord = (symbol: string, timestamp: number, tradeId: string) => ({
+  partitionKey: symbol,
+  data: JSON.stringify({ symbol, price: 100, size: 1, timestamp, tradeId }),
+});
+
+function setUp() {
+  const ports = inMemoryIngestPorts(open + 60_000);
+  const letters: RefusedRecord[] = [];
+  const handler = createHandler({
+    ports: async () => ports,
+    deadLetters: () => ({ put: async (records) => void letters.push(...records) }),
+  });
+  return { ports, letters, handler };
+}
+
+describe('the ingest handler', () => {
+  it('dead-letters a poison record whole, with its reason, and applies the trades around it', async () => {
+    const { ports, letters, handler } = setUp();
+    const poison = { partitionKey: 'AAPL', data: '{"symbol":"AAPL","price":"a lot"' };
+
+    await handler(eventOf([tradeRecord('AAPL', open, '1'), poison, tradeRecord('AAPL', open + 1, '2')]));
+
+    expect(letters).toEqual([
+      {
+        reason: 'poison',
+        detail: 'not a trade record',
+        partitionKey: 'AAPL',
+        sequenceNumber: '1001',
+        data: poison.data,
+      },
+    ]);
+    expect((await ports.ledgers.get('AAPL'))?.ledger.lastTrade?.tradeId).toBe('2');
+  });
+
+  it('dead-letters a trade stamped after the service clock, with the record as it came', async () => {
+    const { letters, handler } = setUp();
+    const glitch = tradeRecord('AAPL', Date.parse('2030-01-02T15:00:00Z'), '9');
+
+    await handler(eventOf([tradeRecord('AAPL', open, '1'), glitch]));
+
+    expect(letters).toMatchObject([{ reason: 'future', sequenceNumber: '1001', data: glitch.data }]);
+    expect(letters[0]?.detail).toContain('2030-01-02T15:00:00.000Z');
+  });
+
+  it('fails the batch, so it comes again, when the dead letters cannot be written', async () => {
+    const ports = inMemoryIngestPorts(open + 60_000);
+    const handler = createHandler({
+      ports: async () => ports,
+      deadLetters: () => ({
+        put: async () => {
+          throw new Error('the queue is unavailable');
+        },
+      }),
+    });
+    await expect(handler(eventOf([{ partitionKey: 'X', data: 'not json' }]))).rejects.toThrow('unavailable');
+  });
+});
