@@ -1,7 +1,7 @@
 import * as z from 'zod';
+import { TRADE_DEAD_LETTERS_ENV } from '#contracts/ingestion';
 import { AUTH_CACHE_TTL_SECONDS } from '#contracts/runtime-settings';
 import { TABLES, type TableId } from '#contracts/tables';
-import { TRADE_DEAD_LETTERS_ENV } from '#contracts/ingestion';
 import { CALLBACK_URL_ENV } from '#contracts/websocket';
 import { memo } from './memo.ts';
 

@@ -24,12 +24,17 @@ export class SqsDeadLetterSink implements DeadLetterSink {
         Id: String(index),
         MessageBody: encodeRefusedRecord(
           record.data.length > MAX_DATA_CHARS
-            ? { ...record, data: record.data.slice(0, MAX_DATA_CHARS), detail: `${record.detail} (truncated)` }
+            ? {
+                ...record,
+                data: record.data.slice(0, MAX_DATA_CHARS),
+                detail: `${record.detail} (truncated)`,
+              }
             : record,
         ),
       }));
       for (let attempt = 1; entries.length > 0; attempt++) {
-        if (attempt > MAX_ATTEMPTS) throw new Error(`SendMessageBatch left ${entries.length} dead letters unsent`);
+        if (attempt > MAX_ATTEMPTS)
+          throw new Error(`SendMessageBatch left ${entries.length} dead letters unsent`);
         const output = await this.client.send(
           new SendMessageBatchCommand({ QueueUrl: this.queueUrl, Entries: entries }),
         );

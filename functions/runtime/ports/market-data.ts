@@ -28,4 +28,3 @@ export const ledgerStore = memo(
 
 /** The universe, re-read every five minutes. */
 export const universe = cachedUniverse(instrumentCatalog, 5 * 60_000);
-
