@@ -12,6 +12,7 @@ import { DynamoInstrumentCatalog } from '#adapters/dynamo/instrument-catalog';
 import { DynamoLedgerStore } from '#adapters/dynamo/ledger-store';
 import { DynamoPriceStore } from '#adapters/dynamo/price-store';
 import { errorEnvelope } from '#contracts/errors';
+import { TRADE_DEAD_LETTERS_ENV } from '#contracts/ingestion';
 import { AUTHORIZER, CLOCK_TICK, INGEST, REST_BASE_PATH } from '#contracts/routes';
 import { AUTH_CACHE_TTL_SECONDS } from '#contracts/runtime-settings';
 import { TABLE_IDS, TABLES } from '#contracts/tables';
@@ -25,6 +26,7 @@ import { LOCAL_STACK_STATE_FILE } from '../lib/project.ts';
 import { seedUniverse } from '../lib/universe.ts';
 import { type ChangeConsumer, LocalChangeStreams, localStreamTables } from './change-streams.ts';
 import { CONTROL_PREFIX, handleControl, refusedFromAfar } from './control-plane.ts';
+import { LOCAL_SQS_PATH, LocalDeadLetterQueue } from './dead-letter-queue.ts';
 import { ensureDemoKey } from './demo-key.ts';
 import { LOCAL_AWS, localDocumentClient, localDynamoClient, startLocalDynamo } from './dynamo.ts';
 import { lambdaContext } from './lambda-context.ts';
@@ -72,6 +74,8 @@ export interface LocalStack {
   readonly keyAdministration: KeyAdministrationPorts;
   /** The local trades stream feeding the ingest handler. */
   readonly trades: LocalTradeStream;
+  /** The trades dead-letter queue (records the ingest refused whole, batches it gave up on). */
+  readonly deadLetterQueue: LocalDeadLetterQueue;
   /** The stream tables' captured changes feeding the fan-out handler. */
   readonly changes: LocalChangeStreams;
   readonly webSocket: LocalWebSocketGateway;
@@ -206,7 +210,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     new TokenBuckets(options.throttle ?? REST_THROTTLE),
   );
   const ingest = (await importEntry(INGEST.handler)).handler as StreamConsumer;
-  const trades = new LocalTradeStream((event) => ingest(event, lambdaContext('ingest')));
+  const deadLetterQueue = new LocalDeadLetterQueue();
+  const trades = new LocalTradeStream((event) => ingest(event, lambdaContext('ingest')), {
+    onDeadLetter: (message) => deadLetterQueue.send(message),
+  });
   const webSocket = new LocalWebSocketGateway(await loadWebSocketHandlers(), options.log);
   const server = createServer((request, response) => {
     const url = request.url ?? '/';
@@ -215,9 +222,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ? Promise.resolve(refused)
       : url.startsWith(MANAGEMENT_PATH)
         ? webSocket.handleManagement(request)
-        : url.startsWith(CONTROL_PREFIX)
-          ? handleControl(request, trades)
-          : gateway.handle(request);
+        : url.startsWith(LOCAL_SQS_PATH)
+          ? deadLetterQueue.handle(request)
+          : url.startsWith(CONTROL_PREFIX)
+            ? handleControl(request, trades)
+            : gateway.handle(request);
     handled.then(
       (answer) => response.writeHead(answer.statusCode, answer.headers).end(answer.body),
       () => response.writeHead(500).end(),
@@ -231,8 +240,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const restUrl = `http://${publicHost}:${port}${REST_BASE_PATH}`;
   const wsUrl = `ws://${publicHost}:${port}${WS_BASE_PATH}`;
   // The functions' `@connections` endpoint, as the CDK sets the stage's callback URL on AWS.
-  process.env[CALLBACK_URL_ENV] =
-    `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}${MANAGEMENT_PATH}`;
+  const loopbackOrigin = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+  process.env[CALLBACK_URL_ENV] = `${loopbackOrigin}${MANAGEMENT_PATH}`;
+  // The trades dead-letter queue, as the CDK sets the ingest function's on AWS; the SQS client speaks to it
+  // at the queue's own origin.
+  process.env[TRADE_DEAD_LETTERS_ENV] = LocalDeadLetterQueue.urlAt(loopbackOrigin);
+  process.env.AWS_ENDPOINT_URL_SQS = `${loopbackOrigin}${LOCAL_SQS_PATH}`;
 
   const tick = (await importEntry(CLOCK_TICK.handler)).handler as (
     event: unknown,
@@ -285,6 +298,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     seededInstruments,
     keyAdministration,
     trades,
+    deadLetterQueue,
     changes,
     webSocket,
     simulation,

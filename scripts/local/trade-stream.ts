@@ -28,6 +28,11 @@ export interface LocalStreamOptions {
   readonly batchWindowMs?: number;
   /** Deliveries of one record before it is dead-lettered. */
   readonly maxAttempts?: number;
+  /**
+   * Where a dead-lettered record goes, as the message Lambda's on-failure destination receives on AWS (its
+   * `KinesisBatchInfo`), with the record itself added: this stream keeps none to re-read.
+   */
+  readonly onDeadLetter?: (message: string) => void;
 }
 
 export interface DeadLetter {
@@ -57,8 +62,21 @@ export class LocalTradeStream {
         toEvent: (records) => ({ Records: records }),
         consume: (event) => consumer(event),
         deadLetter: (record, shardId, reason) => {
-          const { sequenceNumber, partitionKey } = record.kinesis;
+          const { sequenceNumber, partitionKey, data } = record.kinesis;
           this.deadLetters.push({ shardId, sequenceNumber, partitionKey, reason });
+          options.onDeadLetter?.(
+            JSON.stringify({
+              requestContext: { condition: 'RetryAttemptsExhausted', reason },
+              KinesisBatchInfo: {
+                shardId,
+                startSequenceNumber: sequenceNumber,
+                endSequenceNumber: sequenceNumber,
+                batchSize: 1,
+                streamArn: STREAM_ARN,
+              },
+              records: [{ partitionKey, data: Buffer.from(data, 'base64').toString('utf8') }],
+            }),
+          );
         },
       },
       withDefaults(
