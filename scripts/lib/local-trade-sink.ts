@@ -1,6 +1,6 @@
 import type { Trade } from '#domain/market-data/bars';
 import type { TradeSink } from '#domain/market-data/ports';
-import { encodeTradeRecord } from '#domain/market-data/trade-records';
+import { encodeTradeRecords } from '#domain/market-data/trade-records';
 
 const RECORDS_PER_REQUEST = 5_000;
 
@@ -10,9 +10,9 @@ export class LocalTradeSink implements TradeSink {
 
   async put(trades: readonly Trade[]): Promise<void> {
     for (let start = 0; start < trades.length; start += RECORDS_PER_REQUEST) {
-      const records = trades
-        .slice(start, start + RECORDS_PER_REQUEST)
-        .map((trade) => ({ partitionKey: trade.symbol, data: encodeTradeRecord(trade) }));
+      const records = encodeTradeRecords(trades.slice(start, start + RECORDS_PER_REQUEST)).map(
+        ({ partitionKey, data }) => ({ partitionKey, data }),
+      );
       const response = await fetch(`${this.origin}/_local/records`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },

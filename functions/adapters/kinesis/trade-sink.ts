@@ -1,40 +1,78 @@
-import { type KinesisClient, PutRecordsCommand, type PutRecordsRequestEntry } from '@aws-sdk/client-kinesis';
+import { type KinesisClient, PutRecordsCommand } from '@aws-sdk/client-kinesis';
 import type { Trade } from '#domain/market-data/bars';
 import type { TradeSink } from '#domain/market-data/ports';
-import { encodeTradeRecord } from '#domain/market-data/trade-records';
+import { encodeTradeRecords, type TradeRecord } from '#domain/market-data/trade-records';
 
+/** Kinesis's limit of records per PutRecords call: here, of symbols per call. */
 const MAX_RECORDS_PER_CALL = 500;
-const MAX_ATTEMPTS = 8;
+/** Calls in a row that leave a record unsent before the put gives up. */
+const MAX_FAILED_ROUNDS = 8;
+const BASE_DELAY_MS = 50;
+
+/** Each symbol's records, its trades in order, grouped up to a record's capacity. */
+function recordsBySymbol(trades: readonly Trade[]): Map<string, TradeRecord[]> {
+  const bySymbol = new Map<string, Trade[]>();
+  for (const trade of trades) {
+    const list = bySymbol.get(trade.symbol);
+    if (list) list.push(trade);
+    else bySymbol.set(trade.symbol, [trade]);
+  }
+  return new Map([...bySymbol].map(([symbol, list]) => [symbol, encodeTradeRecords(list)]));
+}
 
 /**
  * Puts trades on the Kinesis trades stream, partitioned by symbol so one shard keeps each symbol's order.
- * Calls are sequential, and a call's failed records are retried before anything later is sent: a symbol's
- * trades never overtake each other.
+ * Each call carries at most one record per symbol (a record holds up to a hundred of its consecutive
+ * trades), and a symbol's next record goes only once the one before it is in: a record a call failed is
+ * sent again before anything later of its symbol, so a symbol's trades never overtake each other, retries
+ * included (functions/domain/market-data/trade-records.ts).
  */
 export class KinesisTradeSink implements TradeSink {
   constructor(
     private readonly client: KinesisClient,
     private readonly streamName: string,
+    /** Waits between failed calls (exponential backoff with jitter); tests pass a shorter one. */
+    private readonly pause: (ms: number) => Promise<void> = (ms) =>
+      new Promise((resolve) => setTimeout(resolve, ms)),
   ) {}
 
   async put(trades: readonly Trade[]): Promise<void> {
-    for (let start = 0; start < trades.length; start += MAX_RECORDS_PER_CALL) {
-      let pending: PutRecordsRequestEntry[] = trades
-        .slice(start, start + MAX_RECORDS_PER_CALL)
-        .map((trade) => ({
-          PartitionKey: trade.symbol,
-          Data: Buffer.from(encodeTradeRecord(trade)),
-        }));
-      for (let attempt = 1; pending.length > 0; attempt++) {
-        if (attempt > MAX_ATTEMPTS) throw new Error(`PutRecords left ${pending.length} records unsent`);
-        if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
-        const output = await this.client.send(
-          new PutRecordsCommand({ StreamName: this.streamName, Records: pending }),
-        );
-        const failedFrom = (output.Records ?? []).findIndex((record) => record.ErrorCode);
-        // Resend from the first failure on, so nothing after it lands before it.
-        pending = failedFrom === -1 ? [] : pending.slice(failedFrom);
+    const queues = recordsBySymbol(trades);
+    let failedRounds = 0;
+    while (queues.size > 0) {
+      const heads = [...queues].slice(0, MAX_RECORDS_PER_CALL).map(([symbol, records]) => ({
+        symbol,
+        record: records[0] as TradeRecord,
+      }));
+      const output = await this.client.send(
+        new PutRecordsCommand({
+          StreamName: this.streamName,
+          Records: heads.map(({ record }) => ({
+            PartitionKey: record.partitionKey,
+            Data: Buffer.from(record.data),
+          })),
+        }),
+      );
+      let failed = 0;
+      heads.forEach(({ symbol }, index) => {
+        if (output.Records?.[index]?.ErrorCode) {
+          failed++;
+          return;
+        }
+        const records = queues.get(symbol) as TradeRecord[];
+        records.shift();
+        if (records.length === 0) queues.delete(symbol);
+      });
+      if (failed === 0) {
+        failedRounds = 0;
+        continue;
       }
+      failedRounds++;
+      if (failedRounds >= MAX_FAILED_ROUNDS) {
+        const unsent = [...queues.values()].flat().reduce((sum, record) => sum + record.trades, 0);
+        throw new Error(`PutRecords failed ${failedRounds} calls in a row; ${unsent} trades left unsent`);
+      }
+      await this.pause(BASE_DELAY_MS * 2 ** failedRounds * Math.random());
     }
   }
 }

@@ -2,7 +2,7 @@ import type { KinesisStreamBatchResponse, KinesisStreamEvent, KinesisStreamRecor
 import type { Trade } from '#domain/market-data/bars';
 import type { RefusedRecord } from '#domain/market-data/dead-letters';
 import type { DeadLetterSink } from '#domain/market-data/ports';
-import { decodeTradeRecord } from '#domain/market-data/trade-records';
+import { decodeTradeRecord, encodeTradeRecord } from '#domain/market-data/trade-records';
 import { clock } from '#runtime/clock';
 import { logger } from '#runtime/logger';
 import { deadLetterSink } from '#runtime/ports/dead-letters';
@@ -34,26 +34,29 @@ export const createHandler =
   async (event: KinesisStreamEvent): Promise<KinesisStreamBatchResponse> => {
     const trades: Trade[] = [];
     const firstSequence = new Map<string, string>();
-    const recordOf = new Map<Trade, { record: KinesisStreamRecord; data: string }>();
+    const recordOf = new Map<Trade, KinesisStreamRecord>();
     const deadLetters: RefusedRecord[] = [];
     for (const record of event.Records) {
       const data = Buffer.from(record.kinesis.data, 'base64').toString('utf8');
-      const trade = decodeTradeRecord(data);
-      if (!trade) {
+      const decoded = decodeTradeRecord(data);
+      if (!decoded) {
         deadLetters.push(refusedRecord(record, data, 'poison', 'not a trade record'));
         continue;
       }
-      trades.push(trade);
-      recordOf.set(trade, { record, data });
-      if (!firstSequence.has(trade.symbol)) firstSequence.set(trade.symbol, record.kinesis.sequenceNumber);
+      for (const trade of decoded) {
+        trades.push(trade);
+        recordOf.set(trade, record);
+        if (!firstSequence.has(trade.symbol)) firstSequence.set(trade.symbol, record.kinesis.sequenceNumber);
+      }
     }
 
     const outcome = await ingestTrades(trades, await deps.ports());
     for (const trade of outcome.future) {
-      const source = recordOf.get(trade);
-      if (source) {
+      const record = recordOf.get(trade);
+      if (record) {
+        // The trade alone: the rest of its record was applied.
         const detail = `stamped ${new Date(trade.timestamp).toISOString()}, after the service clock`;
-        deadLetters.push(refusedRecord(source.record, source.data, 'future', detail));
+        deadLetters.push(refusedRecord(record, encodeTradeRecord(trade), 'future', detail));
       }
     }
     // Before the batch is reported done: a refused record is never dropped unseen.

@@ -1,20 +1,27 @@
 import { describe, expect, it } from 'vitest';
-import { decodeTradeRecord, encodeTradeRecord } from '#domain/market-data/trade-records';
+import {
+  decodeTradeRecord,
+  encodeTradeRecord,
+  encodeTradeRecords,
+  TRADES_PER_RECORD,
+} from '#domain/market-data/trade-records';
 
 const trade = { symbol: 'ES1!', price: 5950.25, size: 3, timestamp: 1_732_890_600_000, tradeId: 'x-1' };
 
 describe('trade records', () => {
   it('round-trips a trade', () => {
-    expect(decodeTradeRecord(encodeTradeRecord(trade))).toEqual(trade);
+    expect(decodeTradeRecord(encodeTradeRecord(trade))).toEqual([trade]);
   });
 
   it('normalizes the symbol', () => {
-    expect(decodeTradeRecord(JSON.stringify({ ...trade, symbol: ' es1! ' }))?.symbol).toBe('ES1!');
+    expect(decodeTradeRecord(JSON.stringify({ ...trade, symbol: ' es1! ' }))?.[0]?.symbol).toBe('ES1!');
   });
 
   it.each([
     ['not JSON', 'garbage'],
-    ['an array', '[]'],
+    ['an empty list', '[]'],
+    ['a list with one bad trade', JSON.stringify([trade, { ...trade, price: 0 }])],
+    ['a list over the capacity', JSON.stringify(Array.from({ length: TRADES_PER_RECORD + 1 }, () => trade))],
     ['no tradeId', JSON.stringify({ ...trade, tradeId: undefined })],
     ['a zero price', JSON.stringify({ ...trade, price: 0 })],
     ['a negative size', JSON.stringify({ ...trade, size: -1 })],
@@ -23,5 +30,21 @@ describe('trade records', () => {
     ['an empty symbol', JSON.stringify({ ...trade, symbol: '' })],
   ])('finds no trade in %s', (_case, json) => {
     expect(decodeTradeRecord(json)).toBeUndefined();
+  });
+
+  it('puts runs of one symbol’s consecutive trades in one record each, up to the capacity, in order', () => {
+    const trades = [
+      ...Array.from({ length: TRADES_PER_RECORD + 1 }, (_, i) => ({ ...trade, tradeId: `a${i}` })),
+      { ...trade, symbol: 'NQ1!' },
+      { ...trade, tradeId: 'b' },
+    ];
+    const records = encodeTradeRecords(trades);
+    expect(records.map(({ partitionKey, trades: count }) => [partitionKey, count])).toEqual([
+      ['ES1!', TRADES_PER_RECORD],
+      ['ES1!', 1],
+      ['NQ1!', 1],
+      ['ES1!', 1],
+    ]);
+    expect(records.flatMap(({ data }) => decodeTradeRecord(data) ?? [])).toEqual(trades);
   });
 });
