@@ -29,6 +29,7 @@ import { CONTROL_PREFIX, handleControl, refusedFromAfar } from './control-plane.
 import { LOCAL_SQS_PATH, LocalDeadLetterQueue } from './dead-letter-queue.ts';
 import { ensureDemoKey } from './demo-key.ts';
 import { LOCAL_AWS, localDocumentClient, localDynamoClient, startLocalDynamo } from './dynamo.ts';
+import { type DynamoFaults, startFaultyDynamo } from './faulty-dynamo.ts';
 import { lambdaContext } from './lambda-context.ts';
 import { type MarketSimulation, startMarketSimulation } from './market-simulation.ts';
 import { type AuthorizerHandler, LocalRestGateway, loadRestRoutes } from './rest-gateway.ts';
@@ -58,6 +59,8 @@ export interface LocalStackOptions {
   readonly clockTickMs?: number;
   /** Real milliseconds between two heartbeats to every WebSocket connection (every 4 minutes on AWS). */
   readonly heartbeatMs?: number;
+  /** Faults injected into the handlers' DynamoDB writes (the fault-injection suite; off by default). */
+  readonly dynamoFaults?: DynamoFaults;
 }
 
 export interface LocalStack {
@@ -67,6 +70,8 @@ export interface LocalStack {
   readonly dynamoEndpoint: string;
   /** DynamoDB API calls served so far. */
   dynamoRequestCount(): Promise<number>;
+  /** Writes answered with an injected throttling error so far (0 without `dynamoFaults`). */
+  throttledWrites(): number;
   readonly demoKey: string;
   /** Whether this start loaded the universe (the first start on its data), and how many instruments. */
   readonly seeded: boolean;
@@ -184,7 +189,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   // One anchor for the handlers' clock and the simulator's: both read the same service time.
   const clock = options.clock ? { ...options.clock, anchorMs: Date.now() } : undefined;
   const nowMs = clock ? () => virtualTime(clock, Date.now()).getTime() : Date.now;
-  configureHandlerEnvironment(options, dynamo.endpoint, clock);
+  const faulty = options.dynamoFaults
+    ? await startFaultyDynamo(dynamo.endpoint, options.dynamoFaults)
+    : undefined;
+  configureHandlerEnvironment(options, faulty?.endpoint ?? dynamo.endpoint, clock);
   fanOut = (await importEntry(FAN_OUT.handler)).handler as ChangeConsumer;
 
   await ensureTables(localDynamoClient(dynamo.endpoint));
@@ -299,6 +307,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     keyAdministration,
     trades,
     deadLetterQueue,
+    throttledWrites: () => faulty?.throttled() ?? 0,
     changes,
     webSocket,
     simulation,
@@ -311,6 +320,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       await changes.stop();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await faulty?.stop();
       await dynamo.stop();
       // A clean stop says so: a state file left behind means the stack did not stop (runningLocalStack).
       if (stateFile) await rm(stateFile, { force: true });
