@@ -48,8 +48,8 @@ export class TradeIngestion extends Construct implements EventSourceFailures {
       // producers and the ingest function need no KMS permissions.
       encryption: StreamEncryption.MANAGED,
       // Seven days (extended retention): as long as the dead-letter queue keeps a failed-batch message, so
-      // every batch Lambda gave up on can still be read and redriven (`npm run redrive`,
-      // docs/replay.md#dead-letters-and-redrive), a long weekend included. The durable state is in the tables.
+      // every batch Lambda gave up on can still be read and redriven
+      // (docs/replay.md#dead-letters-and-redrive), a long weekend included. The durable state is in the tables.
       retentionPeriod: TRADE_STREAM_RETENTION,
       // At most a week of trades the tables already hold; a retained on-demand stream would bill by the
       // hour with nothing left to read it.
@@ -75,7 +75,7 @@ export class TradeIngestion extends Construct implements EventSourceFailures {
       deadLetterAlarmDescription:
         'Trade ingestion set records apart: a Kinesis batch it gave up on (the message names the shard and ' +
         'sequence-number range), or a record refused whole (not a trade, or stamped in the future). Inspect ' +
-        'and redrive with `npm run redrive` within 7 days.',
+        'and redrive within 7 days (docs/replay.md#dead-letters-and-redrive).',
       iteratorAgeThresholdMs: ITERATOR_AGE_ALARM_THRESHOLD_MS,
       iteratorAgeAlarmDescription:
         'The ingest function is reading trades more than a minute old for three minutes: a shard is stuck ' +

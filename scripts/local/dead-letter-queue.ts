@@ -44,7 +44,7 @@ async function readBody(request: IncomingMessage): Promise<string | undefined> {
 
 /**
  * The local stand-in for the trades dead-letter queue (docs/replay.md#dead-letters-and-redrive): an in-memory
- * queue that speaks SQS's own JSON protocol, so the ingest handler's SQS client and `npm run redrive` talk to
+ * queue that speaks SQS's own JSON protocol, so the ingest handler's SQS client and an operator's SQS client talk to
  * it as they talk to SQS on AWS. It serves the calls they make: SendMessage(Batch), ReceiveMessage (with a
  * visibility timeout), DeleteMessage(Batch) and GetQueueAttributes (the approximate count).
  */
