@@ -80,6 +80,9 @@ export class MarketDataStack extends Stack {
     new CfnOutput(this, STACK_OUTPUTS.restApiId, { value: this.restApi.api.restApiId });
     new CfnOutput(this, STACK_OUTPUTS.usagePlanId, { value: this.restApi.usagePlan.usagePlanId });
     new CfnOutput(this, STACK_OUTPUTS.tradeStreamName, { value: this.ingestion.stream.streamName });
+    new CfnOutput(this, STACK_OUTPUTS.tradeDeadLetterQueueUrl, {
+      value: this.ingestion.deadLetterQueue.queueUrl,
+    });
     for (const tableId of TABLE_IDS) {
       new CfnOutput(this, tableOutputName(tableId), { value: this.data.tables[tableId].tableName });
     }

@@ -8,6 +8,8 @@ export const STACK_OUTPUTS = {
   restApiId: 'RestApiId',
   usagePlanId: 'UsagePlanId',
   tradeStreamName: 'TradeStreamName',
+  /** Where the ingest path sets records apart (`npm run redrive -- --stack`). */
+  tradeDeadLetterQueueUrl: 'TradeDeadLetterQueueUrl',
   /** The `wss://` URL partners connect to: the custom domain's when configured, else the stage's. */
   webSocketUrl: 'WebSocketUrl',
   webSocketApiId: 'WebSocketApiId',

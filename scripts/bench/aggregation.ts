@@ -62,7 +62,7 @@ function foldAll(stream: ScenarioStream): FoldTotals {
     const result = foldTrades(ledgers[batch.symbolIndex], batch.symbol, batch.trades);
     ledgers[batch.symbolIndex] = result.ledger;
     totals.applied += result.applied;
-    totals.duplicates += result.duplicates;
+    totals.duplicates += result.duplicates + result.late;
     totals.outsideSession += result.outsideSession;
     totals.invalid += result.invalid;
     totals.completed += result.completed.length;
@@ -100,7 +100,7 @@ function measure(name: string, stream: ScenarioStream): BenchResult {
       'trades per batch (mean)': Math.round(stream.trades / stream.batches.length),
       'trades folded per run': stream.trades,
       applied: totals?.applied ?? 0,
-      'duplicates (redelivered batches)': totals?.duplicates ?? 0,
+      'refused as duplicate or late (redelivered batches)': totals?.duplicates ?? 0,
       'outside session': totals?.outsideSession ?? 0,
       'completed bars': totals?.completed ?? 0,
       'foldTrades trades/s (median)': Math.round(foldRate),

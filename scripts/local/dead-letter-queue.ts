@@ -46,7 +46,8 @@ async function readBody(request: IncomingMessage): Promise<string | undefined> {
  * The local stand-in for the trades dead-letter queue (docs/replay.md#dead-letters-and-redrive): an in-memory
  * queue that speaks SQS's own JSON protocol, so the ingest handler's SQS client and an operator's SQS client talk to
  * it as they talk to SQS on AWS. It serves the calls they make: SendMessage(Batch), ReceiveMessage (with a
- * visibility timeout), DeleteMessage(Batch) and GetQueueAttributes (the approximate count).
+ * visibility timeout), ChangeMessageVisibilityBatch, DeleteMessage(Batch) and GetQueueAttributes (the
+ * approximate count).
  */
 export class LocalDeadLetterQueue {
   private readonly messages: StoredMessage[] = [];
@@ -109,6 +110,15 @@ export class LocalDeadLetterQueue {
         for (const { ReceiptHandle } of entries) this.remove(ReceiptHandle);
         return json(200, { Successful: entries.map(({ Id }) => ({ Id })), Failed: [] });
       }
+      case 'AmazonSQS.ChangeMessageVisibilityBatch': {
+        const entries = (input.Entries ?? []) as {
+          Id: string;
+          ReceiptHandle: string;
+          VisibilityTimeout: number;
+        }[];
+        for (const entry of entries) this.changeVisibility(entry.ReceiptHandle, entry.VisibilityTimeout);
+        return json(200, { Successful: entries.map(({ Id }) => ({ Id })), Failed: [] });
+      }
       case 'AmazonSQS.GetQueueAttributes':
         return json(200, { Attributes: { ApproximateNumberOfMessages: String(this.messages.length) } });
       default:
@@ -135,6 +145,11 @@ export class LocalDeadLetterQueue {
           Attributes: { ApproximateReceiveCount: String(message.receiveCount) },
         };
       });
+  }
+
+  private changeVisibility(receiptHandle: string, seconds: number): void {
+    const message = this.messages.find((candidate) => candidate.receiptHandle === receiptHandle);
+    if (message) message.invisibleUntilMs = this.nowMs() + Number(seconds) * 1000;
   }
 
   private remove(receiptHandle: string): void {

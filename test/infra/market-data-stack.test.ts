@@ -34,6 +34,12 @@ describe('MarketDataStack outputs', () => {
     });
   });
 
+  it('publishes the trades dead-letter queue URL for `npm run redrive -- --stack`', () => {
+    template.hasOutput(STACK_OUTPUTS.tradeDeadLetterQueueUrl, {
+      Value: { Ref: logicalIdOf(stack.ingestion.deadLetterQueue) },
+    });
+  });
+
   it.each(TABLE_IDS)('publishes the name of the %s table', (tableId) => {
     template.hasOutput(tableOutputName(tableId), { Value: { Ref: logicalIdOf(stack.data.tables[tableId]) } });
   });
