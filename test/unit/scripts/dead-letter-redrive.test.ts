@@ -10,7 +10,11 @@ const refused = (reason: 'poison' | 'future', data: string) =>
 const verdicts = async (bodies: string[], discardPoison = false) =>
   Promise.all(
     decodeLetters(bodies.map((body) => ({ receiptHandle: 'r', body }))).map(({ letter }) =>
-      verdictOn(letter, { nowMs, discardPoison, readBatch: async () => [{ data: encodeTradeRecord(trade) }] }),
+      verdictOn(letter, {
+        nowMs,
+        discardPoison,
+        readBatch: async () => [{ data: encodeTradeRecord(trade) }],
+      }),
     ),
   );
 
