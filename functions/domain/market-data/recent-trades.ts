@@ -4,6 +4,18 @@ import type { RecentTrades } from './ledger.ts';
 
 const keyOf = (timestamp: number, tradeId: string): string => `${timestamp} ${tradeId}`;
 
+/** The index of the first of the ascending `timestamps` after `instantMs` (binary search). */
+function firstAfter(timestamps: readonly number[], instantMs: number): number {
+  let low = 0;
+  let high = timestamps.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((timestamps[middle] as number) <= instantMs) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
 /**
  * The trades a symbol applied within the late-print window (TRADE_TIMING.lateToleranceMs before its last
  * applied trade): what tells a late print, which is folded in, from a redelivered trade, which is not
@@ -52,22 +64,20 @@ export class RecentTradeWindow {
 
   /** What the ledger keeps once `watermarkMs` is the last applied trade: the window, at most the cap. */
   toStored(watermarkMs: number): RecentTrades {
-    let entries = this.timestamps.map((timestamp, index) => ({
-      timestamp,
-      tradeId: this.tradeIds[index] as string,
-    }));
-    if (!this.sorted) entries.sort((a, b) => a.timestamp - b.timestamp);
-    let afterMs = Math.max(this.afterMs, watermarkMs - TRADE_TIMING.lateToleranceMs);
-    const excess = entries.length - TRADE_TIMING.rememberedTradeIds;
-    if (excess > 0) {
-      // Forget whole milliseconds: a millisecond half remembered could let one of its trades count twice.
-      afterMs = Math.max(afterMs, (entries[excess - 1] as { timestamp: number }).timestamp);
+    let timestamps = this.timestamps;
+    let tradeIds = this.tradeIds;
+    if (!this.sorted) {
+      const order = timestamps
+        .map((_, index) => index)
+        .sort((a, b) => (timestamps[a] as number) - (timestamps[b] as number));
+      timestamps = order.map((index) => this.timestamps[index] as number);
+      tradeIds = order.map((index) => this.tradeIds[index] as string);
     }
-    entries = entries.filter(({ timestamp }) => timestamp > afterMs);
-    return {
-      afterMs,
-      timestamps: entries.map(({ timestamp }) => timestamp),
-      tradeIds: entries.map(({ tradeId }) => tradeId),
-    };
+    let afterMs = Math.max(this.afterMs, watermarkMs - TRADE_TIMING.lateToleranceMs);
+    const excess = timestamps.length - TRADE_TIMING.rememberedTradeIds;
+    // Forget whole milliseconds: a millisecond half remembered could let one of its trades count twice.
+    if (excess > 0) afterMs = Math.max(afterMs, timestamps[excess - 1] as number);
+    const from = firstAfter(timestamps, afterMs);
+    return { afterMs, timestamps: timestamps.slice(from), tradeIds: tradeIds.slice(from) };
   }
 }
