@@ -7,7 +7,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
-          env: { POWERTOOLS_LOG_LEVEL: 'SILENT' },
+          env: { POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true' },
         },
       },
       {
@@ -24,7 +24,7 @@ export default defineConfig({
           include: ['test/integration/**/*.test.ts'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
-          env: { POWERTOOLS_LOG_LEVEL: 'SILENT' },
+          env: { POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true' },
         },
       },
     ],

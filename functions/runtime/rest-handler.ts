@@ -1,4 +1,3 @@
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type * as z from 'zod';
@@ -6,7 +5,9 @@ import { symbolFromPath } from '#domain/market-data/symbols';
 import { ServiceError } from '#domain/requests/errors';
 import { parseParams } from '#domain/requests/query-params';
 import { errorResponse, jsonResponse } from './http.ts';
+import { observability } from './lambda-handler.ts';
 import { logger } from './logger.ts';
+import { recordMetric } from './metrics.ts';
 
 /** What a REST handler's logic receives: the parsed query and the raw path parameters. */
 export interface RestRequest<Query> {
@@ -27,6 +28,7 @@ const errorEnvelope = (): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayPr
   onError: async (request) => {
     if (request.error instanceof ServiceError) {
       request.response = errorResponse(request.error.code, request.error.message);
+      recordMetric('clientErrors', 1, request.error.code);
       return;
     }
     logger.error('request failed', { error: request.error as Error });
@@ -50,7 +52,7 @@ export function restHandler<Query extends z.ZodType, Response extends z.ZodType>
   handle: (request: RestRequest<z.output<Query>>) => Promise<z.input<Response>>,
 ) {
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
-    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(observability())
     .use(errorEnvelope())
     .handler(async (event) => {
       const query = parseParams(contract.query, event.queryStringParameters);

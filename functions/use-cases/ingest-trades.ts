@@ -66,6 +66,8 @@ export interface IngestOutcome {
   readonly alerts: number;
   readonly breaks: number;
   readonly statesChanged: number;
+  /** Bars completed by the commits (and recoveries) of the batch. */
+  readonly candlesCompleted: number;
   /** Symbols whose committed writes were applied again (a redelivery after a stop mid-batch). */
   readonly recovered: number;
   /** Symbols whose ledger another writer changed meanwhile: their trades must be delivered again. */
@@ -130,10 +132,11 @@ function redelivers(trades: readonly Trade[], pending: CommittedWrites | undefin
 async function applyCommitted(
   commits: readonly (LedgerAtVersion & { writes: CommittedWrites })[],
   ports: IngestPorts,
-): Promise<{ alerts: number; breaks: number; statesChanged: number }> {
+): Promise<{ alerts: number; breaks: number; statesChanged: number; candlesCompleted: number }> {
   const writes = commits.map(({ writes }) => writes);
+  const bars = writes.flatMap(({ bars }) => bars);
   await Promise.all([
-    ports.bars.putMany(writes.flatMap(({ bars }) => bars)),
+    ports.bars.putMany(bars),
     ports.prices.putMany(writes.flatMap(({ price }) => price ?? [])),
   ]);
   const fired = writes.flatMap(({ alerts }) => alerts).sort((a, b) => a.triggeredAt - b.triggeredAt);
@@ -141,7 +144,7 @@ async function applyCommitted(
   const breaks = await detectBreaks(fired, ports);
   const latest = new Map(commits.map((commit) => [commit.ledger.symbol, commit]));
   const states = await syncStates([...latest.values()], ports.nowMs(), ports.sectorOf, ports);
-  return { alerts, breaks, statesChanged: states.length };
+  return { alerts, breaks, statesChanged: states.length, candlesCompleted: bars.length };
 }
 
 /**

@@ -106,6 +106,10 @@ function configureHandlerEnvironment(
     AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
     POWERTOOLS_SERVICE_NAME: 'market-data-alerts-local',
     POWERTOOLS_LOG_LEVEL: options.logLevel ?? process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
+    // No CloudWatch or X-Ray here: the metrics reach the local summary (functions/runtime/metrics.ts
+    // observeMetrics), not stdout as EMF, and tracing is off.
+    POWERTOOLS_METRICS_DISABLED: 'true',
+    POWERTOOLS_TRACE_ENABLED: 'false',
     AUTH_CACHE_TTL_SECONDS: String(options.authCacheTtlSeconds ?? AUTH_CACHE_TTL_SECONDS),
   };
   for (const id of TABLE_IDS) environment[TABLES[id].envVar] = localTableName(id);
@@ -265,10 +269,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     );
   }, options.clockTickMs ?? DEFAULT_CLOCK_TICK_MS);
 
-  const heartbeat = (await importEntry(HEARTBEAT.handler)).handler as () => Promise<unknown>;
+  const heartbeat = (await importEntry(HEARTBEAT.handler)).handler as (
+    event: unknown,
+    context: unknown,
+  ) => Promise<unknown>;
   const heartbeats = setInterval(
     () => {
-      heartbeat().catch((error: unknown) =>
+      heartbeat({}, lambdaContext('heartbeat')).catch((error: unknown) =>
         options.log?.(`Heartbeat failed: ${error instanceof Error ? error.message : error}`),
       );
     },

@@ -4,7 +4,9 @@ import { findRouteByResource } from '#contracts/routes';
 import type { Scope } from '#contracts/scopes';
 import { authorize } from '#domain/access/authorization';
 import type { CredentialLookup } from '#domain/access/ports';
+import { instrumented } from '#runtime/lambda-handler';
 import { logger } from '#runtime/logger';
+import { recordMetric } from '#runtime/metrics';
 import { credentialLookup } from '#runtime/ports/access';
 
 /** API Gateway answers a thrown `Unauthorized` with the UNAUTHORIZED gateway response (401). */
@@ -39,10 +41,14 @@ export const createHandler =
     _context?: Context,
   ): Promise<APIGatewayAuthorizerResult> => {
     const decision = await authorize(event.headers, requiredScope(event), deps.credentials());
-    if (decision.outcome === 'unauthenticated') throw new Error(UNAUTHORIZED);
+    if (decision.outcome === 'unauthenticated') {
+      recordMetric('authorizerOutcomes', 1, '401');
+      throw new Error(UNAUTHORIZED);
+    }
 
     const { principal } = decision;
     if (decision.outcome === 'deny') {
+      recordMetric('authorizerOutcomes', 1, `403:${decision.code}`);
       logger.info('access denied', { code: decision.code, keyId: principal.keyId, resource: event.resource });
       return {
         principalId: principal.accountId,
@@ -50,6 +56,7 @@ export const createHandler =
         context: { code: decision.code, message: defaultMessage(decision.code) },
       };
     }
+    recordMetric('authorizerOutcomes', 1, 'allow');
     return {
       principalId: principal.accountId,
       policyDocument: policy('Allow', event.methodArn),
@@ -58,4 +65,4 @@ export const createHandler =
     };
   };
 
-export const handler = createHandler({ credentials: credentialLookup });
+export const handler = instrumented(createHandler({ credentials: credentialLookup }));

@@ -4,11 +4,13 @@ import type { RefusedRecord } from '#domain/market-data/dead-letters';
 import type { DeadLetterSink } from '#domain/market-data/ports';
 import { decodeTradeRecord, encodeTradeRecord } from '#domain/market-data/trade-records';
 import { clock } from '#runtime/clock';
+import { instrumented } from '#runtime/lambda-handler';
 import { logger } from '#runtime/logger';
+import { recordCounts, recordMetric } from '#runtime/metrics';
 import { deadLetterSink } from '#runtime/ports/dead-letters';
 import { barStore, ledgerStore, priceStore, universe } from '#runtime/ports/market-data';
 import { alertFeed, breakFeed, setupStore, stateStore } from '#runtime/ports/strat';
-import { type IngestPorts, ingestTrades } from '#use-cases/ingest-trades';
+import { type IngestOutcome, type IngestPorts, ingestTrades } from '#use-cases/ingest-trades';
 
 function refusedRecord(
   record: KinesisStreamRecord,
@@ -18,6 +20,22 @@ function refusedRecord(
 ): RefusedRecord {
   const { partitionKey, sequenceNumber } = record.kinesis;
   return { reason, detail, partitionKey, sequenceNumber, data };
+}
+
+/** The batch's business metrics (docs/operations.md#metrics). */
+function recordIngestMetrics(
+  outcome: IngestOutcome,
+  batch: { readonly records: number; readonly poison: number; readonly deadLettered: number },
+): void {
+  recordMetric('ingestBatchSize', batch.records);
+  recordMetric('tradesApplied', outcome.applied);
+  recordMetric('latePrints', outcome.latePrints);
+  recordCounts('tradesRefused', { ...outcome.refused, poison: batch.poison });
+  recordMetric('candlesCompleted', outcome.candlesCompleted);
+  recordMetric('alertsFired', outcome.alerts);
+  recordMetric('breaksFired', outcome.breaks);
+  recordMetric('stateChanges', outcome.statesChanged);
+  recordMetric('deadLettered', batch.deadLettered);
 }
 
 /**
@@ -50,7 +68,8 @@ export const createHandler =
       }
     }
 
-    const outcome = await ingestTrades(trades, await deps.ports());
+    const ports = await deps.ports();
+    const outcome = await ingestTrades(trades, ports);
     for (const trade of outcome.future) {
       const record = recordOf.get(trade);
       if (record) {
@@ -64,6 +83,11 @@ export const createHandler =
 
     const { future, refused, ...counts } = outcome;
     const poison = deadLetters.filter(({ reason }) => reason === 'poison').length;
+    recordIngestMetrics(outcome, { records: event.Records.length, poison, deadLettered: deadLetters.length });
+    if (trades.length > 0) {
+      const oldest = trades.reduce((min, trade) => Math.min(min, trade.timestamp), Number.POSITIVE_INFINITY);
+      recordMetric('ingestLag', ports.nowMs() - oldest);
+    }
     const log = deadLetters.length > 0 || future.length > 0 ? logger.warn : logger.info;
     log.call(logger, 'ingested a batch', {
       records: event.Records.length,
@@ -79,20 +103,22 @@ export const createHandler =
     };
   };
 
-export const handler = createHandler({
-  ports: async () => {
-    const instruments = await universe();
-    return {
-      ledgers: ledgerStore(),
-      bars: barStore(),
-      prices: priceStore(),
-      alerts: alertFeed(),
-      breaks: breakFeed(),
-      states: stateStore(),
-      setups: setupStore(),
-      sectorOf: (symbol: string) => instruments.get(symbol)?.sector ?? '',
-      nowMs: () => clock()().getTime(),
-    };
-  },
-  deadLetters: deadLetterSink,
-});
+export const handler = instrumented(
+  createHandler({
+    ports: async () => {
+      const instruments = await universe();
+      return {
+        ledgers: ledgerStore(),
+        bars: barStore(),
+        prices: priceStore(),
+        alerts: alertFeed(),
+        breaks: breakFeed(),
+        states: stateStore(),
+        setups: setupStore(),
+        sectorOf: (symbol: string) => instruments.get(symbol)?.sector ?? '',
+        nowMs: () => clock()().getTime(),
+      };
+    },
+    deadLetters: deadLetterSink,
+  }),
+);

@@ -1,8 +1,11 @@
 import type { Clock } from '#domain/calendar/clock';
 import type { Instrument } from '#domain/market-data/instruments';
+import { sessionTimesAt } from '#domain/market-data/periods';
 import type { LedgerStore } from '#domain/market-data/ports';
 import { clock } from '#runtime/clock';
+import { instrumented } from '#runtime/lambda-handler';
 import { logger } from '#runtime/logger';
+import { recordMetric } from '#runtime/metrics';
 import { ledgerStore, universe } from '#runtime/ports/market-data';
 import { setupStore, stateStore } from '#runtime/ports/strat';
 import { reconcileSetupRows, type StateSyncPorts, syncStates } from '#use-cases/sync-states';
@@ -25,9 +28,12 @@ export const createHandler =
     const ledgers = await deps.ledgers().getMany(instruments.map(({ symbol }) => symbol));
     const sectors = new Map(instruments.map(({ symbol, sector }) => [symbol, sector]));
     const ports = deps.stateSync();
+    const nowMs = deps.clock()().getTime();
+    // The feed-silence alarm reads it: trades are expected while it is 1 (docs/operations.md#alarms).
+    recordMetric('marketOpen', sessionTimesAt(nowMs) === undefined ? 0 : 1);
     const changed = await syncStates(
       [...ledgers.values()],
-      deps.clock()().getTime(),
+      nowMs,
       (symbol) => sectors.get(symbol) ?? '',
       ports,
     );
@@ -37,9 +43,11 @@ export const createHandler =
     return { symbols: ledgers.size, changed: changed.length, rowsRepaired };
   };
 
-export const handler = createHandler({
-  universe,
-  ledgers: ledgerStore,
-  stateSync: () => ({ states: stateStore(), setups: setupStore() }),
-  clock,
-});
+export const handler = instrumented(
+  createHandler({
+    universe,
+    ledgers: ledgerStore,
+    stateSync: () => ({ states: stateStore(), setups: setupStore() }),
+    clock,
+  }),
+);

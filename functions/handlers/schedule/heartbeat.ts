@@ -4,8 +4,10 @@ import type { CredentialLookup } from '#domain/access/ports';
 import { HEARTBEAT_MESSAGE } from '#domain/streaming/messages';
 import type { ConnectionRecord } from '#domain/streaming/ports';
 import { cachedCredentialLookup } from '#runtime/credential-lookup';
+import { instrumented } from '#runtime/lambda-handler';
 import { logger } from '#runtime/logger';
 import { memo } from '#runtime/memo';
+import { recordMetric } from '#runtime/metrics';
 import { accountStore, apiKeyStore } from '#runtime/ports/access';
 import { clientConnections } from '#runtime/ports/client-connections';
 import { connectionStore, subscriptionStore } from '#runtime/ports/streaming';
@@ -40,6 +42,7 @@ export const createHandler =
       const closeCode = await closeCodeIfAccessWithdrawn(connection, credentials);
       if (closeCode !== undefined) {
         counts.closed += 1;
+        recordMetric('refusals', 1, String(closeCode));
         await ports.clients.close(connection.connectionId, closeCode);
         await closeConnection(connection, ports);
         return;
@@ -64,12 +67,14 @@ export const createHandler =
     return counts;
   };
 
-export const handler = createHandler({
-  ports: () => ({
-    connections: connectionStore(),
-    subscriptions: subscriptionStore(),
-    clients: clientConnections(),
+export const handler = instrumented(
+  createHandler({
+    ports: () => ({
+      connections: connectionStore(),
+      subscriptions: subscriptionStore(),
+      clients: clientConnections(),
+    }),
+    // No cache: each connection's key is read once per heartbeat, and a revocation must show at the next one.
+    credentials: memo(() => cachedCredentialLookup({ keys: apiKeyStore(), accounts: accountStore() }, 0)),
   }),
-  // No cache: each connection's key is read once per heartbeat, and a revocation must show at the next one.
-  credentials: memo(() => cachedCredentialLookup({ keys: apiKeyStore(), accounts: accountStore() }, 0)),
-});
+);

@@ -12,8 +12,10 @@ import {
 } from '#domain/streaming/channel-events';
 import { clock } from '#runtime/clock';
 import { tableName } from '#runtime/environment';
+import { instrumented } from '#runtime/lambda-handler';
 import { logger } from '#runtime/logger';
 import { memo } from '#runtime/memo';
+import { recordMetric } from '#runtime/metrics';
 import { credentialLookup } from '#runtime/ports/access';
 import { clientConnections } from '#runtime/ports/client-connections';
 import { priceStore, universe } from '#runtime/ports/market-data';
@@ -26,6 +28,8 @@ export interface FanOutDeps {
   readonly prices: () => PriceStore;
   /** Physical table name → source table, for the tables whose streams feed the fan-out. */
   readonly sources: () => ReadonlyMap<string, SourceChange['table']>;
+  /** The wall clock, for the push lag (a change's commit time is the stream's, in wall time); default Date.now. */
+  readonly nowMs?: () => number;
 }
 
 /**
@@ -60,6 +64,14 @@ export const createHandler =
     }
 
     const outcome = await fanOut(events, { ...deps.ports(), concurrency: POST_CONCURRENCY });
+    recordMetric('pushesSent', outcome.sent);
+    recordMetric('pushesGone', outcome.gone);
+    recordMetric('pushesFailed', outcome.failed.length);
+    if (outcome.closed > 0) recordMetric('refusals', outcome.closed, 'access-withdrawn');
+    if (events.length > 0 && outcome.sent > 0) {
+      const oldest = Math.min(...events.map(({ recordedAtMs }) => recordedAtMs));
+      recordMetric('pushLag', (deps.nowMs ?? Date.now)() - oldest);
+    }
     if (outcome.errors.length > 0) {
       logger.warn('some pushes failed', {
         errors: outcome.errors.slice(0, 10),
@@ -99,16 +111,18 @@ async function changeContext(changes: readonly SourceChange[], deps: FanOutDeps)
   };
 }
 
-export const handler = createHandler({
-  ports: () => ({
-    subscriptions: subscriptionStore(),
-    connections: connectionStore(),
-    clients: clientConnections(),
-    usage: usageLog(),
-    nowMs: () => clock()().getTime(),
-    credentials: credentialLookup(),
+export const handler = instrumented(
+  createHandler({
+    ports: () => ({
+      subscriptions: subscriptionStore(),
+      connections: connectionStore(),
+      clients: clientConnections(),
+      usage: usageLog(),
+      nowMs: () => clock()().getTime(),
+      credentials: credentialLookup(),
+    }),
+    universe,
+    prices: priceStore,
+    sources: memo(() => new Map(FAN_OUT.sources.map((source) => [tableName(source), source]))),
   }),
-  universe,
-  prices: priceStore,
-  sources: memo(() => new Map(FAN_OUT.sources.map((source) => [tableName(source), source]))),
-});
+);

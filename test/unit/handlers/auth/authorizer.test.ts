@@ -6,6 +6,7 @@ import { SCOPES } from '#contracts/scopes';
 import { issueApiKey } from '#domain/access/api-keys';
 import type { Credential } from '#domain/access/ports';
 import { createHandler } from '#handlers/auth/authorizer';
+import { observeMetrics } from '#runtime/metrics';
 import { authorizerEvent, context } from '../../../support/events.ts';
 
 const issued = issueApiKey(randomBytes);
@@ -146,5 +147,28 @@ describe('authorizer: WebSocket $connect', () => {
     await expect(authorizerWith(credential([...SCOPES]))(connectEvent(headers), context())).rejects.toThrow(
       'Unauthorized',
     );
+  });
+});
+
+describe('authorizer metrics (docs/operations.md#metrics)', () => {
+  it('counts each decision by outcome, a denial with its code, and never a key', async () => {
+    const outcomes: (string | undefined)[] = [];
+    const stop = observeMetrics(({ id, dimensionValue }) => {
+      if (id === 'authorizerOutcomes') outcomes.push(dimensionValue);
+    });
+    try {
+      const event = authorizerEvent({ resource: '/api/market/v1/instruments', headers });
+      await authorizerWith(credential([...SCOPES]))(event, context());
+      await authorizerWith(credential([...SCOPES], 'inactive'))(event, context());
+      await expect(
+        authorizerWith(credential([...SCOPES]))(
+          authorizerEvent({ resource: '/api/market/v1/instruments', headers: {} }),
+          context(),
+        ),
+      ).rejects.toThrow('Unauthorized');
+    } finally {
+      stop();
+    }
+    expect(outcomes).toEqual(['allow', '403:inactive_entitlement', '401']);
   });
 });

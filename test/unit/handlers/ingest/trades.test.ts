@@ -2,6 +2,7 @@ import type { KinesisStreamEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import type { RefusedRecord } from '#domain/market-data/dead-letters';
 import { createHandler } from '#handlers/ingest/trades';
+import { type MetricPoint, observeMetrics } from '#runtime/metrics';
 import { inMemoryIngestPorts } from '../../../support/fakes.ts';
 
 const open = Date.parse('2024-11-26T14:30:00Z');
@@ -82,5 +83,37 @@ describe('the ingest handler', () => {
       }),
     });
     await expect(handler(eventOf([{ partitionKey: 'X', data: 'not json' }]))).rejects.toThrow('unavailable');
+  });
+});
+
+describe('the ingest handler’s metrics (docs/operations.md#metrics)', () => {
+  it('records applied, refused by reason, dead-lettered, the batch size and the lag of its oldest trade', async () => {
+    const { handler } = setUp();
+    const points: MetricPoint[] = [];
+    const stop = observeMetrics((point) => points.push(point));
+    try {
+      await handler(
+        eventOf([
+          tradeRecord('AAPL', open, '1'),
+          tradeRecord('AAPL', open, '1'),
+          { partitionKey: 'AAPL', data: 'garbage' },
+          tradeRecord('AAPL', Date.parse('2030-01-02T15:00:00Z'), '2'),
+        ]),
+      );
+    } finally {
+      stop();
+    }
+    const value = (id: string, dimension?: string) =>
+      points
+        .filter((point) => point.id === id && point.dimensionValue === dimension)
+        .reduce((sum, p) => sum + p.value, 0);
+    expect(value('ingestBatchSize')).toBe(4);
+    expect(value('tradesApplied')).toBe(1);
+    expect(value('tradesRefused', 'duplicate')).toBe(1);
+    expect(value('tradesRefused', 'future')).toBe(1);
+    expect(value('tradesRefused', 'poison')).toBe(1);
+    expect(value('deadLettered')).toBe(2);
+    // The service clock of setUp() is a minute after the oldest trade of the batch.
+    expect(value('ingestLag')).toBe(60_000);
   });
 });

@@ -1,0 +1,76 @@
+/**
+ * The service's own CloudWatch metrics (docs/operations.md#metrics): one catalogue that the functions emit
+ * through (functions/runtime/metrics.ts), the dashboard and alarms read (lib/constructs/operations.ts), and
+ * the local stack summarizes (`GET /_local/metrics`). Emitted as CloudWatch embedded metric format (EMF) log
+ * lines under one namespace, with the `service` dimension; a metric with a `dimension` also goes out once
+ * per value of that dimension (never a key, secret or key-derived value).
+ */
+export const METRICS_NAMESPACE = 'MarketDataAlerts';
+export const METRICS_NAMESPACE_ENV = 'POWERTOOLS_METRICS_NAMESPACE';
+
+type Unit = 'Count' | 'Milliseconds' | 'None';
+
+export interface MetricDefinition {
+  readonly name: string;
+  readonly unit: Unit;
+  readonly description: string;
+  /** A dimension the metric is also emitted with (its value chosen per data point). */
+  readonly dimension?: string;
+}
+
+export const METRICS = {
+  tradesApplied: { name: 'TradesApplied', unit: 'Count', description: 'Trades counted in full' },
+  latePrints: { name: 'LatePrints', unit: 'Count', description: 'Late prints folded into forming bars' },
+  tradesRefused: {
+    name: 'TradesRefused',
+    unit: 'Count',
+    description: 'Trades not applied, by reason (duplicate, late, future, outside_session, invalid, poison)',
+    dimension: 'Reason',
+  },
+  ingestBatchSize: { name: 'IngestBatchSize', unit: 'Count', description: 'Records per ingest batch' },
+  ingestLag: {
+    name: 'IngestLag',
+    unit: 'Milliseconds',
+    description: 'The oldest trade of a batch: from its time to its commit',
+  },
+  candlesCompleted: { name: 'CandlesCompleted', unit: 'Count', description: 'Bars completed' },
+  alertsFired: { name: 'AlertsFired', unit: 'Count', description: 'In-force alerts appended' },
+  breaksFired: { name: 'BreaksFired', unit: 'Count', description: 'Simultaneous breaks appended' },
+  stateChanges: { name: 'StateChanges', unit: 'Count', description: 'Symbol states written' },
+  deadLettered: { name: 'DeadLettered', unit: 'Count', description: 'Records set apart whole' },
+  pushesSent: { name: 'PushesSent', unit: 'Count', description: 'WebSocket messages posted' },
+  pushesGone: { name: 'PushesGone', unit: 'Count', description: 'Posts to a connection already gone' },
+  pushesFailed: { name: 'PushesFailed', unit: 'Count', description: 'Posts that failed otherwise' },
+  pushLag: {
+    name: 'PushLag',
+    unit: 'Milliseconds',
+    description: 'From a change committed to its message posted (the oldest of a batch)',
+  },
+  connects: { name: 'WebSocketConnects', unit: 'Count', description: 'Connections opened' },
+  evictions: { name: 'WebSocketEvictions', unit: 'Count', description: 'Connections replaced (4409)' },
+  refusals: {
+    name: 'WebSocketRefusals',
+    unit: 'Count',
+    description: 'Connections closed or refused for access (4401, 4403)',
+    dimension: 'CloseCode',
+  },
+  authorizerOutcomes: {
+    name: 'AuthorizerOutcomes',
+    unit: 'Count',
+    description: 'Authorizer decisions: allow, 401, or 403 with its error code',
+    dimension: 'Outcome',
+  },
+  clientErrors: {
+    name: 'ClientErrors',
+    unit: 'Count',
+    description: 'REST 4xx answers by error code (from the handlers)',
+    dimension: 'Code',
+  },
+  marketOpen: {
+    name: 'MarketOpen',
+    unit: 'None',
+    description: '1 while the regular session runs (the calendar), else 0: the feed-silence alarm reads it',
+  },
+} as const satisfies Record<string, MetricDefinition>;
+
+export type MetricId = keyof typeof METRICS;

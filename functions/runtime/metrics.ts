@@ -1,0 +1,64 @@
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import type { MetricUnit } from '@aws-lambda-powertools/metrics/types';
+import { METRICS, METRICS_NAMESPACE, METRICS_NAMESPACE_ENV, type MetricId } from '#contracts/metrics';
+import { SERVICE_NAME } from '#contracts/runtime-settings';
+import { logger } from './logger.ts';
+
+/** The functions' one Powertools Metrics instance (EMF to stdout, flushed after each invocation). */
+export const metrics = new Metrics({
+  namespace: process.env[METRICS_NAMESPACE_ENV] ?? METRICS_NAMESPACE,
+  serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? SERVICE_NAME,
+  // An invocation that recorded nothing (a heartbeat with no connection) is normal: Powertools' warning
+  // about the empty flush goes to debug, not to every such invocation's log at WARN.
+  logger: {
+    trace: (...args: unknown[]) => logger.debug(String(args[0] ?? '')),
+    debug: (...args: unknown[]) => logger.debug(String(args[0] ?? '')),
+    info: (...args: unknown[]) => logger.info(String(args[0] ?? '')),
+    warn: (...args: unknown[]) => logger.debug(String(args[0] ?? '')),
+    error: (...args: unknown[]) => logger.error(String(args[0] ?? '')),
+  },
+});
+
+/** A data point as the local stack's summary sees it. */
+export interface MetricPoint {
+  readonly id: MetricId;
+  readonly value: number;
+  readonly dimensionValue?: string;
+}
+
+const observers = new Set<(point: MetricPoint) => void>();
+
+/**
+ * Hears every data point (the local stack's `/_local/metrics` and console summary, which have no CloudWatch);
+ * returns the function that stops hearing.
+ */
+export function observeMetrics(observer: (point: MetricPoint) => void): () => void {
+  observers.add(observer);
+  return () => observers.delete(observer);
+}
+
+/**
+ * Records a data point of a catalogued metric (functions/contracts/metrics.ts). A metric with a dimension
+ * goes out as a single metric with that dimension's value; one without joins the invocation's flush.
+ */
+export function recordMetric(id: MetricId, value: number, dimensionValue?: string): void {
+  if (!Number.isFinite(value)) return;
+  const definition = METRICS[id];
+  const unit = definition.unit as MetricUnit;
+  if ('dimension' in definition && dimensionValue !== undefined) {
+    const single = metrics.singleMetric();
+    single.addDimension(definition.dimension, dimensionValue);
+    single.addMetric(definition.name, unit, value);
+  } else {
+    metrics.addMetric(definition.name, unit, value);
+  }
+  for (const observer of observers)
+    observer({ id, value, ...(dimensionValue === undefined ? {} : { dimensionValue }) });
+}
+
+/** Records one data point per key of `counts` (e.g. refused trades by reason), skipping zeros. */
+export function recordCounts(id: MetricId, counts: Readonly<Record<string, number>>): void {
+  for (const [dimensionValue, value] of Object.entries(counts)) {
+    if (value > 0) recordMetric(id, value, dimensionValue);
+  }
+}
