@@ -6,6 +6,7 @@ import { ClockTick } from './constructs/clock-tick.ts';
 import { DataTables } from './constructs/data-tables.ts';
 import { EventFanOut } from './constructs/event-fan-out.ts';
 import { Heartbeat } from './constructs/heartbeat.ts';
+import { Operations } from './constructs/operations.ts';
 import { PartnerRestApi } from './constructs/rest-api.ts';
 import { TradeIngestion } from './constructs/trade-ingestion.ts';
 import { PartnerWebSocketApi, type WebSocketCustomDomain } from './constructs/websocket-api.ts';
@@ -15,6 +16,9 @@ import { PartnerWebSocketApi, type WebSocketCustomDomain } from './constructs/we
  * free plan has no API Gateway V2 (`npm run deploy:local` sets it unless LOCALSTACK_WEBSOCKET=1).
  */
 export const WEB_SOCKET_CONTEXT = 'webSocket';
+
+/** `cdk deploy -c alarmEmail=ops@example.com` subscribes that address to the alarm topic. */
+export const ALARM_EMAIL_CONTEXT = 'alarmEmail';
 
 /** `cdk deploy -c waf=false` leaves out the REST stage's WAF web ACL (LocalStack has no WAF). */
 export const WAF_CONTEXT = 'waf';
@@ -41,6 +45,7 @@ export class MarketDataStack extends Stack {
   readonly heartbeat?: Heartbeat;
   readonly ingestion: TradeIngestion;
   readonly clockTick: ClockTick;
+  readonly operations: Operations;
 
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, {
@@ -72,6 +77,14 @@ export class MarketDataStack extends Stack {
     }
     this.ingestion = new TradeIngestion(this, 'Ingestion', { tables: this.data.tables });
     this.clockTick = new ClockTick(this, 'ClockTick', { tables: this.data.tables });
+    this.operations = new Operations(this, 'Operations', {
+      restApi: this.restApi,
+      ingestion: this.ingestion,
+      tables: this.data.tables,
+      webSocketApi: this.webSocketApi,
+      fanOut: this.fanOut,
+      alarmEmail: contextString(this, ALARM_EMAIL_CONTEXT),
+    });
 
     // Top-level outputs, so their keys are exactly the names in the stack-outputs contract that the key
     // CLI, the seed command and `npm run replay -- --stack` read (CDK adds no path hash to a stack's direct

@@ -110,6 +110,8 @@ export class PartnerRestApi extends Construct {
   readonly authorizerFunction: ServiceFunction;
   readonly routeFunctions: Readonly<Record<RestRouteId, ServiceFunction>>;
   readonly usagePlan: UsagePlan;
+  /** The stage's access log (JSON lines; the throttled-requests metric is filtered from it). */
+  readonly accessLogs: LogGroup;
   /** The REST base URL including the versioned prefix. */
   readonly baseUrl: string;
   /** The stage's web ACL; absent with `waf: false`. */
@@ -126,10 +128,11 @@ export class PartnerRestApi extends Construct {
       environment: { AUTH_CACHE_TTL_SECONDS: String(AUTH_CACHE_TTL_SECONDS) },
     });
 
-    const accessLogs = new LogGroup(this, 'AccessLogs', {
+    this.accessLogs = new LogGroup(this, 'AccessLogs', {
       retention: RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.DESTROY,
     });
+    const accessLogs = this.accessLogs;
 
     this.api = new RestApi(this, 'Api', {
       restApiName: 'market-data-alerts',

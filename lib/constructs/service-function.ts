@@ -6,6 +6,7 @@ import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { METRICS_NAMESPACE, METRICS_NAMESPACE_ENV } from '#contracts/metrics';
 import { SERVICE_NAME } from '#contracts/runtime-settings';
 import { TABLES, type TableBinding, type TableDefinition, type TableId } from '#contracts/tables';
 import { LAMBDA_BUNDLING } from '#lib/bundling';
@@ -109,6 +110,7 @@ export class ServiceFunction extends Construct {
         NODE_OPTIONS: '--enable-source-maps',
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         POWERTOOLS_LOG_LEVEL: props.logLevel ?? 'INFO',
+        [METRICS_NAMESPACE_ENV]: METRICS_NAMESPACE,
         ...props.environment,
       },
       // ESM (index.mjs), minified, source maps, the AWS SDK bundled but for the developer-only credential

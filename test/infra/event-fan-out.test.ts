@@ -1,5 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
+import { METRICS_NAMESPACE, METRICS_NAMESPACE_ENV } from '#contracts/metrics';
 import { SERVICE_NAME } from '#contracts/runtime-settings';
 import { TABLE_IDS, TABLES, type TableBinding, type TableId } from '#contracts/tables';
 import { CALLBACK_URL_ENV, FAN_OUT, WS_STAGE } from '#contracts/websocket';
@@ -107,6 +108,7 @@ describe('EventFanOut function', () => {
       NODE_OPTIONS: '--enable-source-maps',
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_LOG_LEVEL: 'INFO',
+      [METRICS_NAMESPACE_ENV]: METRICS_NAMESPACE,
       ...Object.fromEntries([...tables].map((table) => [TABLES[table].envVar, { Ref: tableIdOf(table) }])),
       [CALLBACK_URL_ENV]: webSocketStageUrlOf('https', logicalIdOf(stack.webSocketApi.api)),
     });

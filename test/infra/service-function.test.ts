@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
+import { METRICS_NAMESPACE, METRICS_NAMESPACE_ENV } from '#contracts/metrics';
 import { AUTHORIZER, CLOCK_TICK, REST_ROUTES } from '#contracts/routes';
 import { SERVICE_NAME } from '#contracts/runtime-settings';
 import { TABLE_IDS, TABLES, type TableBinding } from '#contracts/tables';
@@ -86,6 +87,7 @@ describe('ServiceFunction defaults', () => {
             NODE_OPTIONS: '--enable-source-maps',
             POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
             POWERTOOLS_LOG_LEVEL: 'INFO',
+            [METRICS_NAMESPACE_ENV]: METRICS_NAMESPACE,
           }),
         },
       });

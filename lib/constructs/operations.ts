@@ -1,0 +1,406 @@
+import { Aspects, Duration, type IAspect, Stack } from 'aws-cdk-lib';
+import {
+  Alarm,
+  ComparisonOperator,
+  Dashboard,
+  GraphWidget,
+  type IMetric,
+  MathExpression,
+  Metric,
+  Stats,
+  TextWidget,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { Operation } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import { FilterPattern, MetricFilter } from 'aws-cdk-lib/aws-logs';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { Construct, type IConstruct } from 'constructs';
+import { METRICS, METRICS_NAMESPACE, type MetricId } from '#contracts/metrics';
+import { SERVICE_NAME } from '#contracts/runtime-settings';
+import { TABLE_IDS } from '#contracts/tables';
+import type { EventFanOut } from './event-fan-out.ts';
+import type { PartnerRestApi } from './rest-api.ts';
+import { ServiceFunction, type TableConstructs } from './service-function.ts';
+import type { TradeIngestion } from './trade-ingestion.ts';
+import type { PartnerWebSocketApi } from './websocket-api.ts';
+
+/** The thresholds of the alarms this construct adds, and why (docs/operations.md#alarms). */
+export const ALARM_THRESHOLDS = {
+  /** Any function error or throttle in 5 minutes: each is a request or batch that failed. */
+  lambdaErrors: 1,
+  lambdaThrottles: 1,
+  /** REST 5xx answers in 5 minutes: the service's own failures (4xx are the callers'). */
+  rest5xx: 5,
+  /** The oldest trade of a batch older than this at commit, 3 minutes running: quotes and candles are late. */
+  ingestLagMs: 60_000,
+  /** Failed pushes in 5 minutes (retried by the stream; a run of them means a partner misses messages). */
+  pushFailures: 10,
+  /** Throttled DynamoDB requests of a table in 5 minutes (on-demand tables throttle only at a hot key). */
+  dynamoThrottles: 1,
+  /** Minutes of an open market with no trade applied: the feed is silent. */
+  feedSilenceMinutes: 5,
+} as const;
+
+/** The throttled-requests metric, filtered from the REST stage's access log. */
+export const THROTTLED_METRIC = 'ThrottledRequests';
+
+export interface OperationsProps {
+  readonly restApi: PartnerRestApi;
+  readonly ingestion: TradeIngestion;
+  readonly tables: TableConstructs;
+  readonly webSocketApi?: PartnerWebSocketApi;
+  readonly fanOut?: EventFanOut;
+  /** Who the alarms page: an email address subscribed to the topic (`cdk deploy -c alarmEmail=...`). */
+  readonly alarmEmail?: string;
+}
+
+/** One of the service's own metrics (functions/contracts/metrics.ts), as the functions emit it. */
+export function serviceMetric(
+  id: MetricId,
+  options: { statistic?: string; period?: Duration; dimensionValue?: string } = {},
+): Metric {
+  const definition = METRICS[id];
+  const dimensionsMap: Record<string, string> = { service: SERVICE_NAME };
+  if ('dimension' in definition && options.dimensionValue !== undefined) {
+    dimensionsMap[definition.dimension] = options.dimensionValue;
+  }
+  return new Metric({
+    namespace: METRICS_NAMESPACE,
+    metricName: definition.name,
+    dimensionsMap,
+    statistic: options.statistic ?? Stats.SUM,
+    period: options.period ?? Duration.minutes(1),
+  });
+}
+
+/** Every alarm of the stack pages the topic: the aspect adds the action wherever an alarm was made. */
+class AlarmsPage implements IAspect {
+  constructor(private readonly action: SnsAction) {}
+
+  visit(node: IConstruct): void {
+    if (node instanceof Alarm) node.addAlarmAction(this.action);
+  }
+}
+
+/**
+ * What an operator sees and is paged by (docs/operations.md): the alarm topic (email when
+ * `-c alarmEmail=...`), an action on every alarm of the stack, the alarms on the functions, the REST stage,
+ * ingestion, the fan-out, the tables and the feed's silence, and one dashboard.
+ */
+export class Operations extends Construct {
+  readonly topic: Topic;
+  readonly dashboard: Dashboard;
+  readonly feedSilenceAlarm: Alarm;
+
+  constructor(scope: Construct, id: string, props: OperationsProps) {
+    super(scope, id);
+
+    // A key of our own: CloudWatch alarms cannot publish to a topic under the AWS-managed aws/sns key.
+    const key = new Key(this, 'AlarmTopicKey', {
+      enableKeyRotation: true,
+      description: 'Encrypts the alarm topic; CloudWatch may use it to publish',
+    });
+    key.addToResourcePolicy(
+      new PolicyStatement({
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        resources: ['*'],
+      }),
+    );
+    this.topic = new Topic(this, 'AlarmTopic', { masterKey: key, enforceSSL: true });
+    if (props.alarmEmail) this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
+    Aspects.of(Stack.of(this)).add(new AlarmsPage(new SnsAction(this.topic)));
+
+    const functions = Stack.of(this)
+      .node.findAll()
+      .filter((node): node is ServiceFunction => node instanceof ServiceFunction);
+    for (const fn of functions) this.functionAlarms(fn, props);
+
+    this.alarm('Rest5xxAlarm', props.restApi.api.metricServerError({ period: Duration.minutes(5) }), {
+      threshold: ALARM_THRESHOLDS.rest5xx,
+      description:
+        'The REST API answered 5xx: the service failed partners (see the functions alarms and logs).',
+    });
+    this.alarm('IngestLagAlarm', serviceMetric('ingestLag', { statistic: Stats.MAXIMUM }), {
+      threshold: ALARM_THRESHOLDS.ingestLagMs,
+      evaluationPeriods: 3,
+      comparison: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      description:
+        'Trades reach candles and quotes more than a minute after their time, 3 minutes running: the feed ' +
+        'delivers late or ingestion cannot keep up (see the iterator age).',
+    });
+    if (props.fanOut) {
+      this.alarm('PushFailuresAlarm', serviceMetric('pushesFailed', { period: Duration.minutes(5) }), {
+        threshold: ALARM_THRESHOLDS.pushFailures,
+        description: 'WebSocket pushes fail: partners miss messages until the stream delivers them again.',
+      });
+    }
+    for (const tableId of TABLE_IDS) {
+      this.alarm(`${tableId}ThrottlesAlarm`, tableThrottles(tableId, props.tables, Duration.minutes(5)), {
+        threshold: ALARM_THRESHOLDS.dynamoThrottles,
+        description: `DynamoDB throttles requests to the ${tableId} table: a hot key or a partition limit.`,
+      });
+    }
+    this.feedSilenceAlarm = this.alarm('FeedSilenceAlarm', feedSilence(), {
+      threshold: 1,
+      evaluationPeriods: ALARM_THRESHOLDS.feedSilenceMinutes,
+      description:
+        `The market is open and no trade was applied for ${ALARM_THRESHOLDS.feedSilenceMinutes} minutes: ` +
+        'the feed is silent (provider, connector or stream). Partners see frozen quotes.',
+    });
+
+    new MetricFilter(this, 'ThrottledRequestsFilter', {
+      logGroup: props.restApi.accessLogs,
+      filterPattern: FilterPattern.numberValue('$.status', '=', 429),
+      metricNamespace: METRICS_NAMESPACE,
+      metricName: THROTTLED_METRIC,
+      metricValue: '1',
+      defaultValue: 0,
+    });
+
+    this.dashboard = new Dashboard(this, 'Dashboard', {
+      dashboardName: `${Stack.of(this).stackName}-operations`,
+    });
+    this.dashboard.addWidgets(...dashboardWidgets(props, functions));
+  }
+
+  private functionAlarms(fn: ServiceFunction, props: OperationsProps): void {
+    const name = fn.node.path.replace(/[^A-Za-z0-9]/g, '');
+    const errors = fn.lambda.metricErrors({ period: Duration.minutes(5), statistic: Stats.SUM });
+    const isAuthorizer = fn === props.restApi.authorizerFunction;
+    this.alarm(
+      `${name}ErrorsAlarm`,
+      isAuthorizer
+        ? // A 401 is the authorizer throwing Unauthorized, as API Gateway requires: not an error.
+          new MathExpression({
+            expression: 'errors - FILL(unauthorized, 0)',
+            usingMetrics: {
+              errors,
+              unauthorized: serviceMetric('authorizerOutcomes', {
+                dimensionValue: '401',
+                period: Duration.minutes(5),
+              }),
+            },
+            period: Duration.minutes(5),
+          })
+        : errors,
+      {
+        threshold: ALARM_THRESHOLDS.lambdaErrors,
+        description: `${fn.node.path} failed (errors other than an expected 401): see its log group.`,
+      },
+    );
+    this.alarm(
+      `${name}ThrottlesAlarm`,
+      fn.lambda.metricThrottles({ period: Duration.minutes(5), statistic: Stats.SUM }),
+      {
+        threshold: ALARM_THRESHOLDS.lambdaThrottles,
+        description: `${fn.node.path} was throttled: the account's concurrency is exhausted.`,
+      },
+    );
+  }
+
+  private alarm(
+    id: string,
+    metric: IMetric,
+    options: {
+      threshold: number;
+      description: string;
+      evaluationPeriods?: number;
+      comparison?: ComparisonOperator;
+    },
+  ): Alarm {
+    return new Alarm(this, id, {
+      metric,
+      threshold: options.threshold,
+      evaluationPeriods: options.evaluationPeriods ?? 1,
+      comparisonOperator: options.comparison ?? ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+      alarmDescription: options.description,
+    });
+  }
+}
+
+/**
+ * 1 for each minute the market is open (the clock tick's MarketOpen, from the calendar) with no trade applied
+ * (a minute without an ingest invocation counts as none); else 0. Missing MarketOpen (the clock tick did not
+ * run) is not breaching: its own errors alarm pages then.
+ */
+export function feedSilence(): MathExpression {
+  return new MathExpression({
+    expression: 'IF(open > 0 AND FILL(applied, 0) <= 0, 1, 0)',
+    usingMetrics: {
+      open: serviceMetric('marketOpen', { statistic: Stats.MAXIMUM }),
+      applied: serviceMetric('tradesApplied'),
+    },
+    period: Duration.minutes(1),
+    label: 'open market, no trade applied',
+  });
+}
+
+const THROTTLED_OPERATIONS = [
+  Operation.GET_ITEM,
+  Operation.BATCH_GET_ITEM,
+  Operation.QUERY,
+  Operation.PUT_ITEM,
+  Operation.UPDATE_ITEM,
+  Operation.DELETE_ITEM,
+  Operation.BATCH_WRITE_ITEM,
+];
+
+/** A table's throttled requests over the operations the functions use, ids unique across tables. */
+function tableThrottles(tableId: (typeof TABLE_IDS)[number], tables: TableConstructs, period: Duration) {
+  const usingMetrics: Record<string, IMetric> = {};
+  for (const operation of THROTTLED_OPERATIONS) {
+    usingMetrics[`${tableId}${operation}`.toLowerCase()] = new Metric({
+      namespace: 'AWS/DynamoDB',
+      metricName: 'ThrottledRequests',
+      dimensionsMap: { TableName: tables[tableId].tableName, Operation: operation },
+      statistic: Stats.SUM,
+      period,
+    });
+  }
+  return new MathExpression({
+    expression: Object.keys(usingMetrics)
+      .map((key) => `FILL(${key}, 0)`)
+      .join(' + '),
+    usingMetrics,
+    period,
+    label: `${tableId} throttled`,
+  });
+}
+
+function graph(title: string, left: IMetric[], right: IMetric[] = []): GraphWidget {
+  return new GraphWidget({ title, left, right, width: 8, height: 6 });
+}
+
+function dashboardWidgets(props: OperationsProps, functions: readonly ServiceFunction[]) {
+  const api = props.restApi.api;
+  const minute = Duration.minutes(1);
+  const widgets = [
+    new TextWidget({
+      markdown:
+        '## REST\nRequests, latency, errors and throttling (docs/operations.md#reading-the-dashboard)',
+      width: 24,
+      height: 1,
+    }),
+    graph('REST requests', [api.metricCount({ period: minute })]),
+    graph('REST latency (ms)', [
+      api.metricLatency({ statistic: Stats.p(50), period: minute }),
+      api.metricLatency({ statistic: Stats.p(99), period: minute }),
+    ]),
+    graph(
+      'REST 4xx / 5xx / throttled',
+      [api.metricClientError({ period: minute }), api.metricServerError({ period: minute })],
+      [
+        new Metric({
+          namespace: METRICS_NAMESPACE,
+          metricName: THROTTLED_METRIC,
+          statistic: Stats.SUM,
+          period: minute,
+        }),
+      ],
+    ),
+    new TextWidget({ markdown: '## Ingest', width: 24, height: 1 }),
+    graph(
+      'Trades applied / refused',
+      [serviceMetric('tradesApplied'), serviceMetric('latePrints')],
+      [
+        ...['duplicate', 'late', 'future', 'outside_session', 'invalid', 'poison'].map((reason) =>
+          serviceMetric('tradesRefused', { dimensionValue: reason }),
+        ),
+      ],
+    ),
+    graph(
+      'Ingest lag (ms) / iterator age (ms)',
+      [serviceMetric('ingestLag', { statistic: Stats.MAXIMUM })],
+      [
+        props.ingestion.ingestFunction.lambda.metric('IteratorAge', {
+          statistic: Stats.MAXIMUM,
+          period: minute,
+        }),
+      ],
+    ),
+    graph(
+      'Batch size / dead-lettered',
+      [serviceMetric('ingestBatchSize', { statistic: Stats.AVERAGE })],
+      [serviceMetric('deadLettered')],
+    ),
+    new TextWidget({ markdown: '## Analytics', width: 24, height: 1 }),
+    graph('Alerts and breaks fired', [serviceMetric('alertsFired'), serviceMetric('breaksFired')]),
+    graph(
+      'Candles completed / states changed',
+      [serviceMetric('candlesCompleted')],
+      [serviceMetric('stateChanges')],
+    ),
+    graph('Feed silence (1 = open market, no trade)', [feedSilence()]),
+  ];
+  if (props.webSocketApi) {
+    const wsApi = props.webSocketApi.api;
+    widgets.push(
+      new TextWidget({ markdown: '## WebSocket', width: 24, height: 1 }),
+      graph(
+        'Connections / messages',
+        [
+          new Metric({
+            namespace: 'AWS/ApiGateway',
+            metricName: 'ConnectCount',
+            dimensionsMap: { ApiId: wsApi.apiId },
+            statistic: Stats.SUM,
+            period: minute,
+          }),
+        ],
+        [
+          new Metric({
+            namespace: 'AWS/ApiGateway',
+            metricName: 'MessageCount',
+            dimensionsMap: { ApiId: wsApi.apiId },
+            statistic: Stats.SUM,
+            period: minute,
+          }),
+        ],
+      ),
+      graph('Pushes sent / gone / failed', [
+        serviceMetric('pushesSent'),
+        serviceMetric('pushesGone'),
+        serviceMetric('pushesFailed'),
+      ]),
+      graph('Push lag (ms)', [serviceMetric('pushLag', { statistic: Stats.MAXIMUM })]),
+    );
+  }
+  widgets.push(
+    new TextWidget({ markdown: '## DynamoDB', width: 24, height: 1 }),
+    graph(
+      'Throttled requests',
+      TABLE_IDS.map((tableId) => tableThrottles(tableId, props.tables, minute)),
+    ),
+    graph(
+      'Consumed read / write capacity',
+      TABLE_IDS.map((tableId) => props.tables[tableId].metricConsumedReadCapacityUnits({ period: minute })),
+      TABLE_IDS.map((tableId) => props.tables[tableId].metricConsumedWriteCapacityUnits({ period: minute })),
+    ),
+    new TextWidget({ markdown: '## Lambda', width: 24, height: 1 }),
+    graph(
+      'Errors',
+      functions.map((fn) => fn.lambda.metricErrors({ period: minute })),
+    ),
+    graph(
+      'Throttles',
+      functions.map((fn) => fn.lambda.metricThrottles({ period: minute })),
+    ),
+    graph(
+      'Duration p99 (ms)',
+      functions.map((fn) => fn.lambda.metricDuration({ statistic: Stats.p(99), period: minute })),
+    ),
+    graph(
+      'Concurrent executions',
+      functions.map((fn) =>
+        fn.lambda.metric('ConcurrentExecutions', { statistic: Stats.MAXIMUM, period: minute }),
+      ),
+    ),
+  );
+  return widgets;
+}
