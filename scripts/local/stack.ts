@@ -32,6 +32,12 @@ import { LOCAL_AWS, localDocumentClient, localDynamoClient, startLocalDynamo } f
 import { type DynamoFaults, startFaultyDynamo } from './faulty-dynamo.ts';
 import { lambdaContext } from './lambda-context.ts';
 import { type MarketSimulation, startMarketSimulation } from './market-simulation.ts';
+import {
+  LOCAL_METRICS_PATH,
+  LocalMetrics,
+  METRICS_SUMMARY_SECONDS,
+  metricsAnswer,
+} from './metrics-summary.ts';
 import { type AuthorizerHandler, LocalRestGateway, loadRestRoutes } from './rest-gateway.ts';
 import { ensureTables, localTableName } from './tables.ts';
 import { TokenBuckets } from './token-bucket.ts';
@@ -81,6 +87,8 @@ export interface LocalStack {
   readonly trades: LocalTradeStream;
   /** The trades dead-letter queue (records the ingest refused whole, batches it gave up on). */
   readonly deadLetterQueue: LocalDeadLetterQueue;
+  /** The handlers' metrics, totalled (`GET /_local/metrics`). */
+  readonly metrics: LocalMetrics;
   /** The stream tables' captured changes feeding the fan-out handler. */
   readonly changes: LocalChangeStreams;
   readonly webSocket: LocalWebSocketGateway;
@@ -223,6 +231,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   );
   const ingest = (await importEntry(INGEST.handler)).handler as StreamConsumer;
   const deadLetterQueue = new LocalDeadLetterQueue();
+  const localMetrics = new LocalMetrics();
   const trades = new LocalTradeStream((event) => ingest(event, lambdaContext('ingest')), {
     onDeadLetter: (message) => deadLetterQueue.send(message),
   });
@@ -236,9 +245,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         ? webSocket.handleManagement(request)
         : url.startsWith(LOCAL_SQS_PATH)
           ? deadLetterQueue.handle(request)
-          : url.startsWith(CONTROL_PREFIX)
-            ? handleControl(request, trades)
-            : gateway.handle(request);
+          : url.split('?')[0] === LOCAL_METRICS_PATH
+            ? Promise.resolve(metricsAnswer(localMetrics))
+            : url.startsWith(CONTROL_PREFIX)
+              ? handleControl(request, trades)
+              : gateway.handle(request);
     handled.then(
       (answer) => response.writeHead(answer.statusCode, answer.headers).end(answer.body),
       () => response.writeHead(500).end(),
@@ -268,6 +279,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       options.log?.(`Clock tick failed: ${error instanceof Error ? error.message : error}`),
     );
   }, options.clockTickMs ?? DEFAULT_CLOCK_TICK_MS);
+
+  // The console's one-line metrics summary, when the handlers log at INFO or more verbose.
+  const summaries = /^(INFO|DEBUG|TRACE)$/i.test(process.env.POWERTOOLS_LOG_LEVEL ?? '')
+    ? setInterval(() => {
+        const line = localMetrics.summaryLine(METRICS_SUMMARY_SECONDS);
+        if (line) options.log?.(line);
+      }, METRICS_SUMMARY_SECONDS * 1000)
+    : undefined;
 
   const heartbeat = (await importEntry(HEARTBEAT.handler)).handler as (
     event: unknown,
@@ -314,6 +333,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     keyAdministration,
     trades,
     deadLetterQueue,
+    metrics: localMetrics,
     throttledWrites: () => faulty?.throttled() ?? 0,
     changes,
     webSocket,
@@ -321,6 +341,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     stop: async () => {
       clearInterval(ticker);
       clearInterval(heartbeats);
+      clearInterval(summaries);
+      localMetrics.stop();
       await (await simulation)?.stop();
       await trades.stop();
       await webSocket.stop();
