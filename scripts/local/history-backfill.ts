@@ -115,3 +115,29 @@ export function backfillOrder(instruments: readonly Instrument[]): string[] {
     .sort((a, b) => rank(a) - rank(b) || (a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0))
     .map(({ symbol }) => symbol);
 }
+
+function duration(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+}
+
+/**
+ * The backfill's progress line: symbols done of all, the share, the items written, the time so far and about
+ * how long is left at the pace so far.
+ */
+export function backfillProgress(progress: {
+  readonly done: number;
+  readonly total: number;
+  readonly items: number;
+  readonly elapsedMs: number;
+}): string {
+  const { done, total, items, elapsedMs } = progress;
+  const share = total === 0 ? 100 : Math.floor((done / total) * 100);
+  const left =
+    done === 0
+      ? ''
+      : done === total
+        ? ', done'
+        : `, about ${duration((elapsedMs / done) * (total - done))} left`;
+  return `History: ${done}/${total} symbols (${share}%), ${items.toLocaleString('en-US')} items, ${duration(elapsedMs)}${left}`;
+}

@@ -2,7 +2,13 @@ import type { Instrument } from '#domain/market-data/instruments';
 import type { BarStore, LedgerStore, PriceStore } from '#domain/market-data/ports';
 import { encodeTradeRecord } from '#domain/market-data/trade-records';
 import { createMarketModel } from '../simulator/model.ts';
-import { backfillOrder, backfillSymbol, lastHistoryPrices, planHistory } from './history-backfill.ts';
+import {
+  backfillOrder,
+  backfillProgress,
+  backfillSymbol,
+  lastHistoryPrices,
+  planHistory,
+} from './history-backfill.ts';
 import type { LocalTradeStream } from './trade-stream.ts';
 
 export interface MarketSimulationOptions {
@@ -24,7 +30,7 @@ export interface MarketSimulation {
 }
 
 const DEFAULT_TICK_MS = 250;
-const PROGRESS_EVERY = 100;
+const PROGRESS_EVERY = 25;
 
 /**
  * The local stack's market: every tracked symbol trades on the service clock during sessions,
@@ -72,7 +78,7 @@ export async function startMarketSimulation(options: MarketSimulationOptions): P
       ready.add(symbol);
       if ((index + 1) % PROGRESS_EVERY === 0 || index + 1 === order.length) {
         options.log(
-          `History: ${index + 1}/${order.length} symbols, ${items} items, ${((Date.now() - started) / 1000).toFixed(0)} s`,
+          backfillProgress({ done: index + 1, total: order.length, items, elapsedMs: Date.now() - started }),
         );
       }
     }

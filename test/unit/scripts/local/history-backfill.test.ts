@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { sessionsBetween } from '#domain/calendar/sessions';
 import {
   backfillOrder,
+  backfillProgress,
   backfillSymbol,
   lastHistoryPrices,
   planHistory,
@@ -81,5 +82,16 @@ describe('backfillOrder', () => {
         instrument('ES1!', { market: 'futures' }),
       ]),
     ).toEqual(['ES1!', 'NQ1!', 'SPY', 'AAPL', 'MSFT']);
+  });
+});
+
+describe('backfillProgress', () => {
+  it('says the symbols done, the share, the items, the time so far and about how long is left', () => {
+    expect(backfillProgress({ done: 100, total: 511, items: 123_456, elapsedMs: 30_000 })).toBe(
+      'History: 100/511 symbols (19%), 123,456 items, 30 s, about 2 min 3 s left',
+    );
+    expect(backfillProgress({ done: 511, total: 511, items: 9, elapsedMs: 61_000 })).toBe(
+      'History: 511/511 symbols (100%), 9 items, 1 min 1 s, done',
+    );
   });
 });
