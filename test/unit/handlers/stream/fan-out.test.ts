@@ -4,6 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { SourceChange } from '#domain/streaming/channel-events';
 import type { Subscriber, Subscription } from '#domain/streaming/ports';
 import { createHandler } from '#handlers/stream/fan-out';
+import { type MetricPoint, observeMetrics } from '#runtime/metrics';
 import { InMemoryPriceStore, instrument } from '../../../support/fakes.ts';
 import { FakeClientConnections, fanOutPorts, subscriber } from '../../../support/websocket-fakes.ts';
 
@@ -194,5 +195,30 @@ describe('fan-out handler', () => {
     expect(ports.clients.sentTo('nq')).toEqual([
       { channel: 'alerts.simultaneous_breaks', data: { id: 2, ...simultaneous.body } },
     ]);
+  });
+});
+
+describe('fan-out metrics (docs/operations.md#metrics)', () => {
+  it('records pushes sent and failed, and the push lag from the oldest change’s commit', async () => {
+    const { handle } = await setup(
+      [
+        [subscriber('broken'), [{ channel: 'quotes', symbol: 'AAPL' }]],
+        [subscriber('ok'), [{ channel: 'quotes', symbol: 'MSFT' }]],
+      ],
+      new FakeClientConnections({ failing: ['broken'] }),
+    );
+    const points: MetricPoint[] = [];
+    const stop = observeMetrics((point) => points.push(point));
+    const before = Date.now();
+    try {
+      await handle([priceRecord('301', 'AAPL', 1), priceRecord('302', 'MSFT', 2)]);
+    } finally {
+      stop();
+    }
+    const value = (id: string) => points.find((point) => point.id === id)?.value;
+    expect(value('pushesSent')).toBe(1);
+    expect(value('pushesFailed')).toBe(1);
+    // The records were committed at CREATED_AT_S; the lag is measured on the wall clock.
+    expect(value('pushLag')).toBeGreaterThanOrEqual(before - CREATED_AT_S * 1000);
   });
 });

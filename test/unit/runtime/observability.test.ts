@@ -1,0 +1,59 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { UnknownSymbolError } from '#domain/requests/errors';
+import { createHandler as createClockTick } from '#handlers/schedule/clock-tick';
+import { type MetricPoint, observeMetrics } from '#runtime/metrics';
+import { restHandler } from '#runtime/rest-handler';
+import { context } from '../../support/events.ts';
+import { InMemoryLedgerStore, InMemorySetupStore, InMemoryStateStore } from '../../support/fakes.ts';
+
+async function pointsOf(run: () => Promise<unknown>): Promise<MetricPoint[]> {
+  const points: MetricPoint[] = [];
+  const stop = observeMetrics((point) => points.push(point));
+  try {
+    await run();
+  } finally {
+    stop();
+  }
+  return points;
+}
+
+describe('REST handlers’ metrics', () => {
+  it('count a 4xx answer by its error code, with the envelope unchanged', async () => {
+    const handler = restHandler({ summary: 's', query: z.object({}), response: z.object({}) }, async () => {
+      throw new UnknownSymbolError('NOPE');
+    });
+    let status = 0;
+    const points = await pointsOf(async () => {
+      status = (
+        await handler(
+          { queryStringParameters: null, pathParameters: null } as unknown as APIGatewayProxyEvent,
+          context(),
+        )
+      ).statusCode;
+    });
+    expect(status).toBe(404);
+    expect(points).toContainEqual({ id: 'clientErrors', value: 1, dimensionValue: 'unknown_symbol' });
+  });
+});
+
+describe('the clock tick’s MarketOpen (the feed-silence alarm reads it)', () => {
+  const tick = (iso: string) =>
+    createClockTick({
+      universe: async () => new Map(),
+      ledgers: () => new InMemoryLedgerStore(),
+      stateSync: () => ({ states: new InMemoryStateStore(), setups: new InMemorySetupStore() }),
+      clock: () => () => new Date(iso),
+    });
+
+  it.each([
+    ['in the session', '2024-11-26T15:00:00Z', 1],
+    ['after the close', '2024-11-26T21:00:00Z', 0],
+    ['on Thanksgiving', '2024-11-28T15:00:00Z', 0],
+    ['after the early close the day after', '2024-11-29T18:30:00Z', 0],
+  ])('is %s: %d', async (_case, iso, open) => {
+    const points = await pointsOf(() => tick(iso)());
+    expect(points).toContainEqual({ id: 'marketOpen', value: open });
+  });
+});
