@@ -296,7 +296,7 @@ export function foldCandles<Event>(
 
   let markTimestamp = ledger?.lastTrade?.timestamp ?? Number.NEGATIVE_INFINITY;
   let markTradeId = ledger?.lastTrade?.tradeId ?? '';
-  const window = new RecentTradeWindow(ledger?.recentTrades, ledger?.lastTrade);
+  const window = new RecentTradeWindow(ledger?.recentTrades, ledger?.lastTrade, trades);
   let lastPrice = 0;
   let lastSize = 0;
   const completed: CompletedBar[] = [];
@@ -340,7 +340,7 @@ export function foldCandles<Event>(
       }
       if (timestamp < markTimestamp) {
         if (foldLatePrint(bars, timestamp, price, size, tracker)) {
-          window.add(timestamp, tradeId, true);
+          window.applied(position, true);
           latePrints++;
         } else {
           outsideSession++;
@@ -374,7 +374,7 @@ export function foldCandles<Event>(
     }
     markTimestamp = timestamp;
     markTradeId = tradeId;
-    window.add(timestamp, tradeId, false);
+    window.applied(position, false);
     lastPrice = price;
     lastSize = size;
     applied++;
