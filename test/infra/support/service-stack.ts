@@ -1,5 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { afterAll } from 'vitest';
 import { STACK_NAME } from '#contracts/stack-outputs';
 import { MarketDataStack } from '#lib/market-data-stack';
 import cdkJson from '../../../cdk.json' with { type: 'json' };
@@ -10,9 +14,17 @@ import cdkJson from '../../../cdk.json' with { type: 'json' };
  */
 export const TEST_CONTEXT = { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] };
 
+/**
+ * One cloud assembly directory per test file, removed after it (this module is imported by test files only, so
+ * the hook is the importing file's): an App without an outdir makes a new temporary directory at every
+ * synthesis and leaves it behind.
+ */
+const OUTDIR = mkdtempSync(join(tmpdir(), 'mda-cdk-test-'));
+afterAll(() => rmSync(OUTDIR, { recursive: true, force: true }));
+
 /** An app with the test context, plus any extra context (e.g. `cdk deploy -c key=value`). */
 export function testApp(context: Readonly<Record<string, string>> = {}): App {
-  return new App({ context: { ...TEST_CONTEXT, ...context } });
+  return new App({ outdir: OUTDIR, context: { ...TEST_CONTEXT, ...context } });
 }
 
 /** The whole service stack: with its WebSocket parts (they are left out only with `-c webSocket=false`). */
