@@ -1,11 +1,21 @@
+import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { TABLES } from '#contracts/tables';
 import type { EventFeed, FeedEvent, FeedReadQuery, StoredEvent } from '#domain/strat/ports';
 import { batchGetAll } from './batch.ts';
 
-/** A guard without an id this old belongs to a writer that crashed mid-append: take its event over. */
-const STALE_GUARD_MS = 60_000;
+/**
+ * A guard without an id this old belongs to a writer that stopped mid-append: its event is taken over. Longer
+ * than any invocation can run (the ingest function's timeout is 60 s), so the writer it names is gone.
+ */
+const STALE_GUARD_MS = 90_000;
 /** Guards are kept long after any redelivery could come (Kinesis keeps records 24 hours). */
 const GUARD_TTL_SECONDS = 30 * 86_400;
 const MAX_SEQUENCE_ATTEMPTS = 50;
@@ -15,6 +25,15 @@ const BY_SYMBOL_INDEX = TABLES.alerts.indexes[1].name;
 
 /** Another writer is appending the same event right now: the caller retries the batch later. */
 export class EventAppendInProgressError extends Error {}
+
+/** The once-key guard of an event: who claimed it, the id it meant to write, and the id it wrote. */
+interface Guard {
+  key: string;
+  owner?: string;
+  createdAt: number;
+  intendedId?: number;
+  id?: number;
+}
 
 interface FeedItem {
   feed: string;
@@ -48,22 +67,23 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
           events.map((event) => ({ key: this.guardKey(event) })),
           { consistent: true },
         )
-      ).map((item) => [item.key as string, item as { key: string; id?: number; createdAt: number }]),
+      ).map((item) => [item.key as string, item as unknown as Guard]),
     );
     let appended = 0;
     let nextId: number | undefined;
     for (const event of events) {
       const key = this.guardKey(event);
-      if (!(await this.claim(key, guards.get(key)))) continue;
-      nextId = await this.putInSequence(event, nextId ?? (await this.lastId()) + 1);
+      const claim = await this.claim(key, event, guards.get(key));
+      if (claim === undefined) continue;
+      nextId = await this.putInSequence(event, nextId ?? (await this.lastId()) + 1, key, claim);
       await this.client.send(
-        new PutCommand({
+        new UpdateCommand({
           TableName: this.tables.guards,
-          Item: {
-            key,
-            id: nextId,
-            createdAt: this.nowMs(),
-            expiresAt: Math.floor(this.nowMs() / 1000) + GUARD_TTL_SECONDS,
+          Key: { key },
+          UpdateExpression: 'SET id = :id, expiresAt = :expiresAt',
+          ExpressionAttributeValues: {
+            ':id': nextId,
+            ':expiresAt': Math.floor(this.nowMs() / 1000) + GUARD_TTL_SECONDS,
           },
         }),
       );
@@ -154,30 +174,101 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
     return `${this.feedName}#${event.onceKey}`;
   }
 
-  /** Whether this writer should append the event: false when it is already appended. */
-  private async claim(key: string, guard: { id?: number; createdAt: number } | undefined): Promise<boolean> {
-    if (guard?.id !== undefined) return false;
-    if (guard) {
-      if (this.nowMs() - guard.createdAt < STALE_GUARD_MS) throw new EventAppendInProgressError(key);
-      return true;
+  /**
+   * Makes this writer the guard's owner, or says the event needs no append (undefined): it is appended, or
+   * was, by a writer that stopped before recording it. A guard without an id is another writer's claim: a fresh
+   * one means that writer is at work (the batch is retried later); a stale one, older than any invocation can
+   * run, is taken over, conditionally on being the very claim read, so of two writers only one takes it.
+   */
+  private async claim(
+    key: string,
+    event: FeedEvent<Body>,
+    guard: Guard | undefined,
+  ): Promise<string | undefined> {
+    if (guard?.id !== undefined) return undefined;
+    const owner = randomUUID();
+    if (guard === undefined) {
+      try {
+        await this.client.send(
+          new PutCommand({
+            TableName: this.tables.guards,
+            Item: { key, owner, createdAt: this.nowMs() },
+            ConditionExpression: 'attribute_not_exists(#key)',
+            ExpressionAttributeNames: { '#key': 'key' },
+          }),
+        );
+        return owner;
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        return this.claim(key, event, await this.readGuard(key));
+      }
     }
-    try {
+    if (guard.intendedId !== undefined && (await this.holds(guard.intendedId, event.onceKey))) {
+      // Its writer stopped after the feed write: record what it did, and append nothing.
       await this.client.send(
-        new PutCommand({
+        new UpdateCommand({
           TableName: this.tables.guards,
-          Item: { key, createdAt: this.nowMs() },
-          ConditionExpression: 'attribute_not_exists(#key)',
-          ExpressionAttributeNames: { '#key': 'key' },
+          Key: { key },
+          UpdateExpression: 'SET id = :id, expiresAt = :expiresAt',
+          ExpressionAttributeValues: {
+            ':id': guard.intendedId,
+            ':expiresAt': Math.floor(this.nowMs() / 1000) + GUARD_TTL_SECONDS,
+          },
         }),
       );
-      return true;
+      return undefined;
+    }
+    if (this.nowMs() - guard.createdAt < STALE_GUARD_MS) throw new EventAppendInProgressError(key);
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tables.guards,
+          Key: { key },
+          UpdateExpression: 'SET #owner = :owner, createdAt = :now REMOVE intendedId',
+          ConditionExpression: 'attribute_not_exists(id) AND createdAt = :seen',
+          ExpressionAttributeNames: { '#owner': 'owner' },
+          ExpressionAttributeValues: { ':owner': owner, ':now': this.nowMs(), ':seen': guard.createdAt },
+        }),
+      );
+      return owner;
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      const current = await this.client.send(
-        new GetCommand({ TableName: this.tables.guards, Key: { key }, ConsistentRead: true }),
-      );
-      return this.claim(key, current.Item as { id?: number; createdAt: number } | undefined);
+      return this.claim(key, event, await this.readGuard(key));
     }
+  }
+
+  private async readGuard(key: string): Promise<Guard | undefined> {
+    const current = await this.client.send(
+      new GetCommand({ TableName: this.tables.guards, Key: { key }, ConsistentRead: true }),
+    );
+    return current.Item as Guard | undefined;
+  }
+
+  /** Whether the feed's item `id` is the event of `onceKey`. */
+  private async holds(id: number, onceKey: string): Promise<boolean> {
+    const output = await this.client.send(
+      new GetCommand({
+        TableName: this.tables.feed,
+        Key: { feed: this.feedName, id },
+        ConsistentRead: true,
+        ProjectionExpression: 'onceKey',
+      }),
+    );
+    return output.Item?.onceKey === onceKey;
+  }
+
+  /** Records the id this owner is about to write, so a writer after it can check the feed there. */
+  private async intend(key: string, owner: string, id: number): Promise<void> {
+    await this.client.send(
+      new UpdateCommand({
+        TableName: this.tables.guards,
+        Key: { key },
+        UpdateExpression: 'SET intendedId = :id',
+        ConditionExpression: '#owner = :owner',
+        ExpressionAttributeNames: { '#owner': 'owner' },
+        ExpressionAttributeValues: { ':id': id, ':owner': owner },
+      }),
+    );
   }
 
   private async lastId(): Promise<number> {
@@ -195,10 +286,20 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
     return (output.Items?.[0]?.id as number | undefined) ?? 0;
   }
 
-  /** Puts the event at `candidate`, or after the last id another writer took meanwhile; returns its id. */
-  private async putInSequence(event: FeedEvent<Body>, candidate: number): Promise<number> {
+  /**
+   * Puts the event at `candidate`, or after the last id another writer took meanwhile; returns its id. Before
+   * each try the id is recorded in the guard (`intendedId`), so a writer that stops after the put leaves a
+   * trace the next one checks.
+   */
+  private async putInSequence(
+    event: FeedEvent<Body>,
+    candidate: number,
+    key: string,
+    owner: string,
+  ): Promise<number> {
     let id = candidate;
     for (let attempt = 1; attempt <= MAX_SEQUENCE_ATTEMPTS; attempt++) {
+      await this.intend(key, owner, id);
       try {
         await this.client.send(
           new PutCommand({
