@@ -103,11 +103,13 @@ export const TABLES = {
   },
   /**
    * In-force alerts as one feed: `id` increases with commit order (ADR 0009). `byTime` finds the alerts of
-   * a time window, `bySymbol` a symbol's. Its stream feeds the `alerts.in_force` channel.
+   * a time window, `bySymbol` a symbol's. Its stream feeds the `alerts.in_force` channel. An item expires
+   * 30 days after the next one is appended (`expiresAt`): the newest is kept, so ids never restart.
    */
   alerts: {
     envVar: 'ALERTS_TABLE',
     ...FEED_KEYS,
+    timeToLiveAttribute: 'expiresAt',
     indexes: [
       FEED_BY_TIME,
       {
@@ -122,6 +124,7 @@ export const TABLES = {
   breaks: {
     envVar: 'BREAKS_TABLE',
     ...FEED_KEYS,
+    timeToLiveAttribute: 'expiresAt',
     indexes: [FEED_BY_TIME],
     stream: 'NEW_AND_OLD_IMAGES',
   },

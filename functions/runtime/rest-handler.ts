@@ -13,6 +13,8 @@ import { recordMetric } from './metrics.ts';
 export interface RestRequest<Query> {
   readonly query: Query;
   readonly pathParameters: Readonly<Record<string, string | undefined>>;
+  /** Adds a header to the 200 response (the body's shape is the route's contract; headers carry extras). */
+  readonly setHeader: (name: string, value: string) => void;
 }
 
 /** A ticker from a route's `{symbol}` segment (API Gateway hands it over still percent-encoded). */
@@ -56,7 +58,12 @@ export function restHandler<Query extends z.ZodType, Response extends z.ZodType>
     .use(errorEnvelope())
     .handler(async (event) => {
       const query = parseParams(contract.query, event.queryStringParameters);
-      const body = await handle({ query, pathParameters: event.pathParameters ?? {} });
-      return jsonResponse(200, body);
+      const headers: Record<string, string> = {};
+      const setHeader = (name: string, value: string) => {
+        headers[name] = value;
+      };
+      const body = await handle({ query, pathParameters: event.pathParameters ?? {}, setHeader });
+      const response = jsonResponse(200, body);
+      return { ...response, headers: { ...response.headers, ...headers } };
     });
 }

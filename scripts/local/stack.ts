@@ -32,12 +32,7 @@ import { LOCAL_AWS, localDocumentClient, localDynamoClient, startLocalDynamo } f
 import { type DynamoFaults, startFaultyDynamo } from './faulty-dynamo.ts';
 import { lambdaContext } from './lambda-context.ts';
 import { type MarketSimulation, startMarketSimulation } from './market-simulation.ts';
-import {
-  LOCAL_METRICS_PATH,
-  LocalMetrics,
-  METRICS_SUMMARY_SECONDS,
-  metricsAnswer,
-} from './metrics-summary.ts';
+import type { LocalMetrics } from './metrics-summary.ts';
 import { type AuthorizerHandler, LocalRestGateway, loadRestRoutes } from './rest-gateway.ts';
 import { ensureTables, localTableName } from './tables.ts';
 import { TokenBuckets } from './token-bucket.ts';
@@ -231,7 +226,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   );
   const ingest = (await importEntry(INGEST.handler)).handler as StreamConsumer;
   const deadLetterQueue = new LocalDeadLetterQueue();
-  const localMetrics = new LocalMetrics();
+  // Imported once the handlers' environment is set, as the handlers are: it loads their logger.
+  const { LOCAL_METRICS_PATH, LocalMetrics, METRICS_SUMMARY_SECONDS, metricsAnswer } = await import(
+    './metrics-summary.ts'
+  );
+  const localMetrics: LocalMetrics = new LocalMetrics();
   const trades = new LocalTradeStream((event) => ingest(event, lambdaContext('ingest')), {
     onDeadLetter: (message) => deadLetterQueue.send(message),
   });

@@ -1,4 +1,4 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoEventFeed } from '#adapters/dynamo/event-feed';
@@ -58,9 +58,35 @@ const event = (key: string): FeedEvent<Body> => ({
 });
 
 async function stored(name: string) {
-  const all = await feedOf(name).read({ sinceId: 0, fromMs: 0, limit: 10_000, accept: () => true });
-  return { keys: all.map(({ body }) => body.key), ids: all.map(({ id }) => id) };
+  const all = await feedOf(name).read({
+    sinceId: 0,
+    fromMs: 0,
+    limit: 10_000,
+    accept: () => true,
+    maxExamined: 100_000,
+  });
+  return { keys: all.events.map(({ body }) => body.key), ids: all.events.map(({ id }) => id) };
 }
+
+describe('retention (docs/storage.md#alerts-and-breaks)', () => {
+  it('gives an item its expiry only once a newer one exists, so the newest is kept and ids never restart', async () => {
+    const name = 'retention';
+    await feedOf(name).append([event('r1'), event('r2')]);
+    await feedOf(name).append([event('r3')]);
+    const expiries = await Promise.all(
+      [1, 2, 3].map(async (id) => {
+        const { Item } = await localDocumentClient(dynamo.endpoint).send(
+          new GetCommand({ TableName: TABLES.feed, Key: { feed: name, id } }),
+        );
+        return Item?.expiresAt as number | undefined;
+      }),
+    );
+    const inThirtyDays = Date.now() / 1000 + 30 * 86_400;
+    expect(expiries[0]).toBeGreaterThan(inThirtyDays - 60);
+    expect(expiries[1]).toBeGreaterThan(inThirtyDays - 60);
+    expect(expiries[2]).toBeUndefined();
+  });
+});
 
 describe('exactly-once appends', () => {
   it('lets only one of two writers take over a stale guard', async () => {

@@ -197,12 +197,19 @@ export class InMemoryEventFeed<Body> implements EventFeed<Body> {
   }
 
   async read(query: FeedReadQuery<Body>) {
-    return this.events
-      .filter(
-        (event) =>
-          event.id > (query.sinceId ?? 0) && event.triggeredAtMs >= query.fromMs && query.accept(event),
-      )
-      .slice(0, query.limit);
+    const windowStart = this.events.find((event) => event.triggeredAtMs >= query.fromMs)?.id;
+    if (windowStart === undefined) return { events: [] };
+    const examined = this.events
+      .filter((event) => event.id > Math.max(query.sinceId ?? 0, windowStart - 1))
+      .slice(0, query.maxExamined);
+    const events: StoredEvent<Body>[] = [];
+    let lastExaminedId: number | undefined;
+    for (const event of examined) {
+      lastExaminedId = event.id;
+      if (event.triggeredAtMs >= query.fromMs && query.accept(event)) events.push(event);
+      if (events.length === query.limit) break;
+    }
+    return { events, ...(lastExaminedId === undefined ? {} : { lastExaminedId }) };
   }
 
   async readBySymbol(symbol: string, fromMs: number, toMs: number) {

@@ -8,7 +8,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { TABLES } from '#contracts/tables';
-import type { EventFeed, FeedEvent, FeedReadQuery, StoredEvent } from '#domain/strat/ports';
+import type { EventFeed, FeedEvent, FeedPage, FeedReadQuery, StoredEvent } from '#domain/strat/ports';
 import { batchGetAll } from './batch.ts';
 
 /**
@@ -16,10 +16,15 @@ import { batchGetAll } from './batch.ts';
  * than any invocation can run (the ingest function's timeout is 60 s), so the writer it names is gone.
  */
 const STALE_GUARD_MS = 90_000;
-/** Guards are kept long after any redelivery could come (Kinesis keeps records 24 hours). */
-const GUARD_TTL_SECONDS = 30 * 86_400;
+/**
+ * Guards, and feed items once a newer one exists, are kept 30 days: long after any redelivery could come (the
+ * trades stream keeps records 7 days) and far beyond the longest window a request reads (7 days).
+ */
+const RETENTION_SECONDS = 30 * 86_400;
 const MAX_SEQUENCE_ATTEMPTS = 50;
 const PAGE_SIZE = 500;
+/** How many of the window's first events (by time) decide where a request starts reading by id. */
+const WINDOW_EDGE_EVENTS = 100;
 const BY_TIME_INDEX = TABLES.alerts.indexes[0].name;
 const BY_SYMBOL_INDEX = TABLES.alerts.indexes[1].name;
 
@@ -83,7 +88,7 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
           UpdateExpression: 'SET id = :id, expiresAt = :expiresAt',
           ExpressionAttributeValues: {
             ':id': nextId,
-            ':expiresAt': Math.floor(this.nowMs() / 1000) + GUARD_TTL_SECONDS,
+            ':expiresAt': Math.floor(this.nowMs() / 1000) + RETENTION_SECONDS,
           },
         }),
       );
@@ -93,22 +98,57 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
     return appended;
   }
 
-  async read(query: FeedReadQuery<Body>): Promise<StoredEvent<Body>[]> {
-    if (query.sinceId !== undefined) return this.readSince(query);
-    // Without since_id: the window's events by time (an eventually consistent index), then by id.
+  /**
+   * From the window's first event (the `byTime` index, one item) or after `sinceId`, whichever is later, the
+   * base table in id order (strongly consistent), until `limit` events pass or `maxExamined` were examined:
+   * a request reads at most `maxExamined` items whatever the feed's length. The window's edge is the first
+   * event by time; an event committed just before it yet triggered just after (commit order and trigger
+   * order differ by the ingest delay, seconds) is the only one such a start can pass over.
+   */
+  async read(query: FeedReadQuery<Body>): Promise<FeedPage<Body>> {
+    const windowStart = await this.firstIdFrom(query.fromMs);
+    if (windowStart === undefined) return { events: [] };
+    const after = Math.max(query.sinceId ?? 0, windowStart - 1);
     const events: StoredEvent<Body>[] = [];
+    let examined = 0;
+    let lastExaminedId: number | undefined;
     await this.eachPage(
       {
-        IndexName: BY_TIME_INDEX,
-        KeyConditionExpression: 'feed = :feed AND triggeredAtMs >= :from',
-        ExpressionAttributeValues: { ':feed': this.feedName, ':from': query.fromMs },
+        ConsistentRead: true,
+        KeyConditionExpression: 'feed = :feed AND id > :after',
+        ExpressionAttributeValues: { ':feed': this.feedName, ':after': after },
       },
       (page) => {
-        events.push(...page.filter(query.accept));
+        for (const event of page) {
+          examined += 1;
+          lastExaminedId = event.id;
+          if (event.triggeredAtMs >= query.fromMs && query.accept(event)) events.push(event);
+          if (events.length === query.limit || examined === query.maxExamined) return false;
+        }
         return true;
       },
+      () => Math.min(PAGE_SIZE, query.maxExamined - examined),
     );
-    return events.sort((a, b) => a.id - b.id).slice(0, query.limit);
+    return { events, ...(lastExaminedId === undefined ? {} : { lastExaminedId }) };
+  }
+
+  /**
+   * The lowest id among the first events triggered at or after `fromMs` (the `byTime` index): events of one
+   * instant (one trade fires several timeframes) or committed slightly out of trigger order all count.
+   */
+  private async firstIdFrom(fromMs: number): Promise<number | undefined> {
+    const output = await this.client.send(
+      new QueryCommand({
+        TableName: this.tables.feed,
+        IndexName: BY_TIME_INDEX,
+        KeyConditionExpression: 'feed = :feed AND triggeredAtMs >= :from',
+        ExpressionAttributeValues: { ':feed': this.feedName, ':from': fromMs },
+        ProjectionExpression: 'id',
+        Limit: WINDOW_EDGE_EVENTS,
+      }),
+    );
+    const ids = (output.Items ?? []).map((item) => item.id as number);
+    return ids.length === 0 ? undefined : Math.min(...ids);
   }
 
   async readBySymbol(symbol: string, fromMs: number, toMs: number): Promise<StoredEvent<Body>[]> {
@@ -127,36 +167,17 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
     return events;
   }
 
-  /** Strongly consistent: the base table, ids above `sinceId`, in order, until `limit` pass. */
-  private async readSince(query: FeedReadQuery<Body>): Promise<StoredEvent<Body>[]> {
-    const events: StoredEvent<Body>[] = [];
-    await this.eachPage(
-      {
-        ConsistentRead: true,
-        KeyConditionExpression: 'feed = :feed AND id > :since',
-        ExpressionAttributeValues: { ':feed': this.feedName, ':since': query.sinceId },
-      },
-      (page) => {
-        for (const event of page) {
-          if (event.triggeredAtMs >= query.fromMs && query.accept(event)) events.push(event);
-          if (events.length === query.limit) return false;
-        }
-        return true;
-      },
-    );
-    return events;
-  }
-
   private async eachPage(
     input: Record<string, unknown>,
     onPage: (events: StoredEvent<Body>[]) => boolean,
+    pageSize: () => number = () => PAGE_SIZE,
   ): Promise<void> {
     let startKey: Record<string, unknown> | undefined;
     do {
       const output = await this.client.send(
         new QueryCommand({
           TableName: this.tables.feed,
-          Limit: PAGE_SIZE,
+          Limit: pageSize(),
           ExclusiveStartKey: startKey,
           ...input,
         }),
@@ -212,7 +233,7 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
           UpdateExpression: 'SET id = :id, expiresAt = :expiresAt',
           ExpressionAttributeValues: {
             ':id': guard.intendedId,
-            ':expiresAt': Math.floor(this.nowMs() / 1000) + GUARD_TTL_SECONDS,
+            ':expiresAt': Math.floor(this.nowMs() / 1000) + RETENTION_SECONDS,
           },
         }),
       );
@@ -255,6 +276,28 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
       }),
     );
     return output.Item?.onceKey === onceKey;
+  }
+
+  /**
+   * The retention (docs/storage.md#alerts-and-breaks): an item gets its expiry once a newer item exists, so
+   * the newest is never expired and the next id always follows it.
+   */
+  private async expirePredecessor(id: number): Promise<void> {
+    if (id <= 1) return;
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tables.feed,
+          Key: { feed: this.feedName, id: id - 1 },
+          UpdateExpression: 'SET expiresAt = :expiresAt',
+          ConditionExpression: 'attribute_exists(id)',
+          ExpressionAttributeValues: { ':expiresAt': Math.floor(this.nowMs() / 1000) + RETENTION_SECONDS },
+        }),
+      );
+    } catch (error) {
+      // Expired already (or never there): nothing to keep.
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
   }
 
   /** Records the id this owner is about to write, so a writer after it can check the feed there. */
@@ -315,6 +358,7 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
             ConditionExpression: 'attribute_not_exists(id)',
           }),
         );
+        await this.expirePredecessor(id);
         return id;
       } catch (error) {
         if (!(error instanceof ConditionalCheckFailedException)) throw error;

@@ -18,3 +18,9 @@ export const CANDLES_LIMIT: ClampedLimit = { default: 500, min: 1, max: 5000 };
 export const SETUPS_LIMIT: ClampedLimit = { default: 100, min: 1, max: 1000 };
 export const ALERTS_LIMIT: ClampedLimit = { default: 100, min: 1, max: 1000 };
 export const ALERTS_WINDOW_MINUTES: ClampedLimit = { default: 1440, min: 1, max: 10_080 };
+
+/**
+ * The alert and break feeds' per-request read bound (docs/partner-guide.md#polling-past-a-narrow-filter): a
+ * request examines at most this many events from its starting point, whatever its filters.
+ */
+export const ALERTS_MAX_EXAMINED = 5_000;

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ALERTS_LIMIT, ALERTS_WINDOW_MINUTES } from '#domain/requests/limits';
+import { ALERTS_LIMIT, ALERTS_MAX_EXAMINED, ALERTS_WINDOW_MINUTES } from '#domain/requests/limits';
 import {
   choiceParam,
   clampedIntParam,
@@ -10,7 +10,7 @@ import { breakKey, type SimultaneousBreakEvent } from './breaks.ts';
 import { CANDLE_TYPES } from './candle-types.ts';
 import { DIRECTIONS } from './directions.ts';
 import { type InForceEvent, inForceKey } from './in-force.ts';
-import type { EventFeed, FeedEvent, StoredEvent } from './ports.ts';
+import type { EventFeed, FeedEvent, FeedPage, StoredEvent } from './ports.ts';
 import { TIMEFRAMES } from './timeframes.ts';
 
 /** Feed names: one partition each in their tables. */
@@ -119,6 +119,25 @@ export function breakFeedEvent(event: SimultaneousBreakEvent): FeedEvent<Simulta
 
 const withId = <Body>({ id, body }: StoredEvent<Body>) => ({ id, ...body });
 
+/** The response header naming the id a `since_id` poll can go on from. */
+export const NEXT_SINCE_ID_HEADER = 'X-Next-Since-Id';
+
+/**
+ * A listing: the response body, and the id a `since_id` poll can go on from (the `X-Next-Since-Id` header,
+ * docs/partner-guide.md#polling-past-a-narrow-filter): the last event the request examined.
+ */
+export interface FeedListing<Item> {
+  readonly body: { items: Item[] };
+  readonly nextSinceId?: number;
+}
+
+function listingOf<Body>(page: FeedPage<Body>): FeedListing<{ id: number } & Body> {
+  return {
+    body: { items: page.events.map(withId) },
+    ...(page.lastExaminedId === undefined ? {} : { nextSinceId: page.lastExaminedId }),
+  };
+}
+
 /**
  * GET /alerts/in-force (docs/partner-guide.md#get-alertsin-force): ids ascending, at most `limit`, within the
  * window, after `since_id`, every filter.
@@ -127,19 +146,20 @@ export async function listInForceAlerts(
   query: InForceQuery,
   feed: EventFeed<InForceAlertBody>,
   nowMs: number,
-): Promise<{ items: InForceAlert[] }> {
+): Promise<FeedListing<InForceAlert>> {
   const symbols = query.symbols ? new Set(query.symbols) : undefined;
-  const events = await feed.read({
+  const page = await feed.read({
     sinceId: query.since_id,
     fromMs: nowMs - query.window_minutes * MS_PER_MINUTE,
     limit: query.limit,
+    maxExamined: ALERTS_MAX_EXAMINED,
     accept: ({ body }) =>
       (symbols === undefined || symbols.has(body.symbol)) &&
       matches(query.timeframe, body.timeframe) &&
       matches(query.direction, body.direction) &&
       matches(query.cc, body.cc),
   });
-  return { items: events.map(withId) };
+  return listingOf(page);
 }
 
 /**
@@ -150,15 +170,16 @@ export async function listSimultaneousBreaks(
   query: BreaksQuery,
   feed: EventFeed<SimultaneousBreakBody>,
   nowMs: number,
-): Promise<{ items: SimultaneousBreak[] }> {
-  const events = await feed.read({
+): Promise<FeedListing<SimultaneousBreak>> {
+  const page = await feed.read({
     sinceId: query.since_id,
     fromMs: nowMs - query.window_minutes * MS_PER_MINUTE,
     limit: query.limit,
+    maxExamined: ALERTS_MAX_EXAMINED,
     accept: ({ body }) =>
       matches(query.timeframe, body.timeframe) &&
       matches(query.direction, body.direction) &&
       matches(query.threshold, String(body.threshold)),
   });
-  return { items: events.map(withId) };
+  return listingOf(page);
 }

@@ -61,13 +61,25 @@ export interface FeedReadQuery<Body> {
   readonly limit: number;
   /** Only events that pass (the domain's filters). */
   readonly accept: (event: StoredEvent<Body>) => boolean;
+  /** At most this many events are examined, passing the filters or not: the bound on one request's reads. */
+  readonly maxExamined: number;
+}
+
+export interface FeedPage<Body> {
+  /** The accepted events, ids ascending. */
+  readonly events: StoredEvent<Body>[];
+  /** The id of the last event examined, accepted or not: where a `since_id` poll can go on from. */
+  readonly lastExaminedId?: number;
 }
 
 export interface EventFeed<Body> {
   /** Appends the events not appended before, in order; returns how many it appended. */
   append(events: readonly FeedEvent<Body>[]): Promise<number>;
-  /** At most `limit` accepted events, ids ascending. */
-  read(query: FeedReadQuery<Body>): Promise<StoredEvent<Body>[]>;
+  /**
+   * At most `limit` accepted events, ids ascending, from the first event of the window (or after `sinceId`),
+   * examining at most `maxExamined`.
+   */
+  read(query: FeedReadQuery<Body>): Promise<FeedPage<Body>>;
   /** Events of one symbol triggered in [fromMs, toMs], any order. */
   readBySymbol(symbol: string, fromMs: number, toMs: number): Promise<StoredEvent<Body>[]>;
 }

@@ -4,6 +4,7 @@ import {
   inForceAlertListSchema,
   inForceQuerySchema,
   listInForceAlerts,
+  NEXT_SINCE_ID_HEADER,
 } from '#domain/strat/alerts';
 import type { EventFeed } from '#domain/strat/ports';
 import { clock } from '#runtime/clock';
@@ -19,6 +20,10 @@ export const contract = {
 
 /** GET /alerts/in-force (docs/partner-guide.md#get-alertsin-force). */
 export const createHandler = (deps: { alerts: () => EventFeed<InForceAlertBody>; clock: () => Clock }) =>
-  restHandler(contract, ({ query }) => listInForceAlerts(query, deps.alerts(), deps.clock()().getTime()));
+  restHandler(contract, async ({ query, setHeader }) => {
+    const listing = await listInForceAlerts(query, deps.alerts(), deps.clock()().getTime());
+    if (listing.nextSinceId !== undefined) setHeader(NEXT_SINCE_ID_HEADER, String(listing.nextSinceId));
+    return listing.body;
+  });
 
 export const handler = createHandler({ alerts: alertFeed, clock });

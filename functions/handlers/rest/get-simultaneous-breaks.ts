@@ -2,6 +2,7 @@ import type { Clock } from '#domain/calendar/clock';
 import {
   breaksQuerySchema,
   listSimultaneousBreaks,
+  NEXT_SINCE_ID_HEADER,
   type SimultaneousBreakBody,
   simultaneousBreakListSchema,
 } from '#domain/strat/alerts';
@@ -19,8 +20,10 @@ export const contract = {
 
 /** GET /alerts/simultaneous-breaks (docs/partner-guide.md#get-alertssimultaneous-breaks). */
 export const createHandler = (deps: { breaks: () => EventFeed<SimultaneousBreakBody>; clock: () => Clock }) =>
-  restHandler(contract, ({ query }) =>
-    listSimultaneousBreaks(query, deps.breaks(), deps.clock()().getTime()),
-  );
+  restHandler(contract, async ({ query, setHeader }) => {
+    const listing = await listSimultaneousBreaks(query, deps.breaks(), deps.clock()().getTime());
+    if (listing.nextSinceId !== undefined) setHeader(NEXT_SINCE_ID_HEADER, String(listing.nextSinceId));
+    return listing.body;
+  });
 
 export const handler = createHandler({ breaks: breakFeed, clock });

@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { batchPutAll } from '#adapters/dynamo/batch';
+import { DynamoEventFeed } from '#adapters/dynamo/event-feed';
+import { ALERTS_MAX_EXAMINED } from '#domain/requests/limits';
+import {
+  type LocalDynamo,
+  localDocumentClient,
+  localDynamoClient,
+  startLocalDynamo,
+} from '../../scripts/local/dynamo.ts';
+import { ensureTables, localTableName } from '../../scripts/local/tables.ts';
+
+/**
+ * The per-request read bound of the alert and break feeds (docs/partner-guide.md#polling-past-a-narrow-filter)
+ * against dynalite: the items a read returns from DynamoDB, counted on the wire.
+ */
+let dynamo: LocalDynamo;
+const EVENTS = ALERTS_MAX_EXAMINED + 1_500;
+const firstMs = Date.parse('2024-11-20T15:00:00Z');
+
+beforeAll(async () => {
+  dynamo = await startLocalDynamo({ port: 0 });
+  await ensureTables(localDynamoClient(dynamo.endpoint));
+  // The feed's items as appends leave them (ids 1..n), written in batches: the reads are under test here.
+  await batchPutAll(
+    localDocumentClient(dynamo.endpoint),
+    localTableName('alerts'),
+    Array.from({ length: EVENTS }, (_, n) => ({
+      feed: 'read-bound',
+      id: n + 1,
+      onceKey: `e${n}`,
+      triggeredAtMs: firstMs + n * 60_000,
+      body: { n },
+    })),
+  );
+}, 600_000);
+afterAll(() => dynamo?.stop());
+
+/** A feed whose client counts the items DynamoDB returned to it. */
+function feed() {
+  const client = localDocumentClient(dynamo.endpoint);
+  const counter = { items: 0 };
+  const counting = new Proxy(client, {
+    get(target, property, receiver) {
+      if (property !== 'send') return Reflect.get(target, property, receiver);
+      return async (command: Parameters<typeof client.send>[0]) => {
+        const output = (await target.send(command)) as { Items?: unknown[] };
+        counter.items += output.Items?.length ?? 0;
+        return output;
+      };
+    },
+  });
+  return {
+    feed: new DynamoEventFeed<{ n: number }>(
+      counting,
+      { feed: localTableName('alerts'), guards: localTableName('eventGuards') },
+      'read-bound',
+    ),
+    counter,
+  };
+}
+
+describe('a feed read', () => {
+  it('examines at most the bound, with a filter that matches nothing, and says where it stopped', async () => {
+    const { feed: reader, counter } = feed();
+    const page = await reader.read({
+      sinceId: 0,
+      fromMs: 0,
+      limit: 100,
+      accept: () => false,
+      maxExamined: ALERTS_MAX_EXAMINED,
+    });
+    expect(page).toEqual({ events: [], lastExaminedId: ALERTS_MAX_EXAMINED });
+    // The window's first events (100) and the bound: never the feed's whole length.
+    expect(counter.items).toBeLessThanOrEqual(ALERTS_MAX_EXAMINED + 100);
+    const next = await reader.read({
+      sinceId: page.lastExaminedId,
+      fromMs: 0,
+      limit: 100,
+      accept: ({ body }) => body.n === EVENTS - 1,
+      maxExamined: ALERTS_MAX_EXAMINED,
+    });
+    expect(next.events.map(({ id }) => id)).toEqual([EVENTS]);
+  });
+
+  it('starts at the window’s first event, not at the feed’s first, without since_id', async () => {
+    const { feed: reader, counter } = feed();
+    const page = await reader.read({
+      fromMs: firstMs + (EVENTS - 10) * 60_000,
+      limit: 100,
+      accept: () => true,
+      maxExamined: ALERTS_MAX_EXAMINED,
+    });
+    expect(page.events.map(({ body }) => body.n)).toEqual(
+      Array.from({ length: 10 }, (_, k) => EVENTS - 10 + k),
+    );
+    expect(counter.items).toBeLessThanOrEqual(20);
+  });
+
+  it('jumps an old since_id to the window', async () => {
+    const { feed: reader, counter } = feed();
+    const page = await reader.read({
+      sinceId: 1,
+      fromMs: firstMs + (EVENTS - 3) * 60_000,
+      limit: 100,
+      accept: () => true,
+      maxExamined: ALERTS_MAX_EXAMINED,
+    });
+    expect(page.events.map(({ id }) => id)).toEqual([EVENTS - 2, EVENTS - 1, EVENTS]);
+    expect(counter.items).toBeLessThanOrEqual(6);
+  });
+});
