@@ -81,6 +81,7 @@ export const WS_ROUTES = [
     handler: 'functions/handlers/ws/connect.ts',
     tables: [
       { table: 'connections', access: 'write' },
+      // Deletes the subscriptions of the connection it replaces (whose $disconnect may never come).
       { table: 'subscriptions', access: 'write' },
     ],
     managesConnections: true,
@@ -100,7 +101,9 @@ export const WS_ROUTES = [
     routeKey: '$default',
     handler: 'functions/handlers/ws/message.ts',
     tables: [
-      { table: 'connections', access: 'write' },
+      // Reads the account's row (is this still its connection?); never writes it.
+      { table: 'connections', access: 'get' },
+      // Subscriptions, and the connection's message counter (docs/websocket.md#limits).
       { table: 'subscriptions', access: 'write' },
       { table: 'instruments', access: 'read' },
       // The key's scopes as they are now, for `subscribe`.
@@ -110,6 +113,13 @@ export const WS_ROUTES = [
     managesConnections: true,
   },
 ] as const satisfies readonly WsRoute[];
+
+/**
+ * One connection's client messages (docs/websocket.md#limits): at most `messages` per window of
+ * `windowSeconds`; one more is answered `rate_limit_exceeded` and not acted on. Far above what subscribe,
+ * unsubscribe and ping need (a partner subscribes once per connection, pings every few minutes).
+ */
+export const CLIENT_MESSAGE_RATE = { messages: 50, windowSeconds: 10 } as const;
 
 /** Concurrent PostToConnection calls per invocation (the fan-out's pushes, the heartbeat's beats). */
 export const POST_CONCURRENCY = 32;

@@ -1,5 +1,5 @@
 import { defaultMessage } from '#contracts/errors';
-import { CLOSE_CODES, type CloseCode } from '#contracts/websocket';
+import { CLIENT_MESSAGE_RATE, CLOSE_CODES, type CloseCode } from '#contracts/websocket';
 import type { CredentialLookup } from '#domain/access/ports';
 import { closeCodeFor } from '#domain/streaming/access';
 import {
@@ -14,6 +14,7 @@ import type {
   ClientConnections,
   ConnectionRecord,
   ConnectionStore,
+  MessageRateLimiter,
   Subscription,
   SubscriptionStore,
 } from '#domain/streaming/ports';
@@ -33,7 +34,13 @@ export interface SessionPorts {
  */
 export async function openConnection(connection: ConnectionRecord, ports: SessionPorts): Promise<void> {
   const replaced = await ports.connections.claim(connection);
-  if (replaced) await ports.clients.close(replaced.connectionId, CLOSE_CODES.replaced);
+  if (!replaced) return;
+  await ports.clients.close(replaced.connectionId, CLOSE_CODES.replaced);
+  // Its $disconnect may never come (API Gateway does not promise it): its subscriptions go now.
+  await ports.subscriptions.remove(
+    replaced.connectionId,
+    await ports.subscriptions.listOf(replaced.connectionId),
+  );
 }
 
 /**
@@ -59,6 +66,20 @@ export async function closeCodeIfAccessWithdrawn(
   return closeCodeFor(await lookupCredential(connection.keyId));
 }
 
+/** The message's `id`, when it is one the schema allows (echoed, so an error reply is itself well-formed). */
+function echoOf(json: unknown): { id?: string | number } {
+  const id = (json as { id?: unknown } | null)?.id;
+  return requestIdSchema.safeParse(id).success && id !== undefined ? { id: id as string | number } : {};
+}
+
+function echoedId(body: string | null | undefined): { id?: string | number } {
+  try {
+    return echoOf(JSON.parse(body ?? ''));
+  } catch {
+    return {};
+  }
+}
+
 function parseClientMessage(body: string | null | undefined): ClientMessage | ServerReply {
   let json: unknown;
   try {
@@ -67,9 +88,7 @@ function parseClientMessage(body: string | null | undefined): ClientMessage | Se
     return errorReply('invalid_message', 'the message is not JSON');
   }
   const op = (json as { op?: unknown } | null)?.op;
-  const id = (json as { id?: unknown } | null)?.id;
-  // Echoed only when it is an id the schema allows, so an error reply is itself well-formed.
-  const echo = requestIdSchema.safeParse(id).success && id !== undefined ? { id: id as string | number } : {};
+  const echo = echoOf(json);
   if (op !== 'subscribe' && op !== 'unsubscribe' && op !== 'ping') {
     return typeof op === 'string'
       ? errorReply('unknown_op', `unknown op: ${op.slice(0, 64)}`, echo)
@@ -90,14 +109,29 @@ const isReply = (message: ClientMessage | ServerReply): message is ServerReply =
 /**
  * One client message (`$default`), answered with replies in order: one `error` per refused topic, then
  * `subscribed` / `unsubscribed` listing what took effect (possibly nothing), or `pong`. An error never
- * closes the connection. A connection that is no longer its account's one (it lost a connect race) is
- * closed with 4409 instead.
+ * closes the connection. A message over the connection's allowance (CLIENT_MESSAGE_RATE) is answered
+ * `rate_limit_exceeded` and not read further. A connection that is no longer its account's one (it lost a
+ * connect race) is closed with 4409 instead.
  */
 export async function handleClientMessage(
   connection: ConnectionRecord,
   body: string | null | undefined,
-  ports: SessionPorts & { readonly trackedSymbols: () => Promise<{ has(symbol: string): boolean }> },
+  ports: SessionPorts & {
+    readonly trackedSymbols: () => Promise<{ has(symbol: string): boolean }>;
+    readonly messageRate: MessageRateLimiter;
+    readonly nowMs: () => number;
+  },
 ): Promise<ServerReply[]> {
+  if (!(await ports.messageRate.admit(connection.connectionId, ports.nowMs()))) {
+    const { messages, windowSeconds } = CLIENT_MESSAGE_RATE;
+    return [
+      errorReply(
+        'rate_limit_exceeded',
+        `at most ${messages} messages per ${windowSeconds} seconds per connection`,
+        echoedId(body),
+      ),
+    ];
+  }
   const current = await ports.connections.get(connection.accountId);
   if (current?.connectionId !== connection.connectionId) {
     await ports.clients.close(connection.connectionId, CLOSE_CODES.replaced);

@@ -145,6 +145,11 @@ const ERROR_EXAMPLES: Record<WsErrorCode, Record<string, unknown>> = {
     error: { code: 'too_many_symbols', message: 'too many symbols' },
     topic: { channel: 'quotes', symbols: ['A', 'AAL', 'AAPL', '...'] },
   },
+  rate_limit_exceeded: {
+    op: 'error',
+    id: 51,
+    error: { code: 'rate_limit_exceeded', message: 'at most 50 messages per 10 seconds per connection' },
+  },
   internal_error: { op: 'error', id: 1, error: { code: 'internal_error', message: 'internal error' } },
 };
 

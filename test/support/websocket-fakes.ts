@@ -1,11 +1,13 @@
 import { SCOPES, type Scope } from '#contracts/scopes';
 import type { CloseCode } from '#contracts/websocket';
+import { CLIENT_MESSAGE_RATE } from '#contracts/websocket';
 import type { CredentialLookup } from '#domain/access/ports';
 import type {
   ClientConnections,
   ConnectionRecord,
   ConnectionStore,
   Delivery,
+  MessageRateLimiter,
   Subscriber,
   Subscription,
   SubscriptionStore,
@@ -174,12 +176,29 @@ export function connectionRecord(overrides: Partial<ConnectionRecord> = {}): Con
   };
 }
 
-/** The session's ports, in memory. */
-export function inMemorySessionPorts(options: ConstructorParameters<typeof FakeClientConnections>[0] = {}) {
+/** Counts each connection's messages per window, as the DynamoDB counter does (CLIENT_MESSAGE_RATE). */
+export class InMemoryMessageRate implements MessageRateLimiter {
+  private readonly counts = new Map<string, number>();
+
+  async admit(connectionId: string, nowMs: number) {
+    const key = `${connectionId}#${Math.floor(nowMs / (CLIENT_MESSAGE_RATE.windowSeconds * 1000))}`;
+    const count = (this.counts.get(key) ?? 0) + 1;
+    this.counts.set(key, count);
+    return count <= CLIENT_MESSAGE_RATE.messages;
+  }
+}
+
+/** The session's ports, in memory (the clock: `nowMs`, fixed unless given). */
+export function inMemorySessionPorts(
+  options: ConstructorParameters<typeof FakeClientConnections>[0] = {},
+  nowMs: () => number = () => Date.parse('2024-11-26T15:00:00Z'),
+) {
   return {
     connections: new InMemoryConnectionStore(),
     subscriptions: new InMemorySubscriptionStore(),
     clients: new FakeClientConnections(options),
+    messageRate: new InMemoryMessageRate(),
+    nowMs,
   };
 }
 

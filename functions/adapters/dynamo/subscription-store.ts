@@ -4,6 +4,7 @@ import { CONNECTION_ROW_TTL_SECONDS } from '#contracts/websocket';
 import type { Subscriber, Subscription, SubscriptionStore } from '#domain/streaming/ports';
 import { subscriptionOfTopic, topicKey } from '#domain/streaming/topics';
 import { batchDeleteAll, batchPutAll } from './batch.ts';
+import { RATE_TOPIC_PREFIX } from './message-rate.ts';
 
 const BY_CONNECTION_INDEX = TABLES.subscriptions.indexes[0].name;
 
@@ -47,7 +48,10 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
       ExpressionAttributeValues: { ':connectionId': connectionId },
       ProjectionExpression: 'topic',
     });
-    return items.map((item) => subscriptionOfTopic(item.topic as string));
+    return items
+      .map((item) => item.topic as string)
+      .filter((topic) => !topic.startsWith(RATE_TOPIC_PREFIX))
+      .map(subscriptionOfTopic);
   }
 
   async subscribersOf(subscription: Subscription): Promise<Subscriber[]> {

@@ -55,6 +55,8 @@ export const WS_ERROR_CODES = [
   /** `quotes` and `states` need symbols. */
   'missing_symbols',
   'too_many_symbols',
+  /** More client messages than a connection may send in a window (docs/websocket.md#limits). */
+  'rate_limit_exceeded',
   'internal_error',
 ] as const;
 

@@ -46,6 +46,12 @@ export interface SubscriptionStore {
   subscribersOf(subscription: Subscription): Promise<Subscriber[]>;
 }
 
+/** Counts a connection's client messages per window (docs/websocket.md#limits). */
+export interface MessageRateLimiter {
+  /** Counts one message of the connection at `nowMs`; false when it is over the window's allowance. */
+  admit(connectionId: string, nowMs: number): Promise<boolean>;
+}
+
 export type Delivery = 'sent' | 'gone';
 
 /** The `@connections` management API: how functions talk to connected clients. */

@@ -6,9 +6,9 @@ import { logger } from '#runtime/logger';
 import { credentialLookup } from '#runtime/ports/access';
 import { clientConnections } from '#runtime/ports/client-connections';
 import { universe } from '#runtime/ports/market-data';
-import { connectionStore, subscriptionStore } from '#runtime/ports/streaming';
+import { connectionStore, messageRate, subscriptionStore } from '#runtime/ports/streaming';
 import { connectionOf, OK, type WebSocketEvent } from '#runtime/websocket';
-import { handleClientMessage, type SessionPorts } from '#use-cases/websocket-session';
+import { handleClientMessage } from '#use-cases/websocket-session';
 
 type MessagePorts = Parameters<typeof handleClientMessage>[2];
 
@@ -44,11 +44,13 @@ export const createHandler =
   };
 
 export const handler = createHandler({
-  ports: (): SessionPorts & Pick<MessagePorts, 'trackedSymbols'> => ({
+  ports: (): MessagePorts => ({
     connections: connectionStore(),
     subscriptions: subscriptionStore(),
     clients: clientConnections(),
     trackedSymbols: universe,
+    messageRate: messageRate(),
+    nowMs: Date.now,
   }),
   credentials: credentialLookup,
 });

@@ -1,4 +1,5 @@
 import { DynamoConnectionStore } from '#adapters/dynamo/connection-store';
+import { DynamoMessageRate } from '#adapters/dynamo/message-rate';
 import { DynamoSubscriptionStore } from '#adapters/dynamo/subscription-store';
 import { DynamoUsageLog } from '#adapters/dynamo/usage-log';
 import { documentClient } from '../dynamo.ts';
@@ -18,3 +19,6 @@ export const subscriptionStore = memo(
 );
 
 export const usageLog = memo(() => new DynamoUsageLog(documentClient(), tableName('usage')));
+
+/** Each connection's client-message counter, in the subscriptions table. */
+export const messageRate = memo(() => new DynamoMessageRate(documentClient(), tableName('subscriptions')));

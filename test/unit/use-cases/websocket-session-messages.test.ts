@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { defaultMessage } from '#contracts/errors';
 import { SCOPES, type Scope } from '#contracts/scopes';
-import { CHANNEL_NAMES, CHANNELS } from '#contracts/websocket';
+import { CHANNEL_NAMES, CHANNELS, CLIENT_MESSAGE_RATE } from '#contracts/websocket';
 import {
   errorReply,
   MAX_RAW_SYMBOLS_PER_TOPIC,
@@ -466,5 +466,33 @@ describe('handleClientMessage: errors', () => {
     expect(replies).toEqual([{ op: 'pong', id: 1 }]);
     expect(ports.clients.closes).toEqual([]);
     expect(await ports.connections.get(connection.accountId)).toEqual(connection);
+  });
+});
+
+describe('the per-connection message rate (docs/websocket.md#limits)', () => {
+  it('answers the message over the allowance rate_limit_exceeded, echoing its id, and acts on none of it', async () => {
+    const { ports, send, topics } = await session();
+    for (let n = 1; n < CLIENT_MESSAGE_RATE.messages; n++)
+      expect(await send({ op: 'ping', id: n })).toEqual([{ op: 'pong', id: n }]);
+    expect(
+      await send({ op: 'subscribe', id: 'last', topics: [{ channel: 'quotes', symbols: ['AAPL'] }] }),
+    ).toMatchObject([{ op: 'subscribed', id: 'last' }]);
+    const over = await send({
+      op: 'subscribe',
+      id: 'over',
+      topics: [{ channel: 'quotes', symbols: ['MSFT'] }],
+    });
+    expect(over).toEqual([
+      {
+        op: 'error',
+        id: 'over',
+        error: {
+          code: 'rate_limit_exceeded',
+          message: `at most ${CLIENT_MESSAGE_RATE.messages} messages per ${CLIENT_MESSAGE_RATE.windowSeconds} seconds per connection`,
+        },
+      },
+    ]);
+    expect(topics()).toEqual(['quotes#AAPL']);
+    expect(ports.clients.closes).toEqual([]);
   });
 });
