@@ -76,7 +76,10 @@ export class MarketDataStack extends Stack {
       new CfnOutput(this, STACK_OUTPUTS.webSocketApiId, { value: this.webSocketApi.api.apiId });
     }
     this.ingestion = new TradeIngestion(this, 'Ingestion', { tables: this.data.tables });
-    this.clockTick = new ClockTick(this, 'ClockTick', { tables: this.data.tables });
+    this.clockTick = new ClockTick(this, 'ClockTick', {
+      tables: this.data.tables,
+      usagePlan: this.restApi.usagePlan,
+    });
     this.operations = new Operations(this, 'Operations', {
       restApi: this.restApi,
       ingestion: this.ingestion,

@@ -142,6 +142,8 @@ export const CLOCK_TICK = {
     { table: 'instruments', access: 'read' },
     { table: 'states', access: 'write' },
     { table: 'setups', access: 'write' },
+    // The newest simultaneous break: REST limits are raised for a while after one.
+    { table: 'breaks', access: 'read' },
   ],
 } as const satisfies { handler: string; tables: readonly TableBinding[] };
 

@@ -1,12 +1,29 @@
 /**
- * Per-key REST throughput (docs/partner-guide.md#limits-and-throttling: sustained, with bursts). The usage
- * plan on AWS and the local gateway's token bucket both take these numbers.
+ * Per-key REST throughput outside volatile periods (docs/partner-guide.md#limits-and-throttling: sustained,
+ * with bursts). The usage plan on AWS and the local gateway's token bucket both follow
+ * functions/domain/access/throughput.ts, which picks these or REST_THROTTLE_VOLATILE.
  */
 export const REST_THROTTLE = {
   /** Sustained requests per second per key. */
   rateLimit: 25,
   /** Requests a key may make at once above the sustained rate. */
   burstLimit: 100,
+} as const;
+
+/** Per-key REST throughput in volatile periods: twice the sustained rate, 2.5 times the burst. */
+export const REST_THROTTLE_VOLATILE = {
+  rateLimit: 50,
+  burstLimit: 250,
+} as const;
+
+/** The environment variable naming the usage plan whose throttle the clock tick sets (AWS). */
+export const USAGE_PLAN_ID_ENV = 'USAGE_PLAN_ID';
+
+/** When a period is volatile: the session's first and last minutes, and the minutes after a break. */
+export const VOLATILE_PERIODS = {
+  afterOpenMinutes: 30,
+  beforeCloseMinutes: 30,
+  afterBreakMinutes: 15,
 } as const;
 
 /**

@@ -16,7 +16,6 @@ import { TRADE_DEAD_LETTERS_ENV } from '#contracts/ingestion';
 import { AUTHORIZER, CLOCK_TICK, INGEST, REST_BASE_PATH } from '#contracts/routes';
 import { AUTH_CACHE_TTL_SECONDS } from '#contracts/runtime-settings';
 import { TABLE_IDS, TABLES } from '#contracts/tables';
-import { REST_THROTTLE } from '#contracts/throttling';
 import { CALLBACK_URL_ENV, FAN_OUT, HEARTBEAT, WS_BASE_PATH, WS_ROUTES } from '#contracts/websocket';
 import { type VirtualClockSettings, virtualTime } from '#domain/calendar/clock';
 import { PROJECT_ROOT } from '#lib/project-root';
@@ -219,10 +218,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     options.dataDir && join(options.dataDir, 'demo-key'),
   );
 
+  // Fixed limits when the options name them (tests); else the rule's, as the clock tick sets them.
+  const { localRestLimits } = await import('#runtime/ports/throughput');
+  const throttle = options.throttle;
   const gateway = new LocalRestGateway(
     await loadRestRoutes(importEntry),
     (await importEntry(AUTHORIZER.handler)).handler as AuthorizerHandler,
-    new TokenBuckets(options.throttle ?? REST_THROTTLE),
+    new TokenBuckets(throttle ?? (() => localRestLimits.current)),
   );
   const ingest = (await importEntry(INGEST.handler)).handler as StreamConsumer;
   const deadLetterQueue = new LocalDeadLetterQueue();

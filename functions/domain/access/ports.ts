@@ -1,5 +1,6 @@
 import type { Account } from './accounts.ts';
 import type { ApiKeyRecord } from './api-keys.ts';
+import type { RestLimits } from './throughput.ts';
 
 export interface ApiKeyStore {
   get(keyId: string): Promise<ApiKeyRecord | undefined>;
@@ -27,4 +28,11 @@ export type CredentialLookup = (keyId: string) => Promise<Credential | undefined
 export interface UsagePlanRegistry {
   register(key: Pick<ApiKeyRecord, 'keyId' | 'label' | 'usageIdentifierKey'>): Promise<void>;
   deregister(keyId: string): Promise<void>;
+}
+
+/** Where each key's REST limits apply: the usage plan's throttle on AWS, the local gateway's token buckets. */
+export interface ThroughputTarget {
+  /** The limits in force, when known. */
+  current(): Promise<RestLimits | undefined>;
+  apply(limits: RestLimits): Promise<void>;
 }

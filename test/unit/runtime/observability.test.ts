@@ -2,11 +2,17 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { UnknownSymbolError } from '#domain/requests/errors';
+import type { SimultaneousBreakBody } from '#domain/strat/alerts';
 import { createHandler as createClockTick } from '#handlers/schedule/clock-tick';
 import { type MetricPoint, observeMetrics } from '#runtime/metrics';
 import { restHandler } from '#runtime/rest-handler';
 import { context } from '../../support/events.ts';
-import { InMemoryLedgerStore, InMemorySetupStore, InMemoryStateStore } from '../../support/fakes.ts';
+import {
+  InMemoryEventFeed,
+  InMemoryLedgerStore,
+  InMemorySetupStore,
+  InMemoryStateStore,
+} from '../../support/fakes.ts';
 
 async function pointsOf(run: () => Promise<unknown>): Promise<MetricPoint[]> {
   const points: MetricPoint[] = [];
@@ -45,6 +51,10 @@ describe('the clock tick’s MarketOpen (the feed-silence alarm reads it)', () =
       ledgers: () => new InMemoryLedgerStore(),
       stateSync: () => ({ states: new InMemoryStateStore(), setups: new InMemorySetupStore() }),
       clock: () => () => new Date(iso),
+      throughput: () => ({
+        breaks: new InMemoryEventFeed<SimultaneousBreakBody>(),
+        target: { current: async () => undefined, apply: async () => {} },
+      }),
     });
 
   it.each([
