@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { InvokeStore, InvokeStoreBase } from '@aws/lambda-invoke-store';
 import type { Context } from 'aws-lambda';
 
 const TIMEOUT_MS = 10_000;
@@ -20,4 +21,25 @@ export function lambdaContext(functionName: string): Context {
     fail: () => undefined,
     succeed: () => undefined,
   };
+}
+
+/**
+ * The Lambda runtime's invocation store, as it is when a function runs invocations concurrently: Powertools
+ * keeps each invocation's log keys and Lambda context there, so the local stack, which runs every handler in
+ * one process, never mixes one invocation's context into another's log lines (docs/architecture.md#local-stack-the-same-code-on-embedded-parts).
+ */
+const invokeStore = (async () => {
+  // Read by Powertools (and the runtime) at every access: invocations may run concurrently here.
+  process.env.AWS_LAMBDA_MAX_CONCURRENCY ??= '1000';
+  return InvokeStore.getInstanceAsync(true);
+})();
+
+/** Runs one invocation of a handler in its own invocation context, with its own Lambda context. */
+export async function invokeLocally<Result>(
+  functionName: string,
+  run: (context: Context) => Promise<Result>,
+): Promise<Result> {
+  const context = lambdaContext(functionName);
+  const store = await invokeStore;
+  return store.run({ [InvokeStoreBase.PROTECTED_KEYS.REQUEST_ID]: context.awsRequestId }, () => run(context));
 }

@@ -9,7 +9,7 @@ import type {
 } from 'aws-lambda';
 import { bodyTemplate, type GatewayResponseType, gatewayResponse } from '#contracts/gateway-responses';
 import { REST_ROUTES, type RestRoute, resourcePath } from '#contracts/routes';
-import { lambdaContext } from './lambda-context.ts';
+import { invokeLocally } from './lambda-context.ts';
 import type { TokenBuckets } from './token-bucket.ts';
 
 /**
@@ -157,14 +157,14 @@ export class LocalRestGateway {
 
     let authorization: APIGatewayAuthorizerResult;
     try {
-      authorization = await this.authorizer(
-        {
-          type: 'REQUEST',
-          methodArn,
-          ...common,
-          requestContext,
-        } as unknown as APIGatewayRequestAuthorizerEvent,
-        lambdaContext('authorizer'),
+      const authorizerEvent = {
+        type: 'REQUEST',
+        methodArn,
+        ...common,
+        requestContext,
+      } as unknown as APIGatewayRequestAuthorizerEvent;
+      authorization = await invokeLocally('authorizer', (context) =>
+        this.authorizer(authorizerEvent, context),
       );
     } catch (error) {
       if (error instanceof Error && error.message === 'Unauthorized')
@@ -188,7 +188,7 @@ export class LocalRestGateway {
       },
     } as unknown as APIGatewayProxyEvent;
     try {
-      const result = await handler(event, lambdaContext(route.id));
+      const result = await invokeLocally(route.id, (context) => handler(event, context));
       return {
         statusCode: result.statusCode,
         headers: Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k, String(v)])),

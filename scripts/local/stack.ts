@@ -29,7 +29,7 @@ import { LOCAL_SQS_PATH, LocalDeadLetterQueue } from './dead-letter-queue.ts';
 import { ensureDemoKey } from './demo-key.ts';
 import { LOCAL_AWS, localDocumentClient, localDynamoClient, startLocalDynamo } from './dynamo.ts';
 import { type DynamoFaults, startFaultyDynamo } from './faulty-dynamo.ts';
-import { lambdaContext } from './lambda-context.ts';
+import { invokeLocally } from './lambda-context.ts';
 import { type MarketSimulation, startMarketSimulation } from './market-simulation.ts';
 import type { LocalMetrics } from './metrics-summary.ts';
 import { type AuthorizerHandler, LocalRestGateway, loadRestRoutes } from './rest-gateway.ts';
@@ -181,8 +181,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const streamTables = localStreamTables();
   const changes = new LocalChangeStreams(
     async (event) => {
-      if (!fanOut) throw new Error('a change was captured before the fan-out was loaded');
-      return fanOut(event, lambdaContext('fan-out'));
+      const consume = fanOut;
+      if (!consume) throw new Error('a change was captured before the fan-out was loaded');
+      return invokeLocally('fan-out', (context) => consume(event, context));
     },
     { tables: streamTables },
   );
@@ -233,9 +234,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     './metrics-summary.ts'
   );
   const localMetrics: LocalMetrics = new LocalMetrics();
-  const trades = new LocalTradeStream((event) => ingest(event, lambdaContext('ingest')), {
-    onDeadLetter: (message) => deadLetterQueue.send(message),
-  });
+  const trades = new LocalTradeStream(
+    (event) => invokeLocally('ingest', (context) => ingest(event, context)),
+    {
+      onDeadLetter: (message) => deadLetterQueue.send(message),
+    },
+  );
   const webSocket = new LocalWebSocketGateway(await loadWebSocketHandlers(), options.log);
   const server = createServer((request, response) => {
     const url = request.url ?? '/';
@@ -276,7 +280,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     context: unknown,
   ) => Promise<unknown>;
   const ticker = setInterval(() => {
-    tick({}, lambdaContext('clock-tick')).catch((error: unknown) =>
+    invokeLocally('clock-tick', (context) => tick({}, context)).catch((error: unknown) =>
       options.log?.(`Clock tick failed: ${error instanceof Error ? error.message : error}`),
     );
   }, options.clockTickMs ?? DEFAULT_CLOCK_TICK_MS);
@@ -295,7 +299,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   ) => Promise<unknown>;
   const heartbeats = setInterval(
     () => {
-      heartbeat({}, lambdaContext('heartbeat')).catch((error: unknown) =>
+      invokeLocally('heartbeat', (context) => heartbeat({}, context)).catch((error: unknown) =>
         options.log?.(`Heartbeat failed: ${error instanceof Error ? error.message : error}`),
       );
     },

@@ -10,7 +10,7 @@ import { type RawData, type WebSocket, WebSocketServer } from 'ws';
 import * as z from 'zod';
 import { CLOSE_CODES, CLOSE_REASONS, type CloseCode, WS_BASE_PATH, WS_STAGE } from '#contracts/websocket';
 import type { WebSocketEvent } from '#runtime/websocket';
-import { lambdaContext } from './lambda-context.ts';
+import { invokeLocally } from './lambda-context.ts';
 import { type AuthorizerHandler, type HttpAnswer, isAllowed, requestHeaders } from './rest-gateway.ts';
 
 /**
@@ -204,16 +204,16 @@ export class LocalWebSocketGateway {
 
     let authorization: APIGatewayAuthorizerResult;
     try {
-      authorization = await this.handlers.authorizer(
-        {
-          type: 'REQUEST',
-          methodArn: `arn:aws:execute-api:us-east-1:000000000000:${LOCAL_API_ID}/${WS_STAGE}/$connect`,
-          headers,
-          multiValueHeaders,
-          queryStringParameters,
-          requestContext: requestContextOf('$connect', handshake),
-        } as unknown as APIGatewayRequestAuthorizerEvent,
-        lambdaContext('authorizer'),
+      const authorizerEvent = {
+        type: 'REQUEST',
+        methodArn: `arn:aws:execute-api:us-east-1:000000000000:${LOCAL_API_ID}/${WS_STAGE}/$connect`,
+        headers,
+        multiValueHeaders,
+        queryStringParameters,
+        requestContext: requestContextOf('$connect', handshake),
+      } as unknown as APIGatewayRequestAuthorizerEvent;
+      authorization = await invokeLocally('authorizer', (context) =>
+        this.handlers.authorizer(authorizerEvent, context),
       );
     } catch (error) {
       const unauthorized = error instanceof Error && error.message === 'Unauthorized';
@@ -321,7 +321,7 @@ export class LocalWebSocketGateway {
       isBase64Encoded: false,
     } as unknown as WebSocketEvent;
     try {
-      const result = await handler(event, lambdaContext(routeKey.slice(1)));
+      const result = await invokeLocally(routeKey.slice(1), (context) => handler(event, context));
       const status = typeof result === 'object' && result?.statusCode ? result.statusCode : 200;
       return status >= 200 && status < 300;
     } catch (error) {
