@@ -30,17 +30,21 @@ export interface SessionPorts {
  * `$connect`, already authorized: the connection becomes its account's one connection, and the one it
  * replaces is closed with 4409 (docs/websocket.md#one-connection-per-account,
  * docs/architecture.md#websocket-api-gateway-websocket-api-with-mapped-close-codes). Two racing connects: the
- * later claim replaces the earlier, so exactly one stays.
+ * later claim replaces the earlier, so exactly one stays. Returns the connection it replaced, if any.
  */
-export async function openConnection(connection: ConnectionRecord, ports: SessionPorts): Promise<void> {
+export async function openConnection(
+  connection: ConnectionRecord,
+  ports: SessionPorts,
+): Promise<ConnectionRecord | undefined> {
   const replaced = await ports.connections.claim(connection);
-  if (!replaced) return;
+  if (!replaced) return undefined;
   await ports.clients.close(replaced.connectionId, CLOSE_CODES.replaced);
   // Its $disconnect may never come (API Gateway does not promise it): its subscriptions go now.
   await ports.subscriptions.remove(
     replaced.connectionId,
     await ports.subscriptions.listOf(replaced.connectionId),
   );
+  return replaced;
 }
 
 /**

@@ -1,5 +1,7 @@
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
+import { instrumented } from '#runtime/lambda-handler';
 import { logger } from '#runtime/logger';
+import { recordMetric } from '#runtime/metrics';
 import { clientConnections } from '#runtime/ports/client-connections';
 import { connectionStore, subscriptionStore } from '#runtime/ports/streaming';
 import { connectionOf, OK, type WebSocketEvent } from '#runtime/websocket';
@@ -14,15 +16,19 @@ export const createHandler =
   (deps: { ports: () => SessionPorts }) =>
   async (event: WebSocketEvent): Promise<APIGatewayProxyResultV2> => {
     const connection = connectionOf(event);
-    await openConnection(connection, deps.ports());
+    const replaced = await openConnection(connection, deps.ports());
+    recordMetric('connects', 1);
+    if (replaced) recordMetric('evictions', 1);
     logger.info('connected', { accountId: connection.accountId, connectionId: connection.connectionId });
     return OK;
   };
 
-export const handler = createHandler({
-  ports: () => ({
-    connections: connectionStore(),
-    subscriptions: subscriptionStore(),
-    clients: clientConnections(),
+export const handler = instrumented(
+  createHandler({
+    ports: () => ({
+      connections: connectionStore(),
+      subscriptions: subscriptionStore(),
+      clients: clientConnections(),
+    }),
   }),
-});
+);

@@ -1,4 +1,5 @@
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
+import { instrumented } from '#runtime/lambda-handler';
 import { logger } from '#runtime/logger';
 import { connectionStore, subscriptionStore } from '#runtime/ports/streaming';
 import { connectionOf, OK, type WebSocketEvent } from '#runtime/websocket';
@@ -18,6 +19,8 @@ export const createHandler =
     return OK;
   };
 
-export const handler = createHandler({
-  ports: () => ({ connections: connectionStore(), subscriptions: subscriptionStore() }),
-});
+export const handler = instrumented(
+  createHandler({
+    ports: () => ({ connections: connectionStore(), subscriptions: subscriptionStore() }),
+  }),
+);

@@ -2,6 +2,7 @@ import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import type { CredentialLookup } from '#domain/access/ports';
 import { closeCodeFor } from '#domain/streaming/access';
 import { errorReply } from '#domain/streaming/messages';
+import { instrumented } from '#runtime/lambda-handler';
 import { logger } from '#runtime/logger';
 import { credentialLookup } from '#runtime/ports/access';
 import { clientConnections } from '#runtime/ports/client-connections';
@@ -43,14 +44,16 @@ export const createHandler =
     return OK;
   };
 
-export const handler = createHandler({
-  ports: (): MessagePorts => ({
-    connections: connectionStore(),
-    subscriptions: subscriptionStore(),
-    clients: clientConnections(),
-    trackedSymbols: universe,
-    messageRate: messageRate(),
-    nowMs: Date.now,
+export const handler = instrumented(
+  createHandler({
+    ports: (): MessagePorts => ({
+      connections: connectionStore(),
+      subscriptions: subscriptionStore(),
+      clients: clientConnections(),
+      trackedSymbols: universe,
+      messageRate: messageRate(),
+      nowMs: Date.now,
+    }),
+    credentials: credentialLookup,
   }),
-  credentials: credentialLookup,
-});
+);

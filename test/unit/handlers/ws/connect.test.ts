@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CLOSE_CODES } from '#contracts/websocket';
 import { createHandler } from '#handlers/ws/connect';
+import { observeMetrics } from '#runtime/metrics';
 import { connectionRecord, inMemorySessionPorts, webSocketEvent } from '../../../support/websocket-fakes.ts';
 
 const CONNECTED_AT = Date.parse('2024-11-26T15:05:00Z');
@@ -66,5 +67,25 @@ describe('ws connect handler', () => {
 
     await expect(handler(webSocketEvent({ routeKey: '$connect', authorizer: {} }))).rejects.toThrow();
     expect(ports.connections.rows.size).toBe(0);
+  });
+});
+
+describe('ws connect metrics (docs/operations.md#metrics)', () => {
+  it('counts every connect, and an eviction when it replaced a connection', async () => {
+    const ports = inMemorySessionPorts();
+    const handler = createHandler({ ports: () => ports });
+    const points: string[] = [];
+    const stop = observeMetrics(({ id }) => points.push(id));
+    try {
+      await handler(
+        webSocketEvent({ routeKey: '$connect', connectionId: 'conn-1', connectedAt: CONNECTED_AT }),
+      );
+      await handler(
+        webSocketEvent({ routeKey: '$connect', connectionId: 'conn-2', connectedAt: CONNECTED_AT }),
+      );
+    } finally {
+      stop();
+    }
+    expect(points).toEqual(['connects', 'connects', 'evictions']);
   });
 });
