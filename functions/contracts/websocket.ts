@@ -79,11 +79,8 @@ export const WS_ROUTES = [
     id: 'connect',
     routeKey: '$connect',
     handler: 'functions/handlers/ws/connect.ts',
-    tables: [
-      { table: 'connections', access: 'write' },
-      // Deletes the subscriptions of the connection it replaces (whose $disconnect may never come).
-      { table: 'subscriptions', access: 'write' },
-    ],
+    // Claims the account's row; it writes no subscription (least privilege).
+    tables: [{ table: 'connections', access: 'write' }],
     managesConnections: true,
   },
   {

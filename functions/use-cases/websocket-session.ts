@@ -34,16 +34,13 @@ export interface SessionPorts {
  */
 export async function openConnection(
   connection: ConnectionRecord,
-  ports: SessionPorts,
+  ports: Pick<SessionPorts, 'connections' | 'clients'>,
 ): Promise<ConnectionRecord | undefined> {
   const replaced = await ports.connections.claim(connection);
   if (!replaced) return undefined;
+  // Its subscriptions go with its $disconnect; if that never comes, the fan-out removes them at the first
+  // push it finds the connection gone, and their TTL in any case: `$connect` writes no subscription.
   await ports.clients.close(replaced.connectionId, CLOSE_CODES.replaced);
-  // Its $disconnect may never come (API Gateway does not promise it): its subscriptions go now.
-  await ports.subscriptions.remove(
-    replaced.connectionId,
-    await ports.subscriptions.listOf(replaced.connectionId),
-  );
   return replaced;
 }
 

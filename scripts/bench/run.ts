@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- name ... [--option ...]]`: the benchmarks, one after the other on this machine, printed
  * as Markdown tables (the figures quoted in docs/benchmarks.md). Names: aggregation, strat, rest, pipeline,
- * websocket, cold-import. The arguments from the first one starting with `--` on are options, passed to
+ * websocket, cold-import, local-memory. The arguments from the first one starting with `--` on are options, passed to
  * every benchmark named (`npm run bench -- cold-import --root ../other-checkout`); those that take none
  * ignore them.
  *
@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { benchAggregation } from './aggregation.ts';
 import { benchColdImport } from './cold-import.ts';
 import { rowsTable } from './harness.ts';
+import { benchLocalMemory } from './local-memory.ts';
 import { benchPipeline } from './pipeline.ts';
 import { benchRest } from './rest.ts';
 import { benchStrat } from './strat.ts';
@@ -28,6 +29,7 @@ const BENCHES: Record<string, Bench> = {
   pipeline: benchPipeline,
   websocket: benchWebSocket,
   'cold-import': benchColdImport,
+  'local-memory': benchLocalMemory,
 };
 
 /** The flag a child process gets: run this one benchmark here and print its tables. */

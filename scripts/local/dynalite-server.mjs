@@ -74,8 +74,8 @@ function reportingWrites(itemDb, table) {
     if (typeof callback !== 'function') return itemDb.put(key, item, callback);
     readOld(itemDb, key, callback, (oldImage) => {
       itemDb.put(key, item, (error, ...rest) => {
-        if (!error) report(table, oldImage, item);
-        callback(error, ...rest);
+        if (error) return callback(error, ...rest);
+        report(table, oldImage, item, () => callback(error, ...rest));
       });
     });
   };
@@ -83,8 +83,8 @@ function reportingWrites(itemDb, table) {
     if (typeof callback !== 'function') return itemDb.del(key, callback);
     readOld(itemDb, key, callback, (oldImage) => {
       itemDb.del(key, (error, ...rest) => {
-        if (!error) report(table, oldImage, undefined);
-        callback(error, ...rest);
+        if (error) return callback(error, ...rest);
+        report(table, oldImage, undefined, () => callback(error, ...rest));
       });
     });
   };
@@ -98,15 +98,31 @@ function readOld(itemDb, key, callback, then) {
   });
 }
 
+/** Changes sent to the parent and not yet written to the channel; beyond the bound, writes wait for them. */
+const MAX_CHANGES_IN_FLIGHT = 500;
+let changesInFlight = 0;
+const waitingWrites = [];
+
 /**
- * Sends a change; `process.send` serializes it at once, so later changes to the item cannot leak in. Like
- * DynamoDB Streams, a write that changes nothing (deleting a missing item, putting an identical one) is
+ * Sends a change, then lets its write answer: at once while fewer than MAX_CHANGES_IN_FLIGHT changes wait to
+ * reach the parent, else once they have. This is the back-pressure that bounds this process's memory: a
+ * parent slower than the writes (its fan-out behind) slows the writes down instead of letting unsent
+ * changes pile up here. `process.send` serializes at once, so later changes to the item cannot leak in.
+ * Like DynamoDB Streams, a write that changes nothing (deleting a missing item, putting an identical one) is
  * not reported.
  */
-function report(table, oldImage, newImage) {
-  if (!oldImage && !newImage) return;
-  if (oldImage && newImage && canonical(oldImage) === canonical(newImage)) return;
-  process.send?.({ type: 'change', table, oldImage, newImage });
+function report(table, oldImage, newImage, done) {
+  if ((!oldImage && !newImage) || (oldImage && newImage && canonical(oldImage) === canonical(newImage))) {
+    return done();
+  }
+  if (!process.send) return done();
+  changesInFlight++;
+  process.send({ type: 'change', table, oldImage, newImage }, () => {
+    changesInFlight--;
+    while (changesInFlight < MAX_CHANGES_IN_FLIGHT && waitingWrites.length > 0) waitingWrites.shift()();
+  });
+  if (changesInFlight < MAX_CHANGES_IN_FLIGHT) done();
+  else waitingWrites.push(done);
 }
 
 /** JSON with every object's keys sorted, so that equal items compare equal whatever their key order. */

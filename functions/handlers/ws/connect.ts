@@ -3,7 +3,7 @@ import { instrumented } from '#runtime/lambda-handler';
 import { logger } from '#runtime/logger';
 import { recordMetric } from '#runtime/metrics';
 import { clientConnections } from '#runtime/ports/client-connections';
-import { connectionStore, subscriptionStore } from '#runtime/ports/streaming';
+import { connectionStore } from '#runtime/ports/streaming';
 import { connectionOf, OK, type WebSocketEvent } from '#runtime/websocket';
 import { openConnection, type SessionPorts } from '#use-cases/websocket-session';
 
@@ -13,7 +13,7 @@ import { openConnection, type SessionPorts } from '#use-cases/websocket-session'
  * (docs/websocket.md#one-connection-per-account).
  */
 export const createHandler =
-  (deps: { ports: () => SessionPorts }) =>
+  (deps: { ports: () => Pick<SessionPorts, 'connections' | 'clients'> }) =>
   async (event: WebSocketEvent): Promise<APIGatewayProxyResultV2> => {
     const connection = connectionOf(event);
     const replaced = await openConnection(connection, deps.ports());
@@ -25,10 +25,6 @@ export const createHandler =
 
 export const handler = instrumented(
   createHandler({
-    ports: () => ({
-      connections: connectionStore(),
-      subscriptions: subscriptionStore(),
-      clients: clientConnections(),
-    }),
+    ports: () => ({ connections: connectionStore(), clients: clientConnections() }),
   }),
 );

@@ -53,21 +53,6 @@ describe('openConnection', () => {
     expect(await ports.connections.get('acme')).toEqual(second);
   });
 
-  it('deletes the subscriptions of the connection it replaces, whose $disconnect may never come', async () => {
-    const ports = inMemorySessionPorts();
-    await openConnection(first, ports);
-    await ports.subscriptions.add(first, [
-      { channel: 'quotes', symbol: 'AAPL' },
-      { channel: 'alerts.in_force' },
-    ]);
-    await ports.subscriptions.add(other, [{ channel: 'quotes', symbol: 'AAPL' }]);
-
-    await openConnection(second, ports);
-
-    expect(ports.subscriptions.topicsOf('conn-1')).toEqual([]);
-    expect(ports.subscriptions.topicsOf('conn-9')).toEqual(['quotes#AAPL']);
-  });
-
   it('leaves the connection of another account untouched', async () => {
     const ports = inMemorySessionPorts();
     await openConnection(other, ports);
