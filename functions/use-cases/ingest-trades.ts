@@ -1,6 +1,6 @@
 import pLimit from 'p-limit';
 import { TRADE_TIMING } from '#contracts/ingestion';
-import type { Bar, Trade, TradeMark } from '#domain/market-data/bars';
+import { type Bar, groupBySymbol, type Trade, type TradeMark } from '#domain/market-data/bars';
 import type { SymbolLedger } from '#domain/market-data/ledger';
 import { periodAt } from '#domain/market-data/periods';
 import type { BarStore, LedgerStore, PriceStore, Series } from '#domain/market-data/ports';
@@ -76,16 +76,6 @@ export interface IngestOutcome {
 
 /** Ledger writes in flight at once. */
 const LEDGER_WRITE_CONCURRENCY = 16;
-
-function groupBySymbol(trades: readonly Trade[]): Map<string, Trade[]> {
-  const groups = new Map<string, Trade[]>();
-  for (const trade of trades) {
-    const group = groups.get(trade.symbol);
-    if (group) group.push(trade);
-    else groups.set(trade.symbol, [trade]);
-  }
-  return groups;
-}
 
 /** A stored in-force alert read back as the engine's event (its period from its time and timeframe). */
 function storedInForceEvent(body: InForceAlertBody, triggeredAtMs: number): InForceEvent | undefined {

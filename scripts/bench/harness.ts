@@ -6,6 +6,7 @@
 import { pathToFileURL } from 'node:url';
 import { sessionOn } from '#domain/calendar/sessions';
 import type { Trade } from '#domain/market-data/bars';
+import { seededRandom } from '../lib/seeded-random.ts';
 import type { Bench } from './types.ts';
 
 /** Every REDELIVERY_EVERY-th batch is delivered a second time right after the first. */
@@ -15,17 +16,8 @@ export const OUTSIDE_SESSION_SHARE = 0.01;
 export const WARM_UP_RUNS = 2;
 export const TIMED_RUNS = 7;
 
-/** A small deterministic generator (mulberry32), so every run folds the same stream. */
-export function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+/** A small deterministic generator, so every run folds the same stream. */
+export const random = seededRandom;
 
 /** A random-walk price, stepped per trade. */
 export function walk(price: number, next: () => number, scale: number): number {

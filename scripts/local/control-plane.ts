@@ -23,12 +23,16 @@ function answer(statusCode: number, body: unknown): HttpAnswer {
   return { statusCode, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) };
 }
 
-async function readBody(request: IncomingMessage): Promise<string | undefined> {
+/** A request's body as text, or undefined once it passes `maxBytes` (the rest is not read). */
+export async function readBody(
+  request: IncomingMessage,
+  maxBytes: number = MAX_BODY_BYTES,
+): Promise<string | undefined> {
   let size = 0;
   const chunks: Buffer[] = [];
   for await (const chunk of request) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) return undefined;
+    if (size > maxBytes) return undefined;
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks).toString('utf8');

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { readBody } from './control-plane.ts';
 import type { HttpAnswer } from './rest-gateway.ts';
 
 /** Where the local queue answers (under the loopback-only `/_local/` prefix), and its one queue. */
@@ -29,17 +30,6 @@ function json(statusCode: number, body: unknown): HttpAnswer {
 
 function clientError(code: string, message: string): HttpAnswer {
   return json(400, { __type: `com.amazonaws.sqs#${code}`, message });
-}
-
-async function readBody(request: IncomingMessage): Promise<string | undefined> {
-  let size = 0;
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) return undefined;
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /**
@@ -76,7 +66,7 @@ export class LocalDeadLetterQueue {
 
   async handle(request: IncomingMessage): Promise<HttpAnswer> {
     const target = String(request.headers['x-amz-target'] ?? '');
-    const text = await readBody(request);
+    const text = await readBody(request, MAX_BODY_BYTES);
     if (text === undefined) return clientError('InvalidParameterValue', 'request body over 2 MiB');
     let input: Record<string, unknown>;
     try {

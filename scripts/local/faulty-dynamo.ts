@@ -1,5 +1,6 @@
 import { createServer, request as forward } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { seededRandom } from '../lib/seeded-random.ts';
 
 /** The DynamoDB calls that write: the ones a throttling fault is injected into. */
 const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems']);
@@ -9,18 +10,6 @@ export interface DynamoFaults {
   readonly throttledWriteShare: number;
   /** Seeds the choice of calls, so a failing run can be repeated. */
   readonly seed?: number;
-}
-
-/** A small seeded generator (mulberry32): the same seed throttles the same calls. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }
 
 /**
@@ -33,7 +22,7 @@ export async function startFaultyDynamo(
   target: string,
   faults: DynamoFaults,
 ): Promise<{ endpoint: string; throttled: () => number; stop: () => Promise<void> }> {
-  const random = seededRandom(faults.seed ?? 1);
+  const random = seededRandom(faults.seed ?? 1); // the same seed throttles the same calls
   const upstream = new URL(target);
   let throttled = 0;
   const server = createServer((incoming, outgoing) => {

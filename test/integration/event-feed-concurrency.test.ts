@@ -1,31 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DynamoEventFeed } from '#adapters/dynamo/event-feed';
 import type { FeedEvent } from '#domain/strat/ports';
-import {
-  type LocalDynamo,
-  localDocumentClient,
-  localDynamoClient,
-  startLocalDynamo,
-} from '../../scripts/local/dynamo.ts';
-import { ensureTables, localTableName } from '../../scripts/local/tables.ts';
+import { localDocumentClient } from '../../scripts/local/dynamo.ts';
+import { localTableName } from '../../scripts/local/tables.ts';
+import { useLocalDynamo } from '../support/local-dynamo.ts';
 
 /**
  * ADR 0009 against a real DynamoDB wire protocol (dynalite): writers appending at once, each with its own
  * client and connection pool as separate Lambda instances would have, while a reader polls with since_id.
  */
-let dynamo: LocalDynamo;
-
-beforeAll(async () => {
-  dynamo = await startLocalDynamo({ port: 0 });
-  await ensureTables(localDynamoClient(dynamo.endpoint));
-});
-afterAll(async () => {
-  await dynamo.stop();
-});
+const dynamo = useLocalDynamo();
 
 const feedOf = () =>
   new DynamoEventFeed<{ writer: number; n: number }>(
-    localDocumentClient(dynamo.endpoint),
+    localDocumentClient(dynamo().endpoint),
     { feed: localTableName('alerts'), guards: localTableName('eventGuards') },
     'concurrency-test',
   );

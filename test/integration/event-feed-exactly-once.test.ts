@@ -1,27 +1,18 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DynamoEventFeed } from '#adapters/dynamo/event-feed';
 import type { FeedEvent } from '#domain/strat/ports';
-import {
-  type LocalDynamo,
-  localDocumentClient,
-  localDynamoClient,
-  startLocalDynamo,
-} from '../../scripts/local/dynamo.ts';
-import { ensureTables, localTableName } from '../../scripts/local/tables.ts';
+import { localDocumentClient } from '../../scripts/local/dynamo.ts';
+import { localTableName } from '../../scripts/local/tables.ts';
+import { useLocalDynamo } from '../support/local-dynamo.ts';
 
 /**
  * Exactly-once appends (docs/adr/0009-alert-ids-in-commit-order.md) against the real DynamoDB wire protocol,
  * with writers that stop dead at any call (a Lambda killed mid-batch) and writers that take over their
  * events once the guard is stale, as a redelivered batch does.
  */
-let dynamo: LocalDynamo;
-beforeAll(async () => {
-  dynamo = await startLocalDynamo({ port: 0 });
-  await ensureTables(localDynamoClient(dynamo.endpoint));
-});
-afterAll(() => dynamo?.stop());
+const dynamo = useLocalDynamo();
 
 const TABLES = { feed: localTableName('alerts'), guards: localTableName('eventGuards') };
 const LATER_MS = 10 * 60_000;
@@ -30,7 +21,7 @@ class Crash extends Error {}
 
 /** A document client that stops dead at its `crashAt`-th call (0-based): that call and all later throw. */
 function crashingClient(crashAt: number | undefined) {
-  const client = localDocumentClient(dynamo.endpoint);
+  const client = localDocumentClient(dynamo().endpoint);
   let calls = 0;
   return new Proxy(client, {
     get(target, property, receiver) {
@@ -75,7 +66,7 @@ describe('retention (docs/storage.md#alerts-and-breaks)', () => {
     await feedOf(name).append([event('r3')]);
     const expiries = await Promise.all(
       [1, 2, 3].map(async (id) => {
-        const { Item } = await localDocumentClient(dynamo.endpoint).send(
+        const { Item } = await localDocumentClient(dynamo().endpoint).send(
           new GetCommand({ TableName: TABLES.feed, Key: { feed: name, id } }),
         );
         return Item?.expiresAt as number | undefined;
@@ -91,7 +82,7 @@ describe('retention (docs/storage.md#alerts-and-breaks)', () => {
 describe('exactly-once appends', () => {
   it('lets only one of two writers take over a stale guard', async () => {
     const name = 'takeover-race';
-    await localDocumentClient(dynamo.endpoint).send(
+    await localDocumentClient(dynamo().endpoint).send(
       new PutCommand({
         TableName: TABLES.guards,
         Item: { key: `${name}#k1`, createdAt: Date.now() - 5 * 60_000 },

@@ -1,29 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { batchPutAll } from '#adapters/dynamo/batch';
 import { DynamoEventFeed } from '#adapters/dynamo/event-feed';
 import { ALERTS_MAX_EXAMINED } from '#domain/requests/limits';
-import {
-  type LocalDynamo,
-  localDocumentClient,
-  localDynamoClient,
-  startLocalDynamo,
-} from '../../scripts/local/dynamo.ts';
-import { ensureTables, localTableName } from '../../scripts/local/tables.ts';
+import { localDocumentClient } from '../../scripts/local/dynamo.ts';
+import { localTableName } from '../../scripts/local/tables.ts';
+import { useLocalDynamo } from '../support/local-dynamo.ts';
 
 /**
  * The per-request read bound of the alert and break feeds (docs/partner-guide.md#polling-past-a-narrow-filter)
  * against dynalite: the items a read returns from DynamoDB, counted on the wire.
  */
-let dynamo: LocalDynamo;
+const dynamo = useLocalDynamo();
 const EVENTS = ALERTS_MAX_EXAMINED + 1_500;
 const firstMs = Date.parse('2024-11-20T15:00:00Z');
 
 beforeAll(async () => {
-  dynamo = await startLocalDynamo({ port: 0 });
-  await ensureTables(localDynamoClient(dynamo.endpoint));
   // The feed's items as appends leave them (ids 1..n), written in batches: the reads are under test here.
   await batchPutAll(
-    localDocumentClient(dynamo.endpoint),
+    localDocumentClient(dynamo().endpoint),
     localTableName('alerts'),
     Array.from({ length: EVENTS }, (_, n) => ({
       feed: 'read-bound',
@@ -34,11 +28,10 @@ beforeAll(async () => {
     })),
   );
 }, 600_000);
-afterAll(() => dynamo?.stop());
 
 /** A feed whose client counts the items DynamoDB returned to it. */
 function feed() {
-  const client = localDocumentClient(dynamo.endpoint);
+  const client = localDocumentClient(dynamo().endpoint);
   const counter = { items: 0 };
   const counting = new Proxy(client, {
     get(target, property, receiver) {

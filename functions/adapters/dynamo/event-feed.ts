@@ -81,17 +81,7 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
       const claim = await this.claim(key, event, guards.get(key));
       if (claim === undefined) continue;
       nextId = await this.putInSequence(event, nextId ?? (await this.lastId()) + 1, key, claim);
-      await this.client.send(
-        new UpdateCommand({
-          TableName: this.tables.guards,
-          Key: { key },
-          UpdateExpression: 'SET id = :id, expiresAt = :expiresAt',
-          ExpressionAttributeValues: {
-            ':id': nextId,
-            ':expiresAt': Math.floor(this.nowMs() / 1000) + RETENTION_SECONDS,
-          },
-        }),
-      );
+      await this.recordId(key, nextId);
       nextId += 1;
       appended += 1;
     }
@@ -226,17 +216,7 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
     }
     if (guard.intendedId !== undefined && (await this.holds(guard.intendedId, event.onceKey))) {
       // Its writer stopped after the feed write: record what it did, and append nothing.
-      await this.client.send(
-        new UpdateCommand({
-          TableName: this.tables.guards,
-          Key: { key },
-          UpdateExpression: 'SET id = :id, expiresAt = :expiresAt',
-          ExpressionAttributeValues: {
-            ':id': guard.intendedId,
-            ':expiresAt': Math.floor(this.nowMs() / 1000) + RETENTION_SECONDS,
-          },
-        }),
-      );
+      await this.recordId(key, guard.intendedId);
       return undefined;
     }
     if (this.nowMs() - guard.createdAt < STALE_GUARD_MS) throw new EventAppendInProgressError(key);
@@ -256,6 +236,21 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
       return this.claim(key, event, await this.readGuard(key));
     }
+  }
+
+  /** Completes a guard: the event is in the feed at `id`, and a redelivery appends nothing. */
+  private async recordId(key: string, id: number): Promise<void> {
+    await this.client.send(
+      new UpdateCommand({
+        TableName: this.tables.guards,
+        Key: { key },
+        UpdateExpression: 'SET id = :id, expiresAt = :expiresAt',
+        ExpressionAttributeValues: {
+          ':id': id,
+          ':expiresAt': Math.floor(this.nowMs() / 1000) + RETENTION_SECONDS,
+        },
+      }),
+    );
   }
 
   private async readGuard(key: string): Promise<Guard | undefined> {

@@ -1,5 +1,5 @@
 import { type KinesisClient, PutRecordsCommand } from '@aws-sdk/client-kinesis';
-import type { Trade } from '#domain/market-data/bars';
+import { groupBySymbol, type Trade } from '#domain/market-data/bars';
 import type { TradeSink } from '#domain/market-data/ports';
 import { encodeTradeRecords, type TradeRecord } from '#domain/market-data/trade-records';
 
@@ -11,13 +11,7 @@ const BASE_DELAY_MS = 50;
 
 /** Each symbol's records, its trades in order, grouped up to a record's capacity. */
 function recordsBySymbol(trades: readonly Trade[]): Map<string, TradeRecord[]> {
-  const bySymbol = new Map<string, Trade[]>();
-  for (const trade of trades) {
-    const list = bySymbol.get(trade.symbol);
-    if (list) list.push(trade);
-    else bySymbol.set(trade.symbol, [trade]);
-  }
-  return new Map([...bySymbol].map(([symbol, list]) => [symbol, encodeTradeRecords(list)]));
+  return new Map([...groupBySymbol(trades)].map(([symbol, list]) => [symbol, encodeTradeRecords(list)]));
 }
 
 /**

@@ -76,3 +76,14 @@ export function mergeBars(earlier: Bar, later: Bar): Bar {
     volume: earlier.volume + later.volume,
   };
 }
+
+/** Trades grouped by symbol, each group in the order given (symbols in order of first appearance). */
+export function groupBySymbol(trades: readonly Trade[]): Map<string, Trade[]> {
+  const groups = new Map<string, Trade[]>();
+  for (const trade of trades) {
+    const group = groups.get(trade.symbol);
+    if (group) group.push(trade);
+    else groups.set(trade.symbol, [trade]);
+  }
+  return groups;
+}
