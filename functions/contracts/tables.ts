@@ -166,6 +166,8 @@ export const TABLES = {
     envVar: 'USAGE_TABLE',
     partitionKey: { name: 'accountId', type: 'S' },
     sortKey: { name: 'messageId', type: 'S' },
+    // Rows expire USAGE_RETENTION_DAYS after their push (docs/operations.md#usage-report).
+    timeToLiveAttribute: 'expiresAt',
   },
   /** One item per alert or break ever appended, by its natural key: each is appended once (ADR 0009). */
   eventGuards: {
@@ -174,6 +176,12 @@ export const TABLES = {
     timeToLiveAttribute: 'expiresAt',
   },
 } as const satisfies Record<string, TableDefinition>;
+
+/**
+ * How long a `ws_message` usage row is kept: two months, so a month's report can be run in the first days of
+ * the next, and its CSV archived for billing.
+ */
+export const USAGE_RETENTION_DAYS = 62;
 
 export type TableId = keyof typeof TABLES;
 

@@ -42,6 +42,8 @@ export interface LocalChangeStreamsOptions {
   readonly batchWindowMs?: number;
   /** Deliveries of one record before it is dead-lettered: by default the first and the retries. */
   readonly maxAttempts?: number;
+  /** The service clock, Unix ms: a record's ApproximateCreationDateTime (default: the wall clock). */
+  readonly nowMs?: () => number;
 }
 
 export interface ChangeDeadLetter {
@@ -94,8 +96,11 @@ export class LocalChangeStreams {
   private readonly streams = new Map<string, TableStream>();
   private stopped = false;
 
+  private readonly nowMs: () => number;
+
   constructor(consumer: ChangeConsumer, options: LocalChangeStreamsOptions) {
-    const { tables, ...rest } = options;
+    const { tables, nowMs, ...rest } = options;
+    this.nowMs = nowMs ?? Date.now;
     const sourceOptions = withDefaults(
       {
         shards: FAN_OUT.batch.parallelizationFactor,
@@ -141,7 +146,7 @@ export class LocalChangeStreams {
     if (this.stopped || !image) return undefined;
     const keys = keysOf(stream.table, image);
     return stream.source.put(JSON.stringify(keys[stream.table.partitionKey] ?? null), ({ sequenceNumber }) =>
-      streamRecord(stream.arn, keys, sequenceNumber, oldImage, newImage),
+      streamRecord(stream.arn, keys, sequenceNumber, oldImage, newImage, this.nowMs()),
     );
   }
 
@@ -172,6 +177,7 @@ function streamRecord(
   sequenceNumber: string,
   oldImage: StreamImage | undefined,
   newImage: StreamImage | undefined,
+  createdAtMs: number,
 ): DynamoDBRecord {
   const images = { ...(newImage ? { NewImage: newImage } : {}), ...(oldImage ? { OldImage: oldImage } : {}) };
   return {
@@ -181,7 +187,7 @@ function streamRecord(
     eventSource: 'aws:dynamodb',
     awsRegion: LOCAL_AWS.region,
     dynamodb: {
-      ApproximateCreationDateTime: Math.floor(Date.now() / 1000),
+      ApproximateCreationDateTime: Math.floor(createdAtMs / 1000),
       Keys: keys,
       ...images,
       SequenceNumber: sequenceNumber,

@@ -10,6 +10,7 @@ import type {
 import { bodyTemplate, type GatewayResponseType, gatewayResponse } from '#contracts/gateway-responses';
 import { REST_ROUTES, type RestRoute, resourcePath } from '#contracts/routes';
 import { invokeLocally } from './lambda-context.ts';
+import { RequestUsage } from './request-usage.ts';
 import type { TokenBuckets } from './token-bucket.ts';
 
 /**
@@ -120,6 +121,8 @@ export class LocalRestGateway {
     private readonly routes: readonly LoadedRoute[],
     private readonly authorizer: AuthorizerHandler,
     private readonly buckets: TokenBuckets,
+    /** Requests counted per day, account and key (`GET /_local/usage`, `npm run usage`). */
+    readonly usage: RequestUsage = new RequestUsage(),
   ) {}
 
   async handle(request: IncomingMessage): Promise<HttpAnswer> {
@@ -177,6 +180,8 @@ export class LocalRestGateway {
     if (!this.buckets.take(authorization.usageIdentifierKey ?? authorization.principalId)) {
       return renderGatewayResponse('THROTTLED');
     }
+    const { accountId, keyId } = (authorization.context ?? {}) as { accountId?: string; keyId?: string };
+    if (accountId && keyId) this.usage.count(accountId, keyId);
 
     const event = {
       ...common,

@@ -32,10 +32,12 @@ import { type DynamoFaults, startFaultyDynamo } from './faulty-dynamo.ts';
 import { invokeLocally } from './lambda-context.ts';
 import { type MarketSimulation, startMarketSimulation } from './market-simulation.ts';
 import type { LocalMetrics } from './metrics-summary.ts';
+import { RequestUsage } from './request-usage.ts';
 import { type AuthorizerHandler, LocalRestGateway, loadRestRoutes } from './rest-gateway.ts';
 import { ensureTables, localTableName } from './tables.ts';
 import { TokenBuckets } from './token-bucket.ts';
 import { LocalTradeStream, type StreamConsumer } from './trade-stream.ts';
+import { LOCAL_USAGE_PATH, usageAnswer } from './usage-endpoint.ts';
 import { LocalWebSocketGateway, MANAGEMENT_PATH, type WebSocketRouteHandler } from './ws-gateway.ts';
 
 export interface LocalStackOptions {
@@ -177,6 +179,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   if (options.dataDir) await mkdir(options.dataDir, { recursive: true });
   // The handlers are imported only once their environment is set (below): a module reads it on first
   // load, the logger its level among it. The change streams start before, so they call the fan-out late.
+  // One anchor for the handlers' clock and the simulator's: both read the same service time.
+  const clock = options.clock ? { ...options.clock, anchorMs: Date.now() } : undefined;
+  const nowMs = clock ? () => virtualTime(clock, Date.now()).getTime() : Date.now;
   let fanOut: ChangeConsumer | undefined;
   const streamTables = localStreamTables();
   const changes = new LocalChangeStreams(
@@ -185,7 +190,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       if (!consume) throw new Error('a change was captured before the fan-out was loaded');
       return invokeLocally('fan-out', (context) => consume(event, context));
     },
-    { tables: streamTables },
+    { tables: streamTables, nowMs },
   );
   const dynamo = await startLocalDynamo({
     port: options.dynamoPort,
@@ -193,9 +198,6 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     captureTables: streamTables.map((table) => table.name),
     onChange: (change) => changes.capture(change),
   });
-  // One anchor for the handlers' clock and the simulator's: both read the same service time.
-  const clock = options.clock ? { ...options.clock, anchorMs: Date.now() } : undefined;
-  const nowMs = clock ? () => virtualTime(clock, Date.now()).getTime() : Date.now;
   const faulty = options.dynamoFaults
     ? await startFaultyDynamo(dynamo.endpoint, options.dynamoFaults)
     : undefined;
@@ -226,6 +228,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     await loadRestRoutes(importEntry),
     (await importEntry(AUTHORIZER.handler)).handler as AuthorizerHandler,
     new TokenBuckets(throttle ?? (() => localRestLimits.current)),
+    new RequestUsage(nowMs),
   );
   const ingest = (await importEntry(INGEST.handler)).handler as StreamConsumer;
   const deadLetterQueue = new LocalDeadLetterQueue();
@@ -252,9 +255,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           ? deadLetterQueue.handle(request)
           : url.split('?')[0] === LOCAL_METRICS_PATH
             ? Promise.resolve(metricsAnswer(localMetrics))
-            : url.startsWith(CONTROL_PREFIX)
-              ? handleControl(request, trades)
-              : gateway.handle(request);
+            : url.split('?')[0] === LOCAL_USAGE_PATH
+              ? Promise.resolve(usageAnswer(gateway.usage, url))
+              : url.startsWith(CONTROL_PREFIX)
+                ? handleControl(request, trades)
+                : gateway.handle(request);
     handled.then(
       (answer) => response.writeHead(answer.statusCode, answer.headers).end(answer.body),
       () => response.writeHead(500).end(),

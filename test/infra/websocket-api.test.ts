@@ -287,13 +287,13 @@ describe('WebSocket tables', () => {
     });
   });
 
-  it('keeps usage rows by account and message id, never expiring (they are billing records)', () => {
+  it('keeps usage rows by account and message id, expiring by expiresAt (docs/operations.md#usage-report)', () => {
     tableOf('usage').hasResourceProperties('AWS::DynamoDB::Table', {
       KeySchema: [
         { AttributeName: 'accountId', KeyType: 'HASH' },
         { AttributeName: 'messageId', KeyType: 'RANGE' },
       ],
-      TimeToLiveSpecification: Match.absent(),
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
     });
   });
 });

@@ -28,7 +28,7 @@ export interface FanOutDeps {
   readonly prices: () => PriceStore;
   /** Physical table name → source table, for the tables whose streams feed the fan-out. */
   readonly sources: () => ReadonlyMap<string, SourceChange['table']>;
-  /** The wall clock, for the push lag (a change's commit time is the stream's, in wall time); default Date.now. */
+  /** The service clock, for the push lag from a change's commit time (the stream's); default the system's. */
   readonly nowMs?: () => number;
 }
 
@@ -124,5 +124,6 @@ export const handler = instrumented(
     universe,
     prices: priceStore,
     sources: memo(() => new Map(FAN_OUT.sources.map((source) => [tableName(source), source]))),
+    nowMs: () => clock()().getTime(),
   }),
 );

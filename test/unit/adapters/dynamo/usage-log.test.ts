@@ -4,6 +4,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { documentClientFor } from '#adapters/dynamo/document-client';
 import { DynamoUsageLog } from '#adapters/dynamo/usage-log';
+import { USAGE_RETENTION_DAYS } from '#contracts/tables';
 import type { UsageRow } from '#domain/streaming/ports';
 
 const documents = mockClient(DynamoDBDocumentClient);
@@ -18,6 +19,9 @@ const usage = (overrides: Partial<UsageRow> = {}): UsageRow => ({
   messageId: '2024-11-26T15:30:00.000Z#ev-1',
   ...overrides,
 });
+
+/** The rows' push time plus USAGE_RETENTION_DAYS, in seconds. */
+const EXPIRES_AT = Math.floor(Date.parse('2024-11-26T15:30:01.500Z') / 1000) + USAGE_RETENTION_DAYS * 86_400;
 
 const puts = () =>
   documents
@@ -35,9 +39,9 @@ describe('DynamoUsageLog.record', () => {
     await log.record([usage(), usage({ accountId: 'globex', keyId: 'key-9' }), breakRow]);
 
     expect(puts()).toEqual([
-      { ...usage(), type: 'ws_message' },
-      { ...usage({ accountId: 'globex', keyId: 'key-9' }), type: 'ws_message' },
-      { ...breakRow, type: 'ws_message' },
+      { ...usage(), type: 'ws_message', expiresAt: EXPIRES_AT },
+      { ...usage({ accountId: 'globex', keyId: 'key-9' }), type: 'ws_message', expiresAt: EXPIRES_AT },
+      { ...breakRow, type: 'ws_message', expiresAt: EXPIRES_AT },
     ]);
   });
 
@@ -51,8 +55,8 @@ describe('DynamoUsageLog.record', () => {
     ]);
 
     expect(puts()).toEqual([
-      { ...usage({ keyId: 'new-key' }), type: 'ws_message' },
-      { ...usage({ messageId: 'other' }), type: 'ws_message' },
+      { ...usage({ keyId: 'new-key' }), type: 'ws_message', expiresAt: EXPIRES_AT },
+      { ...usage({ messageId: 'other' }), type: 'ws_message', expiresAt: EXPIRES_AT },
     ]);
   });
 

@@ -19,6 +19,7 @@ import { DynamoConnectionStore } from '#adapters/dynamo/connection-store';
 import { documentClientFor } from '#adapters/dynamo/document-client';
 import { DynamoSubscriptionStore } from '#adapters/dynamo/subscription-store';
 import { DynamoUsageLog } from '#adapters/dynamo/usage-log';
+import { USAGE_RETENTION_DAYS } from '#contracts/tables';
 import { createHandler } from '#handlers/stream/fan-out';
 import { InMemoryPriceStore, instrument } from '../../../support/fakes.ts';
 import { everyKeyAllowed } from '../../../support/websocket-fakes.ts';
@@ -147,6 +148,7 @@ describe('fan-out handler with the AWS SDK clients mocked', () => {
           symbol: 'AAPL',
           time: new Date(NOW_MS).toISOString(),
           messageId: `${new Date(RECORD_TIME_S * 1000).toISOString()}#event-100`,
+          expiresAt: Math.floor(NOW_MS / 1000) + USAGE_RETENTION_DAYS * 86_400,
         },
         expect.objectContaining({ accountId: 'acct-c1', messageId: expect.stringMatching(/#event-200$/) }),
         expect.objectContaining({ accountId: 'acct-c3', messageId: expect.stringMatching(/#event-100$/) }),
