@@ -6,11 +6,14 @@
 // `{ type: 'change', table, oldImage, newImage }` before dynalite answers the request, so the reports of one
 // key come in commit order.
 import { createRequire } from 'node:module';
+import { Readable } from 'node:stream';
 import dynalite from 'dynalite';
 
 const [port, path] = [Number(process.argv[2] ?? 0), process.argv[3] || undefined];
 const capturedTables = new Set(JSON.parse(process.argv[4] || '[]'));
-if (capturedTables.size > 0) captureWrites(createRequire(import.meta.url)('dynalite/db'), capturedTables);
+const dynaliteDb = createRequire(import.meta.url)('dynalite/db');
+closeIteratorsAtTheirEnd(dynaliteDb);
+if (capturedTables.size > 0) captureWrites(dynaliteDb, capturedTables);
 
 const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
 let requests = 0;
@@ -34,6 +37,59 @@ process.on('disconnect', () => process.exit(0));
 // ending on the signal itself would leave the parent's drain waiting on a database that is gone.
 process.on('SIGINT', () => {});
 process.on('SIGTERM', () => {});
+
+/**
+ * dynalite reads a Query or Scan through a stream over a level iterator, and never closes the iterator when
+ * the stream ends (and closes it on an early stop through `return`, which level iterators lack). An open
+ * iterator pins its snapshot: in memory the item tree as it was, on disk LevelDB's memtables and files as they
+ * were. Every Query thus kept a version of the data alive, and the process grew with every write after it (to
+ * over 2 GB within minutes of a first start, docs/benchmarks.md#local-stack-memory). These streams close their
+ * iterator at the end and on destroy.
+ */
+function closeIteratorsAtTheirEnd(db) {
+  const create = db.create;
+  db.create = function createClosing(...args) {
+    const store = create.apply(this, args);
+    closingStreams(store.db);
+    const recreate = store.recreate;
+    store.recreate = function recreateClosing(...inner) {
+      recreate.apply(this, inner);
+      closingStreams(this.db);
+    };
+    return store;
+  };
+}
+
+function closingStreams(levelDb) {
+  for (const [name, source] of [
+    ['createValueStream', 'values'],
+    ['createKeyStream', 'keys'],
+  ]) {
+    levelDb[name] = (options) => {
+      const iterator = levelDb[source](options);
+      let closing;
+      const close = () => {
+        closing ??= iterator.close().catch(() => undefined);
+        return closing;
+      };
+      return new Readable({
+        objectMode: true,
+        read() {
+          iterator.next().then(
+            (value) => {
+              if (value === undefined) close().then(() => this.push(null));
+              else this.push(value);
+            },
+            (error) => this.destroy(error),
+          );
+        },
+        destroy(error, callback) {
+          close().then(() => callback(error));
+        },
+      });
+    };
+  }
+}
 
 /**
  * Wraps dynalite's store factory so that the item store of a captured table reports its writes. PutItem,
