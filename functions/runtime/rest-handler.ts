@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { symbolFromPath } from '#domain/market-data/symbols';
 import { ServiceError } from '#domain/requests/errors';
 import { parseParams } from '#domain/requests/query-params';
@@ -39,7 +39,7 @@ const errorEnvelope = (): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayPr
 });
 
 /** What a route takes and gives: its query schema and its 200 response's schema (also the OpenAPI doc's). */
-export interface RestContract<Query extends z.ZodType, Response extends z.ZodType> {
+export interface RestContract<Query extends z.ZodMiniType, Response extends z.ZodMiniType> {
   readonly summary: string;
   readonly query: Query;
   readonly response: Response;
@@ -49,7 +49,7 @@ export interface RestContract<Query extends z.ZodType, Response extends z.ZodTyp
  * The one middy stack of every REST handler: logger context, query parsing with the route's zod schema,
  * the handler's logic (typed by the response schema), a 200 JSON response, and the error envelope.
  */
-export function restHandler<Query extends z.ZodType, Response extends z.ZodType>(
+export function restHandler<Query extends z.ZodMiniType, Response extends z.ZodMiniType>(
   contract: RestContract<Query, Response>,
   handle: (request: RestRequest<z.output<Query>>) => Promise<z.input<Response>>,
 ) {

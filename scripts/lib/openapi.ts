@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { ERROR_STATUS } from '#contracts/errors';
 import { REST_BASE_PATH, REST_ROUTES, type RestRoute } from '#contracts/routes';
 import { PROJECT_ROOT } from '#lib/project-root';
@@ -11,11 +11,11 @@ import type { RestContract } from '#runtime/rest-handler';
  * (its zod query and response schemas, docs/architecture.md#contracts-one-source-of-truth-for-each): nothing
  * here restates a field.
  */
-type Contract = RestContract<z.ZodType, z.ZodType>;
+type Contract = RestContract<z.ZodMiniType, z.ZodMiniType>;
 
 const errorEnvelopeSchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
 
-function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+function jsonSchema(schema: z.ZodMiniType, io: 'input' | 'output'): Record<string, unknown> {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<
     string,
     unknown

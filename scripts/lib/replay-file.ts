@@ -1,5 +1,5 @@
 import { parse } from 'csv-parse/sync';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { Trade } from '#domain/market-data/bars';
 import { normalizeSymbol } from '#domain/market-data/symbols';
 
@@ -17,8 +17,9 @@ const TRADE_COLUMNS = ['time', 'symbol', 'price', 'size'];
 const BAR_COLUMNS = ['time', 'symbol', 'open', 'high', 'low', 'close', 'volume'];
 const BAR_TRADE_OFFSETS_MS = [0, 15_000, 30_000, 45_000];
 
-const number = z.coerce.number().finite();
-const symbol = z.string().min(1).max(32).transform(normalizeSymbol);
+const positive = z.coerce.number().check(z.positive());
+const nonnegative = z.coerce.number().check(z.nonnegative());
+const symbol = z.pipe(z.string().check(z.minLength(1), z.maxLength(32)), z.transform(normalizeSymbol));
 /**
  * Unix seconds from this value on (year 5138) are refused: such a number is almost surely Unix milliseconds
  * (every instant since 1973 is beyond it in milliseconds), which read as seconds would land far outside the
@@ -26,35 +27,35 @@ const symbol = z.string().min(1).max(32).transform(normalizeSymbol);
  */
 const MILLISECONDS_LIKE_SECONDS = 1e11;
 
-const time = z.string().transform((raw, context) => {
-  if (/^\d+(\.\d+)?$/.test(raw.trim()) && Number(raw) >= MILLISECONDS_LIKE_SECONDS) {
-    context.addIssue({
-      code: 'custom',
-      message: `time "${raw}" looks like Unix milliseconds; give Unix seconds or ISO 8601`,
-    });
-    return z.NEVER;
-  }
-  const ms = parseReplayTime(raw);
-  if (ms === undefined) {
-    context.addIssue({ code: 'custom', message: `time "${raw}" is neither ISO 8601 nor Unix seconds` });
-    return z.NEVER;
-  }
-  return ms;
-});
-const tradeRow = z.object({ time, symbol, price: number.positive(), size: number.nonnegative() });
+const time = z.pipe(
+  z.string(),
+  z.transform((raw: string, payload) => {
+    const refuse = (message: string) => {
+      payload.issues.push({ code: 'custom', message, input: raw });
+      return z.NEVER;
+    };
+    if (/^\d+(\.\d+)?$/.test(raw.trim()) && Number(raw) >= MILLISECONDS_LIKE_SECONDS) {
+      return refuse(`time "${raw}" looks like Unix milliseconds; give Unix seconds or ISO 8601`);
+    }
+    return parseReplayTime(raw) ?? refuse(`time "${raw}" is neither ISO 8601 nor Unix seconds`);
+  }),
+);
+const tradeRow = z.object({ time, symbol, price: positive, size: nonnegative });
 const barRow = z
   .object({
     time,
     symbol,
-    open: number.positive(),
-    high: number.positive(),
-    low: number.positive(),
-    close: number.positive(),
-    volume: number.nonnegative(),
+    open: positive,
+    high: positive,
+    low: positive,
+    close: positive,
+    volume: nonnegative,
   })
-  .refine((bar) => bar.low <= Math.min(bar.open, bar.close) && bar.high >= Math.max(bar.open, bar.close), {
-    message: 'low <= open, close <= high does not hold',
-  });
+  .check(
+    z.refine((bar) => bar.low <= Math.min(bar.open, bar.close) && bar.high >= Math.max(bar.open, bar.close), {
+      message: 'low <= open, close <= high does not hold',
+    }),
+  );
 
 export class ReplayFileError extends Error {}
 

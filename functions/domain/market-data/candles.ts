@@ -1,8 +1,8 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { sessionAt } from '#domain/calendar/sessions';
 import { InvalidParameterError, UnknownIntervalError, UnknownSymbolError } from '#domain/requests/errors';
 import { CANDLES_LIMIT } from '#domain/requests/limits';
-import { clampedIntParam, textParam } from '#domain/requests/query-params';
+import { clampedIntParam, queryParam, textParam } from '#domain/requests/query-params';
 import { type Bar, barOf } from './bars.ts';
 import { type Interval, isInterval, isIntraday } from './intervals.ts';
 import { calendarPeriodOfDay, type Period, periodAt } from './periods.ts';
@@ -53,14 +53,9 @@ export function parseInstant(raw: string): number | undefined {
 }
 
 function instantParam() {
-  return textParam().transform((raw, context) => {
-    if (raw === undefined) return undefined;
-    const ms = parseInstant(raw);
-    if (ms === undefined) {
-      context.addIssue({ code: 'custom', message: 'must be an ISO 8601 date or datetime' });
-      return z.NEVER;
-    }
-    return ms;
+  return queryParam((value, refuse) => {
+    if (value === undefined) return undefined;
+    return parseInstant(value) ?? refuse('must be an ISO 8601 date or datetime');
   });
 }
 

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { symbolListParam } from '#domain/requests/query-params';
 import type { LatestPrice } from './bars.ts';
 

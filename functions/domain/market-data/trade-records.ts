@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { Trade } from './bars.ts';
 import { normalizeSymbol } from './symbols.ts';
 
@@ -10,12 +10,12 @@ import { normalizeSymbol } from './symbols.ts';
  * each symbol's order across retries (functions/adapters/kinesis/trade-sink.ts).
  */
 export const tradeRecordSchema = z.object({
-  symbol: z.string().min(1).max(32).transform(normalizeSymbol),
-  price: z.number().positive().finite(),
-  size: z.number().nonnegative().finite(),
+  symbol: z.pipe(z.string().check(z.minLength(1), z.maxLength(32)), z.transform(normalizeSymbol)),
+  price: z.number().check(z.positive()),
+  size: z.number().check(z.nonnegative()),
   /** Unix milliseconds. */
-  timestamp: z.number().int().positive(),
-  tradeId: z.string().min(1).max(128),
+  timestamp: z.int().check(z.positive()),
+  tradeId: z.string().check(z.minLength(1), z.maxLength(128)),
 });
 
 /** At most this many trades in one record (about 10 KB). */
@@ -65,7 +65,10 @@ export function encodeTradeRecords(trades: readonly Trade[]): TradeRecord[] {
   return records;
 }
 
-const recordSchema = z.union([tradeRecordSchema, z.array(tradeRecordSchema).min(1).max(TRADES_PER_RECORD)]);
+const recordSchema = z.union([
+  tradeRecordSchema,
+  z.array(tradeRecordSchema).check(z.minLength(1), z.maxLength(TRADES_PER_RECORD)),
+]);
 
 /**
  * A record's trades, in order, or undefined for a record that is not one (a poison record: dead-lettered,

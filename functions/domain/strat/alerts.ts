@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { ALERTS_LIMIT, ALERTS_MAX_EXAMINED, ALERTS_WINDOW_MINUTES } from '#domain/requests/limits';
 import {
   choiceParam,
@@ -21,7 +21,7 @@ const MS_PER_MINUTE = 60_000;
 
 /** An in-force alert (docs/partner-guide.md#in-force-alert). */
 export const inForceAlertSchema = z.object({
-  id: z.number().int(),
+  id: z.int(),
   symbol: z.string(),
   timeframe: z.enum(TIMEFRAMES),
   direction: z.enum(DIRECTIONS),
@@ -33,10 +33,10 @@ export const inForceAlertSchema = z.object({
 
 /** A simultaneous break (docs/partner-guide.md#simultaneous-break). */
 export const simultaneousBreakSchema = z.object({
-  id: z.number().int(),
+  id: z.int(),
   timeframe: z.enum(TIMEFRAMES),
   direction: z.enum(DIRECTIONS),
-  threshold: z.number().int(),
+  threshold: z.int(),
   symbols: z.array(z.string()),
   triggered_at: z.string(),
 });

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { getInstrument } from '#domain/market-data/instrument-queries';
 import { instrumentSchema } from '#domain/market-data/instruments';
 import type { InstrumentCatalog } from '#domain/market-data/ports';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { Clock } from '#domain/calendar/clock';
 import { marketStatus, marketStatusSchema } from '#domain/calendar/market-status';
 import { clock } from '#runtime/clock';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { Clock } from '#domain/calendar/clock';
 import type { InstrumentCatalog, LedgerStore } from '#domain/market-data/ports';
 import { getStateSnapshot, stateSnapshotSchema } from '#domain/strat/state-snapshot';

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { UnknownSymbolError } from '#domain/requests/errors';
 import type { SimultaneousBreakBody } from '#domain/strat/alerts';
 import { createHandler as createClockTick } from '#handlers/schedule/clock-tick';
