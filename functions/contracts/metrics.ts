@@ -63,7 +63,7 @@ export const METRICS = {
   clientErrors: {
     name: 'ClientErrors',
     unit: 'Count',
-    description: 'REST 4xx answers by error code (from the handlers)',
+    description: 'REST 4xx answers by error code (the handlers log them; a metric filter counts the lines)',
     dimension: 'Code',
   },
   marketOpen: {
@@ -74,3 +74,12 @@ export const METRICS = {
 } as const satisfies Record<string, MetricDefinition>;
 
 export type MetricId = keyof typeof METRICS;
+
+/**
+ * How the REST handlers report `clientErrors`. They carry no EMF library, to keep their bundles lean
+ * (docs/adr/0013-lean-lambda-bundles.md): each 4xx they answer is one INFO log line with this message and
+ * the error code in `codeField`, and a CloudWatch metric filter on each REST function's log group
+ * (lib/constructs/rest-api.ts) counts the lines as `ClientErrors` with the `service` and `Code` dimensions,
+ * the metric the EMF path would have written.
+ */
+export const CLIENT_ERROR_LOG = { message: 'client error', codeField: 'errorCode' } as const;

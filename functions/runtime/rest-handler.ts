@@ -4,10 +4,9 @@ import type * as z from 'zod/mini';
 import { symbolFromPath } from '#domain/market-data/symbols';
 import { ServiceError } from '#domain/requests/errors';
 import { parseParams } from '#domain/requests/query-params';
+import { countClientError } from './client-errors.ts';
 import { errorResponse, jsonResponse } from './http.ts';
-import { observability } from './lambda-handler.ts';
-import { logger } from './logger.ts';
-import { recordMetric } from './metrics.ts';
+import { logContext, logger } from './logger.ts';
 
 /** What a REST handler's logic receives: the parsed query and the raw path parameters. */
 export interface RestRequest<Query> {
@@ -30,7 +29,7 @@ const errorEnvelope = (): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayPr
   onError: async (request) => {
     if (request.error instanceof ServiceError) {
       request.response = errorResponse(request.error.code, request.error.message);
-      recordMetric('clientErrors', 1, request.error.code);
+      countClientError(request.error.code);
       return;
     }
     logger.error('request failed', { error: request.error as Error });
@@ -54,7 +53,7 @@ export function restHandler<Query extends z.ZodMiniType, Response extends z.ZodM
   handle: (request: RestRequest<z.output<Query>>) => Promise<z.input<Response>>,
 ) {
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
-    .use(observability())
+    .use(logContext())
     .use(errorEnvelope())
     .handler(async (event) => {
       const query = parseParams(contract.query, event.queryStringParameters);
