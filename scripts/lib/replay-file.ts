@@ -1,6 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import * as z from 'zod';
 import type { Trade } from '#domain/market-data/bars';
+import { fileTimeProblem, parseFileTime } from '#domain/market-data/file-times';
 import { normalizeSymbol } from '#domain/market-data/symbols';
 
 /**
@@ -19,27 +20,13 @@ const BAR_TRADE_OFFSETS_MS = [0, 15_000, 30_000, 45_000];
 
 const number = z.coerce.number().finite();
 const symbol = z.string().min(1).max(32).transform(normalizeSymbol);
-/**
- * Unix seconds from this value on (year 5138) are refused: such a number is almost surely Unix milliseconds
- * (every instant since 1973 is beyond it in milliseconds), which read as seconds would land far outside the
- * calendar and be counted invalid, line after line, instead of being reported once.
- */
-const MILLISECONDS_LIKE_SECONDS = 1e11;
-
 const time = z.string().transform((raw, context) => {
-  if (/^\d+(\.\d+)?$/.test(raw.trim()) && Number(raw) >= MILLISECONDS_LIKE_SECONDS) {
-    context.addIssue({
-      code: 'custom',
-      message: `time "${raw}" looks like Unix milliseconds; give Unix seconds or ISO 8601`,
-    });
+  const problem = fileTimeProblem(raw);
+  if (problem !== undefined) {
+    context.addIssue({ code: 'custom', message: problem });
     return z.NEVER;
   }
-  const ms = parseReplayTime(raw);
-  if (ms === undefined) {
-    context.addIssue({ code: 'custom', message: `time "${raw}" is neither ISO 8601 nor Unix seconds` });
-    return z.NEVER;
-  }
-  return ms;
+  return parseFileTime(raw) as number;
 });
 const tradeRow = z.object({ time, symbol, price: number.positive(), size: number.nonnegative() });
 const barRow = z
@@ -59,14 +46,7 @@ const barRow = z
 export class ReplayFileError extends Error {}
 
 /** Unix milliseconds of an ISO 8601 time or of Unix seconds (integer or decimal). */
-export function parseReplayTime(raw: string): number | undefined {
-  const text = raw.trim();
-  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
-  if (!/^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/.test(text)) return undefined;
-  const zoned = /(Z|[+-]\d{2}:?\d{2})$/i.test(text) ? text : `${text}Z`;
-  const ms = Date.parse(zoned.replace(' ', 'T'));
-  return Number.isFinite(ms) ? ms : undefined;
-}
+export const parseReplayTime = parseFileTime;
 
 /** Splits a bar's volume over its four trades, whole units where the volume is whole. */
 function splitVolume(volume: number): number[] {
