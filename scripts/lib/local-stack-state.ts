@@ -8,6 +8,8 @@ export interface LocalStackState {
   readonly wsUrl: string;
   readonly dynamoEndpoint: string;
   readonly pid: number;
+  /** The service clock when it is not the wall clock (`--clock`, `--speed`): as the handlers read it. */
+  readonly clock?: { readonly start: string; readonly anchorMs: number; readonly speed: number };
 }
 
 /** True while the process `pid` runs (signal 0 checks without signalling; EPERM: it runs as another user). */

@@ -1,6 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import * as z from 'zod/mini';
 import type { Trade } from '#domain/market-data/bars';
+import { fileTimeProblem, parseFileTime } from '#domain/market-data/file-times';
 import { normalizeSymbol } from '#domain/market-data/symbols';
 
 /**
@@ -20,24 +21,15 @@ const BAR_TRADE_OFFSETS_MS = [0, 15_000, 30_000, 45_000];
 const positive = z.coerce.number().check(z.positive());
 const nonnegative = z.coerce.number().check(z.nonnegative());
 const symbol = z.pipe(z.string().check(z.minLength(1), z.maxLength(32)), z.transform(normalizeSymbol));
-/**
- * Unix seconds from this value on (year 5138) are refused: such a number is almost surely Unix milliseconds
- * (every instant since 1973 is beyond it in milliseconds), which read as seconds would land far outside the
- * calendar and be counted invalid, line after line, instead of being reported once.
- */
-const MILLISECONDS_LIKE_SECONDS = 1e11;
-
 const time = z.pipe(
   z.string(),
   z.transform((raw: string, payload) => {
-    const refuse = (message: string) => {
-      payload.issues.push({ code: 'custom', message, input: raw });
+    const problem = fileTimeProblem(raw);
+    if (problem !== undefined) {
+      payload.issues.push({ code: 'custom', message: problem, input: raw });
       return z.NEVER;
-    };
-    if (/^\d+(\.\d+)?$/.test(raw.trim()) && Number(raw) >= MILLISECONDS_LIKE_SECONDS) {
-      return refuse(`time "${raw}" looks like Unix milliseconds; give Unix seconds or ISO 8601`);
     }
-    return parseReplayTime(raw) ?? refuse(`time "${raw}" is neither ISO 8601 nor Unix seconds`);
+    return parseFileTime(raw) as number;
   }),
 );
 const tradeRow = z.object({ time, symbol, price: positive, size: nonnegative });
@@ -60,14 +52,7 @@ const barRow = z
 export class ReplayFileError extends Error {}
 
 /** Unix milliseconds of an ISO 8601 time or of Unix seconds (integer or decimal). */
-export function parseReplayTime(raw: string): number | undefined {
-  const text = raw.trim();
-  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
-  if (!/^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/.test(text)) return undefined;
-  const zoned = /(Z|[+-]\d{2}:?\d{2})$/i.test(text) ? text : `${text}Z`;
-  const ms = Date.parse(zoned.replace(' ', 'T'));
-  return Number.isFinite(ms) ? ms : undefined;
-}
+export const parseReplayTime = parseFileTime;
 
 /** Splits a bar's volume over its four trades, whole units where the volume is whole. */
 function splitVolume(volume: number): number[] {

@@ -328,7 +328,15 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
   const stateFile = options.dataDir && join(options.dataDir, LOCAL_STACK_STATE_FILE);
   if (stateFile) {
-    const state: LocalStackState = { restUrl, wsUrl, dynamoEndpoint: dynamo.endpoint, pid: process.pid };
+    const state: LocalStackState = {
+      restUrl,
+      wsUrl,
+      dynamoEndpoint: dynamo.endpoint,
+      pid: process.pid,
+      ...(clock
+        ? { clock: { start: clock.start.toISOString(), anchorMs: clock.anchorMs, speed: clock.speed } }
+        : {}),
+    };
     await writeFile(stateFile, `${JSON.stringify(state, null, 2)}\n`);
   }
 
