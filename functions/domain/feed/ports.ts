@@ -53,6 +53,8 @@ export class FeedError extends Error {
 export interface FeedListener {
   /** Events of one provider message, in the provider's order. */
   onEvents(events: readonly FeedEvent[]): void;
+  /** Provider messages that carried nothing usable (`malformed`: not JSON; `invalid`: a bad trade). */
+  onDropped(reason: 'malformed' | 'invalid', count: number): void;
   /** The connection ended (dropped, closed by the provider, or after `close()`); `error` says why. */
   onClose(error: FeedError | undefined): void;
 }
@@ -81,4 +83,36 @@ export interface TradeFeed {
     startMs: number,
     endMs: number,
   ) => Promise<FeedTrade[]>;
+}
+
+/** Why the connector did not put a trade it received (each counted, none silently). */
+export type FeedDropReason =
+  /** Its sale conditions exclude it from volume (docs/data-sources.md#which-trades-count). */
+  | 'condition'
+  /** Seen already within the de-duplication window (a replay after a reconnect, or a gap fill overlap). */
+  | 'duplicate'
+  /** More trades held than the bound while the sink is behind (docs/data-sources.md#back-pressure). */
+  | 'backpressure'
+  /** A provider message that was not JSON. */
+  | 'malformed'
+  /** A trade with a missing or bad field, or of a symbol not subscribed. */
+  | 'invalid'
+  /** Still held when the connector stopped and the sink kept failing. */
+  | 'unsent';
+
+/** What the connector reports (the contract's Feed* metrics, and the status line of `npm run feed`). */
+export interface FeedMetrics {
+  tradesReceived(count: number): void;
+  tradesPut(count: number, lagMs: number): void;
+  reconnect(): void;
+  gap(startMs: number, endMs: number, filled: boolean): void;
+  connected(up: boolean): void;
+  dropped(reason: FeedDropReason, count: number): void;
+  amendment(outcome: 'applied' | 'recorded'): void;
+}
+
+export interface FeedLog {
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
 }
