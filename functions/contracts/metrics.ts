@@ -24,7 +24,8 @@ export const METRICS = {
   tradesRefused: {
     name: 'TradesRefused',
     unit: 'Count',
-    description: 'Trades not applied, by reason (duplicate, late, future, outside_session, invalid, poison)',
+    description:
+      'Trades not applied, by reason (duplicate, late, future, outside_session, invalid, unpriced, poison)',
     dimension: 'Reason',
   },
   ingestBatchSize: { name: 'IngestBatchSize', unit: 'Count', description: 'Records per ingest batch' },

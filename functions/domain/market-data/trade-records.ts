@@ -16,18 +16,17 @@ export const tradeRecordSchema = z.object({
   /** Unix milliseconds. */
   timestamp: z.int().check(z.positive()),
   tradeId: z.string().check(z.minLength(1), z.maxLength(128)),
+  /** Counts in volume but sets no price, high or low (functions/domain/market-data/bars.ts). Absent: fully. */
+  volumeOnly: z.optional(z.boolean()),
 });
 
 /** At most this many trades in one record (about 10 KB). */
 export const TRADES_PER_RECORD = 100;
 
-const wireTrade = ({ symbol, price, size, timestamp, tradeId }: Trade) => ({
-  symbol,
-  price,
-  size,
-  timestamp,
-  tradeId,
-});
+const wireTrade = ({ symbol, price, size, timestamp, tradeId, volumeOnly }: Trade) =>
+  volumeOnly === true
+    ? { symbol, price, size, timestamp, tradeId, volumeOnly }
+    : { symbol, price, size, timestamp, tradeId };
 
 export function encodeTradeRecord(trade: Trade): string {
   return JSON.stringify(wireTrade(trade));
