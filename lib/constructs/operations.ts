@@ -469,14 +469,11 @@ function feedConnectorWidgets(connector: FeedConnector) {
       [serviceMetric('feedReconnects')],
       [serviceMetric('feedGapSeconds'), feedConnectorSilence()],
     ),
-    graph(
-      'Lag from the trade’s time (ms)',
-      [
-        serviceMetric('feedLag', { statistic: Stats.p(50) }),
-        serviceMetric('feedLag', { statistic: Stats.p(99) }),
-        serviceMetric('feedLag', { statistic: Stats.MAXIMUM }),
-      ],
-    ),
+    graph('Lag from the trade’s time (ms)', [
+      serviceMetric('feedLag', { statistic: Stats.p(50) }),
+      serviceMetric('feedLag', { statistic: Stats.p(99) }),
+      serviceMetric('feedLag', { statistic: Stats.MAXIMUM }),
+    ]),
     graph('Task CPU / memory (%)', [
       connector.service.metricCpuUtilization({ period: minute }),
       connector.service.metricMemoryUtilization({ period: minute }),
