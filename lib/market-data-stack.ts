@@ -1,6 +1,6 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { FEED_PROVIDERS, isFeedProvider } from '#contracts/feed';
+import { FEED_PROVIDERS, FEED_STACK_OUTPUTS, isFeedProvider } from '#contracts/feed';
 import { STACK_OUTPUTS, tableOutputName } from '#contracts/stack-outputs';
 import { TABLE_IDS } from '#contracts/tables';
 import { ClockTick } from './constructs/clock-tick.ts';
@@ -109,6 +109,11 @@ export class MarketDataStack extends Stack {
         url: contextString(this, FEED_CONTEXT.url),
         desiredCount: feedTasksFromContext(this),
       });
+      const feed = this.feedConnector;
+      new CfnOutput(this, FEED_STACK_OUTPUTS.secretArn, { value: feed.secretArn });
+      new CfnOutput(this, FEED_STACK_OUTPUTS.logGroupName, { value: feed.logGroup.logGroupName });
+      new CfnOutput(this, FEED_STACK_OUTPUTS.clusterName, { value: feed.cluster.clusterName });
+      new CfnOutput(this, FEED_STACK_OUTPUTS.serviceName, { value: feed.service.serviceName });
     }
     this.operations = new Operations(this, 'Operations', {
       restApi: this.restApi,

@@ -1,4 +1,3 @@
-# syntax=docker/dockerfile:1
 # The feed connector's image (docs/adr/0015-feed-connector-container.md): built by `cdk deploy -c feed=...`
 # from the project root (lib/constructs/feed-connector.ts), never by `cdk synth`. The build context is what
 # .dockerignore lets through: the package files, functions/, the bundling settings and the universe.

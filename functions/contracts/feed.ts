@@ -42,3 +42,14 @@ export const FEED_CONNECTOR_SERVICE = 'feed-connector';
 
 /** The connector's process entry, bundled into the container image (functions/containers/). */
 export const FEED_CONNECTOR_ENTRY = 'functions/containers/feed-connector.ts';
+
+/**
+ * The stack outputs present with `-c feed=...` (besides those of stack-outputs.ts): what the operator needs
+ * to fill the secret, read the logs and restart the task (docs/data-sources.md#on-aws).
+ */
+export const FEED_STACK_OUTPUTS = {
+  secretArn: 'FeedSecretArn',
+  logGroupName: 'FeedLogGroupName',
+  clusterName: 'FeedClusterName',
+  serviceName: 'FeedServiceName',
+} as const;

@@ -11,7 +11,13 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { FEED_CONNECTOR_ENTRY, FEED_CONNECTOR_SERVICE, FEED_CREDENTIALS, FEED_ENV } from '#contracts/feed';
+import {
+  FEED_CONNECTOR_ENTRY,
+  FEED_CONNECTOR_SERVICE,
+  FEED_CREDENTIALS,
+  FEED_ENV,
+  FEED_STACK_OUTPUTS,
+} from '#contracts/feed';
 import { METRICS, METRICS_NAMESPACE } from '#contracts/metrics';
 import { STACK_NAME } from '#contracts/stack-outputs';
 import {
@@ -31,8 +37,10 @@ const FEED_RESOURCE_TYPES = /^AWS::(ECS|EC2|SecretsManager)::/;
 describe('FeedConnector off by default', () => {
   const { stack, template } = synthServiceStack();
 
-  it('adds no cluster, task, VPC, secret or connector alarm without -c feed', () => {
+  it('adds no cluster, task, VPC, secret, connector alarm or output without -c feed', () => {
     expect(stack.feedConnector).toBeUndefined();
+    const outputs = Object.keys(template.toJSON().Outputs);
+    for (const output of Object.values(FEED_STACK_OUTPUTS)) expect(outputs).not.toContain(output);
     expect(stack.operations.feedConnectorSilenceAlarm).toBeUndefined();
     expect(
       Object.values(template.toJSON().Resources as Record<string, { Type: string }>)
@@ -232,6 +240,16 @@ describe('FeedConnector with -c feed=alpaca', () => {
     }
     expect(body).toContain('\\"CPUUtilization\\"');
     expect(body).toContain(`\\"${FEED_CONNECTOR_SERVICE}\\"`);
+  });
+
+  it('publishes the secret, the log group, the cluster and the service for the operator', () => {
+    const outputs = template.toJSON().Outputs;
+    expect(outputs[FEED_STACK_OUTPUTS.secretArn].Value).toEqual({ Ref: secretId });
+    expect(outputs[FEED_STACK_OUTPUTS.logGroupName].Value).toEqual({ Ref: logicalIdOf(connector.logGroup) });
+    expect(outputs[FEED_STACK_OUTPUTS.clusterName].Value).toEqual({ Ref: logicalIdOf(connector.cluster) });
+    expect(outputs[FEED_STACK_OUTPUTS.serviceName].Value).toEqual({
+      'Fn::GetAtt': [logicalIdOf(connector.service), 'Name'],
+    });
   });
 
   it('passes cdk-nag, each acknowledgement with its reason', () => {
