@@ -134,11 +134,8 @@ export class FeedConnector extends Construct {
     const stack = Stack.of(this);
     this.taskRole = new Role(this, 'TaskRole', {
       assumedBy: new ServicePrincipal('ecs-tasks.amazonaws.com', {
-        // Only ECS tasks of this account may assume it (the confused-deputy guard ECS documents).
-        conditions: {
-          ArnLike: { 'aws:SourceArn': `arn:${stack.partition}:ecs:${stack.region}:${stack.account}:*` },
-          StringEquals: { 'aws:SourceAccount': stack.account },
-        },
+        // Only ECS tasks of this account may assume it (the cross-service confused-deputy guard).
+        conditions: { StringEquals: { 'aws:SourceAccount': stack.account } },
       }),
       description: `Task role of ${this.node.path}: put trades on the stream, read the feed secret`,
     });

@@ -141,9 +141,7 @@ describe('FeedConnector with -c feed=alpaca', () => {
     expect(trust.Statement).toEqual([
       expect.objectContaining({
         Principal: { Service: 'ecs-tasks.amazonaws.com' },
-        Condition: expect.objectContaining({
-          StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
-        }),
+        Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
       }),
     ]);
   });
