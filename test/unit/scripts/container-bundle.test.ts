@@ -46,6 +46,25 @@ describe('bundleContainerEntry', () => {
     expect(packages.some((input) => input.includes('/credential-provider-ini/'))).toBe(true);
     expect(packages.some((input) => input.includes('/credential-provider-http/'))).toBe(true);
   });
+
+  it('accepts ws, whose optional native speed-ups stay unresolved', async () => {
+    const bundle = await bundleContainerEntry({
+      entry: 'test/unit/scripts/fixtures/ws-client-entry.ts',
+      outdir: join(outdir, 'ws'),
+      name: 'ws-client',
+    });
+    expect(bundle.inputs.some((input) => input.includes('node_modules/ws/'))).toBe(true);
+  });
+
+  it('refuses a bundle that still imports a package the image will not hold, naming it', async () => {
+    await expect(
+      bundleContainerEntry({
+        entry: 'test/unit/scripts/fixtures/optional-require-entry.cjs',
+        outdir: join(outdir, 'optional'),
+        name: 'optional',
+      }),
+    ).rejects.toThrow(/imports what the image will not hold: a-package-that-is-not-installed$/);
+  });
 });
 
 describe('isNodeBuiltin', () => {
