@@ -121,3 +121,17 @@ export const LAMBDA_BUNDLING: BundlingOptions = {
   mainFields: [...LAMBDA_ESBUILD_OPTIONS.mainFields],
   banner: LAMBDA_ESBUILD_OPTIONS.banner.js,
 };
+
+/**
+ * The esbuild settings of a container bundle (the feed connector's image,
+ * functions/containers/feed-connector.Dockerfile): those of a Lambda bundle with nothing external. A
+ * container has no node_modules, and on ECS the credential chain does reach the links above: `fromEnv` fails
+ * (ECS gives the task role's credentials through the container credentials endpoint, not variables), so the
+ * chain goes on to `fromIni`, whose `import()` must then resolve.
+ */
+const { external: _lambdaExternals, ...LAMBDA_OPTIONS_WITHOUT_EXTERNALS } = LAMBDA_ESBUILD_OPTIONS;
+export const CONTAINER_ESBUILD_OPTIONS = {
+  ...LAMBDA_OPTIONS_WITHOUT_EXTERNALS,
+  // Bundle metadata for the check that the output imports nothing but Node's built-ins.
+  metafile: true,
+} as const satisfies BuildOptions;

@@ -5,10 +5,12 @@
  * lines under one namespace, with the `service` dimension; a metric with a `dimension` also goes out once
  * per value of that dimension (never a key, secret or key-derived value).
  */
+import { FEED_CONNECTOR_SERVICE } from './feed.ts';
+
 export const METRICS_NAMESPACE = 'MarketDataAlerts';
 export const METRICS_NAMESPACE_ENV = 'POWERTOOLS_METRICS_NAMESPACE';
 
-type Unit = 'Count' | 'Milliseconds' | 'None';
+type Unit = 'Count' | 'Milliseconds' | 'Seconds' | 'None';
 
 export interface MetricDefinition {
   readonly name: string;
@@ -16,6 +18,8 @@ export interface MetricDefinition {
   readonly description: string;
   /** A dimension the metric is also emitted with (its value chosen per data point). */
   readonly dimension?: string;
+  /** The `service` dimension it is emitted with, when not the Lambdas' SERVICE_NAME (the feed connector). */
+  readonly service?: string;
 }
 
 export const METRICS = {
@@ -71,6 +75,42 @@ export const METRICS = {
     name: 'MarketOpen',
     unit: 'None',
     description: '1 while the regular session runs (the calendar), else 0: the feed-silence alarm reads it',
+  },
+  feedTradesReceived: {
+    name: 'FeedTradesReceived',
+    unit: 'Count',
+    description: 'Trades the feed connector received from its provider',
+    service: FEED_CONNECTOR_SERVICE,
+  },
+  feedTradesPut: {
+    name: 'FeedTradesPut',
+    unit: 'Count',
+    description: 'Trades the feed connector put on the trades stream',
+    service: FEED_CONNECTOR_SERVICE,
+  },
+  feedReconnects: {
+    name: 'FeedReconnects',
+    unit: 'Count',
+    description: 'Connections to the provider opened again after a drop or a silent socket',
+    service: FEED_CONNECTOR_SERVICE,
+  },
+  feedGapSeconds: {
+    name: 'FeedGapSeconds',
+    unit: 'Seconds',
+    description: 'Seconds of the session without a connection to the provider (a gap)',
+    service: FEED_CONNECTOR_SERVICE,
+  },
+  feedLag: {
+    name: 'FeedLag',
+    unit: 'Milliseconds',
+    description: 'From a trade’s time to its PutRecords',
+    service: FEED_CONNECTOR_SERVICE,
+  },
+  feedConnected: {
+    name: 'FeedConnected',
+    unit: 'None',
+    description: '1 while the connector is connected and subscribed, else 0, every minute',
+    service: FEED_CONNECTOR_SERVICE,
   },
 } as const satisfies Record<string, MetricDefinition>;
 
