@@ -20,7 +20,13 @@ import {
   WS_BASE_PATH,
 } from './contracts.ts';
 import { type PollOptions, pollFeed } from './poller.ts';
-import { pathOf, type QueryValue, RestTransport, type RetryOptions } from './rest.ts';
+import {
+  pathOf,
+  type QueryValue,
+  RestTransport,
+  type RestTransportOptions,
+  type RetryOptions,
+} from './rest.ts';
 import {
   CATCH_UP_PAGE_LIMIT,
   MarketDataStream,
@@ -40,6 +46,8 @@ export interface ClientOptions {
   readonly WebSocket?: WebSocketConstructor;
   /** For tests: the jitter's random source. */
   readonly random?: () => number;
+  /** Told before each retry's wait (for logging). */
+  readonly onRetry?: RestTransportOptions['onRetry'];
 }
 
 type Query = Readonly<Record<string, QueryValue>>;

@@ -487,9 +487,8 @@ export class MarketDataStream {
         }
         if (sinceId === before) break;
       }
-      if (fresh && sinceId !== undefined && (state.lastId === undefined || sinceId > state.lastId)) {
-        state.lastId = sinceId;
-      }
+      // A fresh stream starts after the head it found (0: the feed was empty, so every event is new).
+      if (fresh && (state.lastId === undefined || (sinceId ?? 0) > state.lastId)) state.lastId = sinceId ?? 0;
     } catch (error) {
       if (!this.closeRequested) this.emitError(error);
       // Pushes go on; the next reconnection tries again from the last delivered id.
