@@ -381,7 +381,7 @@ export class MarketDataStream {
   private sendAll(): void {
     const topics = [...this.subscriptions].flatMap(([channel, subscription]) => [
       ...(subscription.every ? topicsOf(channel, undefined) : []),
-      ...topicsOf(channel, [...subscription.symbols]),
+      ...(subscription.symbols.size > 0 ? topicsOf(channel, [...subscription.symbols]) : []),
     ]);
     for (let start = 0; start < topics.length; start += 20) {
       this.sendTopics('subscribe', topics.slice(start, start + 20));
