@@ -1,6 +1,7 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type * as z from 'zod/mini';
+import type { ErrorCode } from '#contracts/errors';
 import { symbolFromPath } from '#domain/market-data/symbols';
 import { ServiceError } from '#domain/requests/errors';
 import { parseParams } from '#domain/requests/query-params';
@@ -37,11 +38,24 @@ const errorEnvelope = (): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayPr
   },
 });
 
+/** A header a 200 response may carry besides its body (docs/openapi.json describes it). */
+export interface ResponseHeader {
+  readonly description: string;
+  readonly schema: Readonly<Record<string, unknown>>;
+}
+
 /** What a route takes and gives: its query schema and its 200 response's schema (also the OpenAPI doc's). */
 export interface RestContract<Query extends z.ZodMiniType, Response extends z.ZodMiniType> {
   readonly summary: string;
   readonly query: Query;
   readonly response: Response;
+  /**
+   * The error codes the route's own logic answers with (docs/partner-guide.md#errors), besides those of the
+   * gateway that every route can give (no valid key, no entitlement or scope, throttling, internal error).
+   */
+  readonly errors: readonly ErrorCode[];
+  /** Headers its 200 response may carry, by name. */
+  readonly headers?: Readonly<Record<string, ResponseHeader>>;
 }
 
 /**

@@ -19,7 +19,7 @@ export interface SymbolPrice extends LatestPrice {
   readonly symbol: string;
 }
 
-export const latestPricesQuerySchema = z.object({ symbols: symbolListParam() });
+export const latestPricesQuerySchema = z.object({ symbols: symbolListParam({ required: true }) });
 
 export type LatestPricesQuery = z.output<typeof latestPricesQuerySchema>;
 

@@ -122,6 +122,15 @@ const withId = <Body>({ id, body }: StoredEvent<Body>) => ({ id, ...body });
 /** The response header naming the id a `since_id` poll can go on from. */
 export const NEXT_SINCE_ID_HEADER = 'X-Next-Since-Id';
 
+/** The header as the OpenAPI document describes it (docs/partner-guide.md#polling-past-a-narrow-filter). */
+export const nextSinceIdHeader = {
+  description:
+    `The id of the last event the request examined (at most ${ALERTS_MAX_EXAMINED} are examined per ` +
+    'request); absent when it examined none. Pass the larger of it and the highest `id` received as the ' +
+    'next `since_id`.',
+  schema: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+} as const;
+
 /**
  * A listing: the response body, and the id a `since_id` poll can go on from (the `X-Next-Since-Id` header,
  * docs/partner-guide.md#polling-past-a-narrow-filter): the last event the request examined.

@@ -40,9 +40,11 @@ export const clientMessageSchema = z.discriminatedUnion('op', [
 export type ClientMessage = z.infer<typeof clientMessageSchema>;
 
 /** Documented client-message schemas, one per operation (AsyncAPI). */
+const documentedTopics = z.array(topicSchema).check(z.minLength(1), z.maxLength(MAX_TOPICS_PER_MESSAGE));
+
 export const clientOperationSchemas = {
-  subscribe: z.object({ op: z.literal('subscribe'), id: requestIdSchema, topics: z.array(topicSchema) }),
-  unsubscribe: z.object({ op: z.literal('unsubscribe'), id: requestIdSchema, topics: z.array(topicSchema) }),
+  subscribe: z.object({ op: z.literal('subscribe'), id: requestIdSchema, topics: documentedTopics }),
+  unsubscribe: z.object({ op: z.literal('unsubscribe'), id: requestIdSchema, topics: documentedTopics }),
   ping: z.object({ op: z.literal('ping'), id: requestIdSchema }),
 };
 

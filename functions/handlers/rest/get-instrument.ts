@@ -10,7 +10,8 @@ export const contract = {
   summary: 'One instrument',
   query: z.object({}),
   response: instrumentSchema,
-};
+  errors: ['unknown_symbol'],
+} as const;
 
 /** GET /instruments/{symbol} (docs/partner-guide.md#get-instrumentssymbol). */
 export const createHandler = (deps: { instruments: () => InstrumentCatalog }) =>

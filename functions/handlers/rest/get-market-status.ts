@@ -9,7 +9,8 @@ export const contract = {
   summary: 'Market open/closed status',
   query: z.object({}),
   response: marketStatusSchema,
-};
+  errors: [],
+} as const;
 
 /** GET /market-status (docs/partner-guide.md#market-status). */
 export const createHandler = (deps: { clock: () => Clock }) =>

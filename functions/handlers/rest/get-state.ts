@@ -11,7 +11,8 @@ export const contract = {
   summary: 'State snapshot of a symbol',
   query: z.object({}),
   response: stateSnapshotSchema,
-};
+  errors: ['unknown_symbol'],
+} as const;
 
 /** GET /states/{symbol} (docs/partner-guide.md#get-statessymbol). */
 export const createHandler = (deps: {

@@ -29,9 +29,12 @@ async function pointsOf(run: () => Promise<unknown>): Promise<MetricPoint[]> {
 
 describe('REST handlers’ metrics', () => {
   it('count a 4xx answer by its error code, with the envelope unchanged', async () => {
-    const handler = restHandler({ summary: 's', query: z.object({}), response: z.object({}) }, async () => {
-      throw new UnknownSymbolError('NOPE');
-    });
+    const handler = restHandler(
+      { summary: 's', query: z.object({}), response: z.object({}), errors: [] },
+      async () => {
+        throw new UnknownSymbolError('NOPE');
+      },
+    );
     let status = 0;
     const points = await pointsOf(async () => {
       status = (
@@ -46,9 +49,12 @@ describe('REST handlers’ metrics', () => {
   });
 
   it('write each 4xx as the log line the ClientErrors metric filter counts', async () => {
-    const handler = restHandler({ summary: 's', query: z.object({}), response: z.object({}) }, async () => {
-      throw new UnknownSymbolError('NOPE');
-    });
+    const handler = restHandler(
+      { summary: 's', query: z.object({}), response: z.object({}), errors: [] },
+      async () => {
+        throw new UnknownSymbolError('NOPE');
+      },
+    );
     const info = vi.spyOn(logger, 'info');
     try {
       await handler(
