@@ -8,7 +8,7 @@
 export const METRICS_NAMESPACE = 'MarketDataAlerts';
 export const METRICS_NAMESPACE_ENV = 'POWERTOOLS_METRICS_NAMESPACE';
 
-type Unit = 'Count' | 'Milliseconds' | 'None';
+type Unit = 'Count' | 'Milliseconds' | 'Seconds' | 'None';
 
 export interface MetricDefinition {
   readonly name: string;
@@ -75,3 +75,45 @@ export const METRICS = {
 } as const satisfies Record<string, MetricDefinition>;
 
 export type MetricId = keyof typeof METRICS;
+
+/**
+ * The live feed connector's metrics (docs/data-sources.md#metrics), same namespace, dimension `service` =
+ * `feed-connector` (functions/contracts/feed.ts). The connector is a process of its own, so it emits these
+ * through its own Metrics instance (functions/runtime/feed-metrics.ts), flushed every minute.
+ */
+export const FEED_METRICS = {
+  tradesReceived: {
+    name: 'FeedTradesReceived',
+    unit: 'Count',
+    description: 'Trades received from the provider',
+  },
+  tradesPut: { name: 'FeedTradesPut', unit: 'Count', description: 'Trades put on the trades stream' },
+  reconnects: {
+    name: 'FeedReconnects',
+    unit: 'Count',
+    description: 'Connections lost or refused, then retried',
+  },
+  gapSeconds: {
+    name: 'FeedGapSeconds',
+    unit: 'Seconds',
+    description: 'Span of a gap in the session after a reconnect (filled from REST or recorded)',
+  },
+  lag: {
+    name: 'FeedLag',
+    unit: 'Milliseconds',
+    description: "From a trade's time to its PutRecords (the oldest of a batch)",
+  },
+  connected: {
+    name: 'FeedConnected',
+    unit: 'None',
+    description: '1 while subscribed to the provider, else 0; every minute',
+  },
+  tradesDropped: {
+    name: 'FeedTradesDropped',
+    unit: 'Count',
+    description: 'Trades not put, by reason (condition, duplicate, backpressure, malformed, invalid, unsent)',
+    dimension: 'Reason',
+  },
+} as const satisfies Record<string, MetricDefinition>;
+
+export type FeedMetricId = keyof typeof FEED_METRICS;

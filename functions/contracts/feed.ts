@@ -1,0 +1,44 @@
+/**
+ * The live feed connector's configuration (docs/data-sources.md): the environment its process reads, defined
+ * once for the connector's entry (functions/containers/feed-connector.ts), `npm run feed`, and the CDK part
+ * that runs it on AWS. The connector is a long-running Node 24 process, not a Lambda.
+ */
+import * as z from 'zod';
+
+export const FEED_PROVIDERS = ['alpaca', 'polygon'] as const;
+export type FeedProvider = (typeof FEED_PROVIDERS)[number];
+
+export const FEED_ENV = {
+  /** `alpaca` | `polygon`. */
+  provider: 'FEED_PROVIDER',
+  /**
+   * On AWS, the Secrets Manager secret holding the provider credentials as JSON (FEED_CREDENTIAL_NAMES);
+   * read once at start, never logged. Without it (locally) the same names are read from the environment.
+   */
+  secretArn: 'FEED_SECRET_ARN',
+  /** Optional: another endpoint of the same protocol (Alpaca's `sip` feed, a fake). */
+  url: 'FEED_URL',
+  /** The Kinesis trades stream to put into (locally the local stack's trade sink is used instead). */
+  streamName: 'TRADES_STREAM_NAME',
+  /** Optional, comma-separated: default, the universe (data/universe.csv). */
+  symbols: 'FEED_SYMBOLS',
+} as const;
+
+/** The credential names per provider: environment variables locally, keys of the secret's JSON on AWS. */
+export const FEED_CREDENTIAL_NAMES = {
+  alpaca: ['APCA_API_KEY_ID', 'APCA_API_SECRET_KEY'],
+  polygon: ['POLYGON_API_KEY'],
+} as const satisfies Record<FeedProvider, readonly string[]>;
+
+/** The `service` dimension of the connector's metrics (functions/contracts/metrics.ts, FEED_METRICS). */
+export const FEED_SERVICE_NAME = 'feed-connector';
+
+export const feedEnvironmentSchema = z.object({
+  [FEED_ENV.provider]: z.enum(FEED_PROVIDERS),
+  [FEED_ENV.secretArn]: z.string().min(1).optional(),
+  [FEED_ENV.url]: z.url().optional(),
+  [FEED_ENV.streamName]: z.string().min(1).optional(),
+  [FEED_ENV.symbols]: z.string().min(1).optional(),
+});
+
+export type FeedEnvironment = z.infer<typeof feedEnvironmentSchema>;
