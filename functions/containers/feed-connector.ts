@@ -1,32 +1,47 @@
 /**
- * PLACEHOLDER of the feed connector's process entry, so that the container image
- * (functions/containers/feed-connector.Dockerfile) and `cdk synth -c feed=...` have a file to bundle. The
- * connector itself is built separately and replaces this file: it starts from the same configuration
- * (functions/contracts/feed.ts) and runs until SIGTERM.
- *
- * This placeholder only reads and checks that configuration, names what it found (never a credential: it
- * reads no secret) and exits with status 1, so a task started from it stops at once with a clear reason
- * instead of looking healthy.
+ * The live feed connector's process entry (docs/data-sources.md; the contract: functions/contracts/feed.ts).
+ * A long-running Node 24 process, bundled alone into the connector's container image: reads its settings and
+ * the provider's credentials, feeds the Kinesis trades stream until SIGTERM or SIGINT, then puts what it holds
+ * and exits 0. A setting it cannot run without, or credentials the provider refuses, end it with exit code 1
+ * and one log line saying why (the service restarts it).
  */
-import { FEED_ENV, FEED_PROVIDERS, isFeedProvider } from '#contracts/feed';
+import { KinesisClient } from '@aws-sdk/client-kinesis';
+import { KinesisTradeSink } from '#adapters/kinesis/trade-sink';
+import { FEED_ENV } from '#contracts/feed';
+import { FeedError } from '#domain/feed/ports';
+import { FeedService, loggerFeedLog } from '#runtime/feed-service';
+import { FeedSettingsError, feedCredentials, feedEnvironment, feedSymbols } from '#runtime/feed-settings';
 import { logger } from '#runtime/logger';
 
-function configurationProblems(env: NodeJS.ProcessEnv): string[] {
-  const problems: string[] = [];
-  if (!isFeedProvider(env[FEED_ENV.provider])) {
-    problems.push(`${FEED_ENV.provider} must be one of ${FEED_PROVIDERS.join(', ')}`);
+async function main(): Promise<void> {
+  const env = feedEnvironment();
+  const streamName = env[FEED_ENV.streamName];
+  if (streamName === undefined) throw new FeedSettingsError(`${FEED_ENV.streamName} is required`);
+  const provider = env[FEED_ENV.provider];
+  const service = new FeedService({
+    provider,
+    credentials: await feedCredentials(provider, env[FEED_ENV.secretArn]),
+    ...(env[FEED_ENV.url] ? { url: env[FEED_ENV.url] } : {}),
+    symbols: feedSymbols(env[FEED_ENV.symbols]),
+    sink: new KinesisTradeSink(new KinesisClient({}), streamName),
+    log: loggerFeedLog(logger),
+  });
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      logger.info('Stopping: putting what is held', { signal });
+      service.stop();
+    });
   }
-  if (!env[FEED_ENV.tradesStreamName]) problems.push(`${FEED_ENV.tradesStreamName} is not set`);
-  return problems;
+  logger.info('Feed connector starting', { provider, streamName });
+  await service.run();
+  logger.info('Feed connector stopped');
 }
 
-const problems = configurationProblems(process.env);
-logger.error('the feed connector is not part of this build (placeholder entry): exiting', {
-  provider: process.env[FEED_ENV.provider],
-  tradesStream: process.env[FEED_ENV.tradesStreamName],
-  secretConfigured: Boolean(process.env[FEED_ENV.secretArn]),
-  url: process.env[FEED_ENV.url],
-  symbols: process.env[FEED_ENV.symbols],
-  problems,
-});
-process.exitCode = 1;
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    const known = error instanceof FeedSettingsError || error instanceof FeedError;
+    logger.error('Feed connector failed', { error: known ? (error as Error).message : String(error) });
+    process.exit(1);
+  },
+);

@@ -1,11 +1,10 @@
 /**
- * The live feed connector's configuration (docs/data-sources.md): the providers, the environment variables
- * the connector reads, the credential names of each provider, and the `service` dimension of its metrics.
- * The CDK (lib/constructs/feed-connector.ts), the container entry (functions/containers/feed-connector.ts)
- * and the local command read these names from here.
+ * The live feed connector's configuration (docs/data-sources.md): the environment its process reads, defined
+ * once for the connector's entry (functions/containers/feed-connector.ts), `npm run feed`, and the CDK part
+ * that runs it on AWS. The connector is a long-running Node 24 process, not a Lambda.
  */
+import * as z from 'zod/mini';
 
-/** The providers the connector speaks to (`-c feed=...` on AWS, `--provider` locally). */
 export const FEED_PROVIDERS = ['alpaca', 'polygon'] as const;
 export type FeedProvider = (typeof FEED_PROVIDERS)[number];
 
@@ -13,32 +12,30 @@ export function isFeedProvider(value: unknown): value is FeedProvider {
   return typeof value === 'string' && (FEED_PROVIDERS as readonly string[]).includes(value);
 }
 
-/** The environment variables of the connector process. */
 export const FEED_ENV = {
   /** `alpaca` | `polygon`. */
   provider: 'FEED_PROVIDER',
   /**
-   * On AWS, the Secrets Manager secret holding the provider's credentials as JSON (FEED_CREDENTIALS below),
-   * read once at start by the task role and never logged. Without it (locally) the same names are read
-   * from the process environment.
+   * On AWS, the Secrets Manager secret holding the provider credentials as JSON (FEED_CREDENTIAL_NAMES);
+   * read once at start, never logged. Without it (locally) the same names are read from the environment.
    */
   secretArn: 'FEED_SECRET_ARN',
-  /** Optional: another endpoint of the same protocol (e.g. Alpaca's `sip` feed, or a fake). */
+  /** Optional: another endpoint of the same protocol (Alpaca's `sip` feed, a fake). */
   url: 'FEED_URL',
-  /** The Kinesis trades stream the connector puts records into. */
-  tradesStreamName: 'TRADES_STREAM_NAME',
-  /** Optional, comma-separated; defaults to the universe (data/universe.csv). */
+  /** The Kinesis trades stream to put into (locally the local stack's trade sink is used instead). */
+  streamName: 'TRADES_STREAM_NAME',
+  /** Optional, comma-separated: default, the universe (data/universe.csv). */
   symbols: 'FEED_SYMBOLS',
 } as const;
 
-/** The keys of the credentials JSON (the secret's value on AWS, environment variables locally). */
-export const FEED_CREDENTIALS = {
+/** The credential names per provider: environment variables locally, keys of the secret's JSON on AWS. */
+export const FEED_CREDENTIAL_NAMES = {
   alpaca: ['APCA_API_KEY_ID', 'APCA_API_SECRET_KEY'],
   polygon: ['POLYGON_API_KEY'],
 } as const satisfies Record<FeedProvider, readonly string[]>;
 
-/** The `service` dimension of the connector's metrics and its Powertools service name. */
-export const FEED_CONNECTOR_SERVICE = 'feed-connector';
+/** The `service` dimension of the connector's metrics (functions/contracts/metrics.ts, FEED_METRICS). */
+export const FEED_SERVICE_NAME = 'feed-connector';
 
 /** The connector's process entry, bundled into the container image (functions/containers/). */
 export const FEED_CONNECTOR_ENTRY = 'functions/containers/feed-connector.ts';
@@ -53,3 +50,13 @@ export const FEED_STACK_OUTPUTS = {
   clusterName: 'FeedClusterName',
   serviceName: 'FeedServiceName',
 } as const;
+
+export const feedEnvironmentSchema = z.object({
+  [FEED_ENV.provider]: z.enum(FEED_PROVIDERS),
+  [FEED_ENV.secretArn]: z.optional(z.string().check(z.minLength(1))),
+  [FEED_ENV.url]: z.optional(z.url()),
+  [FEED_ENV.streamName]: z.optional(z.string().check(z.minLength(1))),
+  [FEED_ENV.symbols]: z.optional(z.string().check(z.minLength(1))),
+});
+
+export type FeedEnvironment = z.infer<typeof feedEnvironmentSchema>;

@@ -5,7 +5,7 @@
  * lines under one namespace, with the `service` dimension; a metric with a `dimension` also goes out once
  * per value of that dimension (never a key, secret or key-derived value).
  */
-import { FEED_CONNECTOR_SERVICE } from './feed.ts';
+import { FEED_SERVICE_NAME } from './feed.ts';
 
 export const METRICS_NAMESPACE = 'MarketDataAlerts';
 export const METRICS_NAMESPACE_ENV = 'POWERTOOLS_METRICS_NAMESPACE';
@@ -80,37 +80,44 @@ export const METRICS = {
     name: 'FeedTradesReceived',
     unit: 'Count',
     description: 'Trades the feed connector received from its provider',
-    service: FEED_CONNECTOR_SERVICE,
+    service: FEED_SERVICE_NAME,
   },
   feedTradesPut: {
     name: 'FeedTradesPut',
     unit: 'Count',
     description: 'Trades the feed connector put on the trades stream',
-    service: FEED_CONNECTOR_SERVICE,
+    service: FEED_SERVICE_NAME,
   },
   feedReconnects: {
     name: 'FeedReconnects',
     unit: 'Count',
     description: 'Connections to the provider opened again after a drop or a silent socket',
-    service: FEED_CONNECTOR_SERVICE,
+    service: FEED_SERVICE_NAME,
   },
   feedGapSeconds: {
     name: 'FeedGapSeconds',
     unit: 'Seconds',
     description: 'Seconds of the session without a connection to the provider (a gap)',
-    service: FEED_CONNECTOR_SERVICE,
+    service: FEED_SERVICE_NAME,
   },
   feedLag: {
     name: 'FeedLag',
     unit: 'Milliseconds',
     description: 'From a trade’s time to its PutRecords',
-    service: FEED_CONNECTOR_SERVICE,
+    service: FEED_SERVICE_NAME,
   },
   feedConnected: {
     name: 'FeedConnected',
     unit: 'None',
     description: '1 while the connector is connected and subscribed, else 0, every minute',
-    service: FEED_CONNECTOR_SERVICE,
+    service: FEED_SERVICE_NAME,
+  },
+  feedTradesDropped: {
+    name: 'FeedTradesDropped',
+    unit: 'Count',
+    description: 'Trades not put, by reason (condition, duplicate, backpressure, malformed, invalid, unsent)',
+    dimension: 'Reason',
+    service: FEED_SERVICE_NAME,
   },
 } as const satisfies Record<string, MetricDefinition>;
 

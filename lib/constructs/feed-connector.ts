@@ -17,7 +17,7 @@ import type { IStream } from 'aws-cdk-lib/aws-kinesis';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { type CfnSecret, type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { FEED_CONNECTOR_SERVICE, FEED_CREDENTIALS, FEED_ENV, type FeedProvider } from '#contracts/feed';
+import { FEED_CREDENTIAL_NAMES, FEED_ENV, FEED_SERVICE_NAME, type FeedProvider } from '#contracts/feed';
 import { METRICS_NAMESPACE, METRICS_NAMESPACE_ENV } from '#contracts/metrics';
 import { PROJECT_ROOT } from '#lib/project-root';
 
@@ -171,7 +171,7 @@ export class FeedConnector extends Construct {
       stopTimeout: FEED_CONNECTOR_STOP_TIMEOUT,
       logging: LogDrivers.awsLogs({
         logGroup: this.logGroup,
-        streamPrefix: FEED_CONNECTOR_SERVICE,
+        streamPrefix: FEED_SERVICE_NAME,
         // Writing to stdout never blocks the connector's event loop (a stalled loop misses the provider's
         // pings); lines wait in a buffer while CloudWatch Logs is slow.
         mode: AwsLogDriverMode.NON_BLOCKING,
@@ -181,10 +181,10 @@ export class FeedConnector extends Construct {
       environment: {
         [FEED_ENV.provider]: props.provider,
         [FEED_ENV.secretArn]: this.secretArn,
-        [FEED_ENV.tradesStreamName]: props.stream.streamName,
+        [FEED_ENV.streamName]: props.stream.streamName,
         ...(props.url ? { [FEED_ENV.url]: props.url } : {}),
         AWS_REGION: stack.region,
-        POWERTOOLS_SERVICE_NAME: FEED_CONNECTOR_SERVICE,
+        POWERTOOLS_SERVICE_NAME: FEED_SERVICE_NAME,
         POWERTOOLS_LOG_LEVEL: 'INFO',
         [METRICS_NAMESPACE_ENV]: METRICS_NAMESPACE,
       },
@@ -223,7 +223,7 @@ export class FeedConnector extends Construct {
  * would otherwise generate a random password, which is no provider's credential.
  */
 function emptySecret(scope: Construct, provider: FeedProvider): Secret {
-  const keys = FEED_CREDENTIALS[provider].map((key) => `"${key}": "..."`).join(', ');
+  const keys = FEED_CREDENTIAL_NAMES[provider].map((key) => `"${key}": "..."`).join(', ');
   const secret = new Secret(scope, 'Secret', {
     description: `Credentials of the ${provider} feed, as JSON {${keys}}; put by the operator (docs/data-sources.md#on-aws)`,
     removalPolicy: RemovalPolicy.DESTROY,

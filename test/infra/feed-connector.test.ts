@@ -13,9 +13,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   FEED_CONNECTOR_ENTRY,
-  FEED_CONNECTOR_SERVICE,
-  FEED_CREDENTIALS,
+  FEED_CREDENTIAL_NAMES,
   FEED_ENV,
+  FEED_SERVICE_NAME,
   FEED_STACK_OUTPUTS,
 } from '#contracts/feed';
 import { METRICS, METRICS_NAMESPACE } from '#contracts/metrics';
@@ -103,9 +103,9 @@ describe('FeedConnector with -c feed=alpaca', () => {
     expect(environment).toEqual({
       [FEED_ENV.provider]: 'alpaca',
       [FEED_ENV.secretArn]: { Ref: secretId },
-      [FEED_ENV.tradesStreamName]: { Ref: streamId },
+      [FEED_ENV.streamName]: { Ref: streamId },
       AWS_REGION: { Ref: 'AWS::Region' },
-      POWERTOOLS_SERVICE_NAME: FEED_CONNECTOR_SERVICE,
+      POWERTOOLS_SERVICE_NAME: FEED_SERVICE_NAME,
       POWERTOOLS_LOG_LEVEL: 'INFO',
       POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
     });
@@ -117,7 +117,7 @@ describe('FeedConnector with -c feed=alpaca', () => {
     const secret = resourceOf(template, secretId).Properties;
     expect(secret.SecretString).toBeUndefined();
     expect(secret.GenerateSecretString).toBeUndefined();
-    for (const key of FEED_CREDENTIALS.alpaca) expect(secret.Description).toContain(key);
+    for (const key of FEED_CREDENTIAL_NAMES.alpaca) expect(secret.Description).toContain(key);
     const json = JSON.stringify(template.toJSON());
     expect(json).not.toMatch(/SecretString/);
     // No credential name reaches the template but the secret's description.
@@ -169,7 +169,7 @@ describe('FeedConnector with -c feed=alpaca', () => {
       LogDriver: 'awslogs',
       Options: {
         'awslogs-group': { Ref: logicalIdOf(connector.logGroup) },
-        'awslogs-stream-prefix': FEED_CONNECTOR_SERVICE,
+        'awslogs-stream-prefix': FEED_SERVICE_NAME,
         mode: 'non-blocking',
       },
     });
@@ -217,9 +217,7 @@ describe('FeedConnector with -c feed=alpaca', () => {
         ['received', METRICS.feedTradesReceived.name, 'Sum'],
       ],
     );
-    expect(inputs[1]?.MetricStat?.Metric.Dimensions).toEqual([
-      { Name: 'service', Value: FEED_CONNECTOR_SERVICE },
-    ]);
+    expect(inputs[1]?.MetricStat?.Metric.Dimensions).toEqual([{ Name: 'service', Value: FEED_SERVICE_NAME }]);
   });
 
   it('has a dashboard row with its trades, reconnects, gaps, lag, connection and task', () => {
@@ -237,7 +235,7 @@ describe('FeedConnector with -c feed=alpaca', () => {
       expect(body).toContain(`\\"${METRICS[id].name}\\"`);
     }
     expect(body).toContain('\\"CPUUtilization\\"');
-    expect(body).toContain(`\\"${FEED_CONNECTOR_SERVICE}\\"`);
+    expect(body).toContain(`\\"${FEED_SERVICE_NAME}\\"`);
   });
 
   it('publishes the secret, the log group, the cluster and the service for the operator', () => {
