@@ -1,4 +1,4 @@
-import { type BackoffOptions, backoffDelay } from './backoff.ts';
+import { type BackoffOptions, backoffDelay, sleep } from './backoff.ts';
 import {
   CHANNEL_NAMES,
   type ChannelName,
@@ -12,6 +12,7 @@ import {
   type Topic,
 } from './contracts.ts';
 import { Emitter } from './emitter.ts';
+import { MarketDataError } from './errors.ts';
 import type { RestResponse } from './rest.ts';
 
 /**
@@ -239,8 +240,8 @@ export class MarketDataStream {
     let closeReason = '';
     socket.addEventListener('open', () => {
       if (this.socket !== socket) return;
-      this.attempt = 0;
       const reconnected = this.connections++ > 0;
+      this.pendingFeedSubscribes.clear();
       this.feeds.alerts.needsSync = true;
       this.feeds.breaks.needsSync = true;
       this.startTimers(socket);
@@ -249,6 +250,9 @@ export class MarketDataStream {
     });
     socket.addEventListener('message', (event: { data: unknown }) => {
       if (this.socket !== socket) return;
+      // The backoff starts over only once the server has answered: a server that accepts and drops at once
+      // keeps the waits growing (no reconnect storm).
+      this.attempt = 0;
       this.resetSilence(socket);
       const message = parse(event.data);
       if (!message) {
@@ -421,7 +425,11 @@ export class MarketDataStream {
         this.events.emit('subscribed', reply, onListenerError);
         const feeds = typeof reply.id === 'number' ? this.pendingFeedSubscribes.get(reply.id) : undefined;
         if (typeof reply.id === 'number') this.pendingFeedSubscribes.delete(reply.id);
-        for (const feed of feeds ?? []) void this.sync(feed);
+        // Only the feeds the server accepted (a refused topic, say for a missing scope, has nothing to catch up).
+        const accepted = (feeds ?? []).filter((feed) =>
+          reply.topics.some((topic) => topic.channel === FEED_CHANNEL[feed]),
+        );
+        for (const feed of accepted) void this.sync(feed);
         return;
       }
       case 'error': {
@@ -466,39 +474,57 @@ export class MarketDataStream {
     if (!state.needsSync || state.syncing || this.options.catchUp === false) return;
     state.needsSync = false;
     state.syncing = true;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.readMissed(feed, state);
+        break;
+      } catch (error) {
+        if (this.closeRequested) break;
+        this.emitError(error);
+        if (error instanceof MarketDataError && !error.retryable) {
+          // The same read cannot succeed (a key without alerts:read): pushes go on, the next
+          // (re)subscription tries again.
+          state.needsSync = true;
+          break;
+        }
+        // Pushes stay held back while the read is retried, so none is delivered past a missed event.
+        try {
+          await sleep(backoffDelay(attempt, this.options.reconnect, this.deps.random), this.aborts.signal);
+        } catch {
+          break;
+        }
+      }
+    }
+    state.syncing = false;
+    const held = state.buffer.sort((a, b) => a.id - b.id);
+    state.buffer = [];
+    for (const item of held) this.deliver(feed, item as InForceAlert);
+  }
+
+  /** Reads the feed from the last delivered id, delivering each event (or, on a fresh stream, finding the head). */
+  private async readMissed(feed: Feed, state: FeedState<{ id: number }>): Promise<void> {
     const fresh = state.lastId === undefined;
     const read = (feed === 'alerts' ? this.deps.alerts : this.deps.breaks) as CatchUpReader<{ id: number }>;
     const subscription = this.subscriptions.get(FEED_CHANNEL[feed]);
     const symbols = subscription && !subscription.every ? [...subscription.symbols] : undefined;
-    try {
-      let sinceId = state.lastId;
-      for (;;) {
-        const page = await read(sinceId, feed === 'alerts' ? symbols : undefined, this.aborts.signal);
-        const before = sinceId;
-        for (const item of page.body.items) {
-          if (sinceId !== undefined && item.id <= sinceId) continue;
-          sinceId = item.id;
-          if (fresh) continue;
-          if (feed === 'breaks' && symbols && !brokeAny(item as SimultaneousBreak, symbols)) continue;
-          this.deliver(feed, item as InForceAlert);
-        }
-        if (page.nextSinceId !== undefined && (sinceId === undefined || page.nextSinceId > sinceId)) {
-          sinceId = page.nextSinceId;
-        }
-        if (sinceId === before) break;
+    let sinceId = state.lastId;
+    for (;;) {
+      const page = await read(sinceId, feed === 'alerts' ? symbols : undefined, this.aborts.signal);
+      const before = sinceId;
+      for (const item of page.body.items) {
+        if (sinceId !== undefined && item.id <= sinceId) continue;
+        sinceId = item.id;
+        if (fresh) continue;
+        if (feed === 'breaks' && symbols && !brokeAny(item as SimultaneousBreak, symbols)) continue;
+        this.deliver(feed, item as InForceAlert);
       }
-      // A fresh stream starts after the head it found (0: the feed was empty, so every event is new).
-      if (fresh && (state.lastId === undefined || (sinceId ?? 0) > state.lastId)) state.lastId = sinceId ?? 0;
-    } catch (error) {
-      if (!this.closeRequested) this.emitError(error);
-      // Pushes go on; the next reconnection tries again from the last delivered id.
-      state.needsSync = true;
-    } finally {
-      state.syncing = false;
-      const held = state.buffer.sort((a, b) => a.id - b.id);
-      state.buffer = [];
-      for (const item of held) this.deliver(feed, item as InForceAlert);
+      if (page.nextSinceId !== undefined && (sinceId === undefined || page.nextSinceId > sinceId)) {
+        sinceId = page.nextSinceId;
+      }
+      if (sinceId === before) break;
     }
+    // A fresh stream starts after the head it found (0: the feed was empty, so every event is new).
+    if (fresh && (state.lastId === undefined || (sinceId ?? 0) > state.lastId)) state.lastId = sinceId ?? 0;
   }
 
   private emitError(error: unknown): void {

@@ -1,5 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { InForceAlert, SimultaneousBreak } from '../../../../clients/typescript/src/index.ts';
+import {
+  type InForceAlert,
+  MarketDataError,
+  type SimultaneousBreak,
+} from '../../../../clients/typescript/src/index.ts';
 import type { RestResponse } from '../../../../clients/typescript/src/rest.ts';
 import {
   type CatchUpReader,
@@ -23,13 +27,18 @@ const push = (item: InForceAlert) => ({ channel: 'alerts.in_force', symbol: item
 type Page = RestResponse<{ items: InForceAlert[] }>;
 
 function openStream(
-  options: StreamOptions & { alertPages?: (Page | Promise<Page>)[]; Impl?: typeof FakeWebSocket } = {},
+  options: StreamOptions & {
+    alertPages?: (Page | Promise<Page> | Error)[];
+    Impl?: typeof FakeWebSocket;
+  } = {},
 ) {
   const reads: { sinceId: number | undefined; symbols: readonly string[] | undefined }[] = [];
   const pages = options.alertPages ?? [];
   const alerts: CatchUpReader<InForceAlert> = async (sinceId, symbols) => {
     reads.push({ sinceId, symbols });
-    return (await pages.shift()) ?? { body: { items: [] } };
+    const page = await pages.shift();
+    if (page instanceof Error) throw page;
+    return page ?? { body: { items: [] } };
   };
   const breaks: CatchUpReader<SimultaneousBreak> = async () => ({ body: { items: [] } });
   const stream = new MarketDataStream(
@@ -245,5 +254,43 @@ describe('MarketDataStream', () => {
     expect(seen.closes).toEqual([]);
     await stream.close();
     expect(seen.closes).toEqual([{ code: 1000, willReconnect: false }]);
+  });
+
+  it('retries a failed catch-up read, holding pushes back until it succeeds', async () => {
+    const { stream, seen, reads } = openStream({
+      alertsSinceId: 1,
+      alertPages: [new MarketDataError(0, 'network_error', 'offline'), { body: { items: [alert(2)] } }],
+    });
+    stream.subscribe('alerts.in_force');
+    await acceptSubscriptions();
+    FakeWebSocket.latest().serverSend(push(alert(3)));
+    await vi.waitFor(() => expect(seen.alerts).toEqual([2, 3]));
+    expect(seen.errors).toEqual(['offline']);
+    expect(reads.map((read) => read.sinceId)).toEqual([1, 1, 2]);
+    await stream.close();
+  });
+
+  it('does not retry a catch-up the key may not make, and delivers the held pushes', async () => {
+    const { stream, seen, reads } = openStream({
+      alertsSinceId: 1,
+      alertPages: [new MarketDataError(403, 'missing_scope', 'missing scope')],
+    });
+    stream.subscribe('alerts.in_force');
+    await acceptSubscriptions();
+    FakeWebSocket.latest().serverSend(push(alert(4)));
+    await vi.waitFor(() => expect(seen.alerts).toEqual([4]));
+    expect(reads).toHaveLength(1);
+    await stream.close();
+  });
+
+  it('catches up no feed whose topic the server refused', async () => {
+    const { stream, reads } = openStream({ alertsSinceId: 1 });
+    stream.subscribe('alerts.in_force');
+    const socket = FakeWebSocket.latest();
+    socket.serverOpen();
+    socket.serverSend({ op: 'subscribed', id: socket.sent[0]?.id, topics: [] });
+    await settle();
+    expect(reads).toEqual([]);
+    await stream.close();
   });
 });
