@@ -222,7 +222,8 @@ describe('importHistory next to live data', () => {
 
   it('merges older history without touching the forming day, the latest price or the watermark, as if it had been ingested first', async () => {
     const ports = await liveService();
-    const before = (await ports.ledgers.get('AAPL'))?.ledger as SymbolLedger;
+    const stored = await ports.ledgers.get('AAPL');
+    const before = stored?.ledger as SymbolLedger;
     const price = await ports.prices.getMany(['AAPL']);
     const alerts = ports.alerts.events.length;
 
@@ -234,6 +235,9 @@ describe('importHistory next to live data', () => {
     expect(after.forming['15m']).toEqual(before.forming['15m']);
     expect(after.price).toEqual(before.price);
     expect(after.lastTrade).toEqual(before.lastTrade);
+    // The live commit's pending writes stay with the ledger, for a redelivery of its batch.
+    expect(stored?.pending).toBeDefined();
+    expect((await ports.ledgers.get('AAPL'))?.pending).toEqual(stored?.pending);
     expect(await ports.prices.getMany(['AAPL'])).toEqual(price);
     // Had the history been ingested first, then the live trades:
     const reference = foldTrades(foldTrades(undefined, 'AAPL', tradesOf(history)).ledger, 'AAPL', liveTrades);
