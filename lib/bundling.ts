@@ -50,6 +50,18 @@ export const DEVELOPER_ONLY_CREDENTIAL_PROVIDERS = [
   '@aws-sdk/nested-clients',
 ] as const;
 
+/**
+ * Smithy's event-stream serde, which no operation the functions call uses.
+ *
+ * @smithy/core's HttpProtocol (dist-es/submodules/protocols/HttpProtocol.js) loads it with
+ * `import("@smithy/core/event-streams")` in `loadEventStreamCapability`, reached only from
+ * `serializeEventStream` and `deserializeEventStream`: the operations with an event-stream member
+ * (Kinesis SubscribeToShard, Bedrock streaming, S3 SelectObjectContent, ...). The functions call DynamoDB,
+ * SQS, API Gateway (usage plans) and the `@connections` API, none of which has one, so the `import()` stays
+ * in the bundle, unresolved, and never runs; left out, it saves about 15 KB in every bundle.
+ */
+export const UNUSED_SDK_CAPABILITIES = ['@smithy/core/event-streams'] as const;
+
 /** Bundled CommonJS dependencies still call `require` for Node built-ins, which ESM does not define. */
 const CREATE_REQUIRE_BANNER =
   "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
@@ -74,8 +86,15 @@ export const LAMBDA_ESBUILD_OPTIONS = {
   // Prefer the ES module build of dependencies (better tree shaking), falling back to CommonJS.
   mainFields: ['module', 'main'],
   banner: { js: CREATE_REQUIRE_BANNER },
-  external: [...DEVELOPER_ONLY_CREDENTIAL_PROVIDERS],
+  external: [...DEVELOPER_ONLY_CREDENTIAL_PROVIDERS, ...UNUSED_SDK_CAPABILITIES],
 } as const satisfies BuildOptions;
+
+/**
+ * The most a REST handler's bundle may weigh (1 KB = 1,000 bytes): module loading is cold-start time a partner
+ * waits for (docs/adr/0013-lean-lambda-bundles.md). test/infra/bundle-size.test.ts holds every REST handler
+ * to it, and `npm run bench -- cold-import` reports against it.
+ */
+export const REST_BUNDLE_BUDGET_BYTES = 300_000;
 
 /** The file the CDK writes an ESM bundle to (and the benchmark imports). */
 export const BUNDLE_FILE = 'index.mjs';
@@ -102,3 +121,17 @@ export const LAMBDA_BUNDLING: BundlingOptions = {
   mainFields: [...LAMBDA_ESBUILD_OPTIONS.mainFields],
   banner: LAMBDA_ESBUILD_OPTIONS.banner.js,
 };
+
+/**
+ * The esbuild settings of a container bundle (the feed connector's image,
+ * functions/containers/feed-connector.Dockerfile): those of a Lambda bundle with nothing external. A
+ * container has no node_modules, and on ECS the credential chain does reach the links above: `fromEnv` fails
+ * (ECS gives the task role's credentials through the container credentials endpoint, not variables), so the
+ * chain goes on to `fromIni`, whose `import()` must then resolve.
+ */
+const { external: _lambdaExternals, ...LAMBDA_OPTIONS_WITHOUT_EXTERNALS } = LAMBDA_ESBUILD_OPTIONS;
+export const CONTAINER_ESBUILD_OPTIONS = {
+  ...LAMBDA_OPTIONS_WITHOUT_EXTERNALS,
+  // Bundle metadata for the check that the output imports nothing but Node's built-ins.
+  metafile: true,
+} as const satisfies BuildOptions;

@@ -1,10 +1,12 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import { FEED_PROVIDERS, FEED_STACK_OUTPUTS, isFeedProvider } from '#contracts/feed';
 import { STACK_OUTPUTS, tableOutputName } from '#contracts/stack-outputs';
 import { TABLE_IDS } from '#contracts/tables';
 import { ClockTick } from './constructs/clock-tick.ts';
 import { DataTables } from './constructs/data-tables.ts';
 import { EventFanOut } from './constructs/event-fan-out.ts';
+import { FeedConnector } from './constructs/feed-connector.ts';
 import { Heartbeat } from './constructs/heartbeat.ts';
 import { Operations } from './constructs/operations.ts';
 import { PartnerRestApi } from './constructs/rest-api.ts';
@@ -30,6 +32,19 @@ export const WS_DOMAIN_CONTEXT = {
 } as const;
 
 /**
+ * The live feed connector's CDK context (docs/data-sources.md#on-aws): `-c feed=alpaca|polygon` adds it (it is
+ * off by default); `-c feedSecretName=NAME` reads the credentials from an existing secret instead of one the
+ * stack creates; `-c feedUrl=URL` points it at another endpoint of the same protocol; `-c feedTasks=0` creates
+ * it with no task running (before its secret holds credentials).
+ */
+export const FEED_CONTEXT = {
+  provider: 'feed',
+  secretName: 'feedSecretName',
+  url: 'feedUrl',
+  tasks: 'feedTasks',
+} as const;
+
+/**
  * The Market Data Alerts service. Environment-agnostic (no account or region), so it synthesizes offline and
  * deploys to whichever account and region the CLI's credentials name, LocalStack included.
  *
@@ -45,6 +60,8 @@ export class MarketDataStack extends Stack {
   readonly heartbeat?: Heartbeat;
   readonly ingestion: TradeIngestion;
   readonly clockTick: ClockTick;
+  /** Present with `-c feed=alpaca|polygon`. */
+  readonly feedConnector?: FeedConnector;
   readonly operations: Operations;
 
   constructor(scope: Construct, id: string, props?: StackProps) {
@@ -80,12 +97,31 @@ export class MarketDataStack extends Stack {
       tables: this.data.tables,
       usagePlan: this.restApi.usagePlan,
     });
+    const provider = contextString(this, FEED_CONTEXT.provider);
+    if (provider !== undefined) {
+      if (!isFeedProvider(provider)) {
+        throw new Error(`CDK context ${FEED_CONTEXT.provider} must be one of ${FEED_PROVIDERS.join(', ')}`);
+      }
+      this.feedConnector = new FeedConnector(this, 'FeedConnector', {
+        provider,
+        stream: this.ingestion.stream,
+        secretName: contextString(this, FEED_CONTEXT.secretName),
+        url: contextString(this, FEED_CONTEXT.url),
+        desiredCount: feedTasksFromContext(this),
+      });
+      const feed = this.feedConnector;
+      new CfnOutput(this, FEED_STACK_OUTPUTS.secretArn, { value: feed.secretArn });
+      new CfnOutput(this, FEED_STACK_OUTPUTS.logGroupName, { value: feed.logGroup.logGroupName });
+      new CfnOutput(this, FEED_STACK_OUTPUTS.clusterName, { value: feed.cluster.clusterName });
+      new CfnOutput(this, FEED_STACK_OUTPUTS.serviceName, { value: feed.service.serviceName });
+    }
     this.operations = new Operations(this, 'Operations', {
       restApi: this.restApi,
       ingestion: this.ingestion,
       tables: this.data.tables,
       webSocketApi: this.webSocketApi,
       fanOut: this.fanOut,
+      feedConnector: this.feedConnector,
       alarmEmail: contextString(this, ALARM_EMAIL_CONTEXT),
     });
 
@@ -120,6 +156,13 @@ function webSocketDomainFromContext(scope: Construct): WebSocketCustomDomain | u
     );
   }
   return { domainName, certificateArn };
+}
+
+/** `-c feedTasks=0|1` (default 1): anything else is a mistake, so synthesis stops. */
+function feedTasksFromContext(scope: Construct): 0 | 1 {
+  const tasks = contextString(scope, FEED_CONTEXT.tasks) ?? '1';
+  if (tasks !== '0' && tasks !== '1') throw new Error(`CDK context ${FEED_CONTEXT.tasks} must be 0 or 1`);
+  return tasks === '0' ? 0 : 1;
 }
 
 function contextString(scope: Construct, key: string): string | undefined {

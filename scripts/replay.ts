@@ -10,33 +10,16 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
-import { KinesisClient } from '@aws-sdk/client-kinesis';
-import { KinesisTradeSink } from '#adapters/kinesis/trade-sink';
-import { STACK_OUTPUTS } from '#contracts/stack-outputs';
 import type { Trade } from '#domain/market-data/bars';
 import type { TradeSink } from '#domain/market-data/ports';
 import { exitWith, UsageError } from './lib/cli.ts';
-import { LocalTradeSink } from './lib/local-trade-sink.ts';
 import { DEFAULT_DATA_DIR } from './lib/project.ts';
 import { parseReplayCsv, ReplayFileError } from './lib/replay-file.ts';
-import { runningLocalStack, stackOutputs } from './lib/target.ts';
+import { tradeSinkFor } from './lib/trade-sinks.ts';
 
 /** Trades sent together while pacing: at most this much of the file's time apart. */
 const PACING_SLICE_MS = 100;
 const UNPACED_CHUNK = 5_000;
-
-async function localOrigin(url: string | undefined, dataDir: string): Promise<string> {
-  const restUrl = url ?? (await runningLocalStack(dataDir))?.restUrl;
-  if (!restUrl) {
-    throw new UsageError('no running local stack found (start one with npm start, or pass --url or --stack)');
-  }
-  return new URL(restUrl).origin;
-}
-
-async function kinesisSink(stack: string, region?: string): Promise<TradeSink> {
-  const output = await stackOutputs(stack, region);
-  return new KinesisTradeSink(new KinesisClient({ region }), output(STACK_OUTPUTS.tradeStreamName));
-}
 
 /** Sends the trades in slices of the file's time, each when its moment comes at `speed` times real time. */
 async function replay(trades: readonly Trade[], sink: TradeSink, speed: number | 'max'): Promise<void> {
@@ -77,9 +60,12 @@ try {
     throw new UsageError(`--speed ${values.speed} must be a positive number or max`);
 
   const { kind, trades } = parseReplayCsv(await readFile(values.file, 'utf8'), basename(values.file));
-  const sink = values.stack
-    ? await kinesisSink(values.stack, values.region)
-    : new LocalTradeSink(await localOrigin(values.url, values['data-dir']));
+  const sink = await tradeSinkFor({
+    stack: values.stack,
+    region: values.region,
+    url: values.url,
+    dataDir: values['data-dir'],
+  });
   const started = Date.now();
   await replay(trades, sink, speed);
   const seconds = (Date.now() - started) / 1000;

@@ -5,10 +5,12 @@
  * lines under one namespace, with the `service` dimension; a metric with a `dimension` also goes out once
  * per value of that dimension (never a key, secret or key-derived value).
  */
+import { FEED_SERVICE_NAME } from './feed.ts';
+
 export const METRICS_NAMESPACE = 'MarketDataAlerts';
 export const METRICS_NAMESPACE_ENV = 'POWERTOOLS_METRICS_NAMESPACE';
 
-type Unit = 'Count' | 'Milliseconds' | 'None';
+type Unit = 'Count' | 'Milliseconds' | 'Seconds' | 'None';
 
 export interface MetricDefinition {
   readonly name: string;
@@ -16,6 +18,8 @@ export interface MetricDefinition {
   readonly description: string;
   /** A dimension the metric is also emitted with (its value chosen per data point). */
   readonly dimension?: string;
+  /** The `service` dimension it is emitted with, when not the Lambdas' SERVICE_NAME (the feed connector). */
+  readonly service?: string;
 }
 
 export const METRICS = {
@@ -24,7 +28,8 @@ export const METRICS = {
   tradesRefused: {
     name: 'TradesRefused',
     unit: 'Count',
-    description: 'Trades not applied, by reason (duplicate, late, future, outside_session, invalid, poison)',
+    description:
+      'Trades not applied, by reason (duplicate, late, future, outside_session, invalid, unpriced, poison)',
     dimension: 'Reason',
   },
   ingestBatchSize: { name: 'IngestBatchSize', unit: 'Count', description: 'Records per ingest batch' },
@@ -63,7 +68,7 @@ export const METRICS = {
   clientErrors: {
     name: 'ClientErrors',
     unit: 'Count',
-    description: 'REST 4xx answers by error code (from the handlers)',
+    description: 'REST 4xx answers by error code (the handlers log them; a metric filter counts the lines)',
     dimension: 'Code',
   },
   marketOpen: {
@@ -71,6 +76,58 @@ export const METRICS = {
     unit: 'None',
     description: '1 while the regular session runs (the calendar), else 0: the feed-silence alarm reads it',
   },
+  feedTradesReceived: {
+    name: 'FeedTradesReceived',
+    unit: 'Count',
+    description: 'Trades the feed connector received from its provider',
+    service: FEED_SERVICE_NAME,
+  },
+  feedTradesPut: {
+    name: 'FeedTradesPut',
+    unit: 'Count',
+    description: 'Trades the feed connector put on the trades stream',
+    service: FEED_SERVICE_NAME,
+  },
+  feedReconnects: {
+    name: 'FeedReconnects',
+    unit: 'Count',
+    description: 'Connections to the provider opened again after a drop or a silent socket',
+    service: FEED_SERVICE_NAME,
+  },
+  feedGapSeconds: {
+    name: 'FeedGapSeconds',
+    unit: 'Seconds',
+    description: 'Seconds of the session without a connection to the provider (a gap)',
+    service: FEED_SERVICE_NAME,
+  },
+  feedLag: {
+    name: 'FeedLag',
+    unit: 'Milliseconds',
+    description: 'From a trade’s time to its PutRecords',
+    service: FEED_SERVICE_NAME,
+  },
+  feedConnected: {
+    name: 'FeedConnected',
+    unit: 'None',
+    description: '1 while the connector is connected and subscribed, else 0, every minute',
+    service: FEED_SERVICE_NAME,
+  },
+  feedTradesDropped: {
+    name: 'FeedTradesDropped',
+    unit: 'Count',
+    description: 'Trades not put, by reason (condition, duplicate, backpressure, malformed, invalid, unsent)',
+    dimension: 'Reason',
+    service: FEED_SERVICE_NAME,
+  },
 } as const satisfies Record<string, MetricDefinition>;
 
 export type MetricId = keyof typeof METRICS;
+
+/**
+ * How the REST handlers report `clientErrors`. They carry no EMF library, to keep their bundles lean
+ * (docs/adr/0013-lean-lambda-bundles.md): each 4xx they answer is one INFO log line with this message and
+ * the error code in `codeField`, and a CloudWatch metric filter on each REST function's log group
+ * (lib/constructs/rest-api.ts) counts the lines as `ClientErrors` with the `service` and `Code` dimensions,
+ * the metric the EMF path would have written.
+ */
+export const CLIENT_ERROR_LOG = { message: 'client error', codeField: 'errorCode' } as const;

@@ -1,10 +1,10 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { documentClientFor } from '#adapters/dynamo/document-client';
 import { memo } from './memo.ts';
-import { traced } from './tracer.ts';
+import { instrumentedClient } from './sdk-clients.ts';
 
 /**
  * The DynamoDB document client of a Lambda instance, made on first use. `AWS_ENDPOINT_URL_DYNAMODB` points
  * it at the local stack's DynamoDB.
  */
-export const documentClient = memo(() => documentClientFor(traced(new DynamoDBClient({}))));
+export const documentClient = memo(() => documentClientFor(instrumentedClient(new DynamoDBClient({}))));

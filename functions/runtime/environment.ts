@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { TRADE_DEAD_LETTERS_ENV } from '#contracts/ingestion';
 import { AUTH_CACHE_TTL_SECONDS } from '#contracts/runtime-settings';
 import { TABLES, type TableId } from '#contracts/tables';
@@ -11,15 +11,18 @@ import { memo } from './memo.ts';
  */
 const environmentSchema = z.object({
   /** The authorizer's in-memory cache of keys and entitlements, in seconds (0: no cache). */
-  AUTH_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).max(300).default(AUTH_CACHE_TTL_SECONDS),
+  AUTH_CACHE_TTL_SECONDS: z._default(
+    z.coerce.number().check(z.int(), z.minimum(0), z.maximum(300)),
+    AUTH_CACHE_TTL_SECONDS,
+  ),
   /** The local stack's virtual clock (`npm start -- --clock ... --speed N`); absent on AWS. */
-  MARKET_CLOCK_START: z.iso.datetime({ offset: true }).optional(),
-  MARKET_CLOCK_ANCHOR_MS: z.coerce.number().int().optional(),
-  MARKET_CLOCK_SPEED: z.coerce.number().positive().default(1),
+  MARKET_CLOCK_START: z.optional(z.iso.datetime({ offset: true })),
+  MARKET_CLOCK_ANCHOR_MS: z.optional(z.coerce.number().check(z.int())),
+  MARKET_CLOCK_SPEED: z._default(z.coerce.number().check(z.positive()), 1),
   /** The WebSocket stage's `@connections` endpoint; set on the functions that post to connections. */
-  [CALLBACK_URL_ENV]: z.url().optional(),
+  [CALLBACK_URL_ENV]: z.optional(z.url()),
   /** The trades dead-letter queue; set on the ingest function. */
-  [TRADE_DEAD_LETTERS_ENV]: z.url().optional(),
+  [TRADE_DEAD_LETTERS_ENV]: z.optional(z.url()),
 });
 
 export type Environment = z.infer<typeof environmentSchema>;

@@ -3,6 +3,7 @@ import type { MetricUnit } from '@aws-lambda-powertools/metrics/types';
 import { METRICS, METRICS_NAMESPACE, METRICS_NAMESPACE_ENV, type MetricId } from '#contracts/metrics';
 import { SERVICE_NAME } from '#contracts/runtime-settings';
 import { logger } from './logger.ts';
+import { reportMetricPoint } from './metric-points.ts';
 
 /** The functions' one Powertools Metrics instance (EMF to stdout, flushed after each invocation). */
 export const metrics = new Metrics({
@@ -19,23 +20,7 @@ export const metrics = new Metrics({
   },
 });
 
-/** A data point as the local stack's summary sees it. */
-export interface MetricPoint {
-  readonly id: MetricId;
-  readonly value: number;
-  readonly dimensionValue?: string;
-}
-
-const observers = new Set<(point: MetricPoint) => void>();
-
-/**
- * Hears every data point (the local stack's `/_local/metrics` and console summary, which have no CloudWatch);
- * returns the function that stops hearing.
- */
-export function observeMetrics(observer: (point: MetricPoint) => void): () => void {
-  observers.add(observer);
-  return () => observers.delete(observer);
-}
+export { type MetricPoint, observeMetrics } from './metric-points.ts';
 
 /**
  * Records a data point of a catalogued metric (functions/contracts/metrics.ts). A metric with a dimension
@@ -52,8 +37,7 @@ export function recordMetric(id: MetricId, value: number, dimensionValue?: strin
   } else {
     metrics.addMetric(definition.name, unit, value);
   }
-  for (const observer of observers)
-    observer({ id, value, ...(dimensionValue === undefined ? {} : { dimensionValue }) });
+  reportMetricPoint(id, value, dimensionValue);
 }
 
 /** Records one data point per key of `counts` (e.g. refused trades by reason), skipping zeros. */

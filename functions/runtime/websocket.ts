@@ -1,5 +1,5 @@
 import type { APIGatewayProxyResultV2, APIGatewayProxyWebsocketEventV2 } from 'aws-lambda';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { isScope, type Scope } from '#contracts/scopes';
 import type { ConnectionRecord } from '#domain/streaming/ports';
 
@@ -14,8 +14,8 @@ export type WebSocketEvent = APIGatewayProxyWebsocketEventV2 & {
 };
 
 const authorizerContextSchema = z.object({
-  accountId: z.string().min(1),
-  keyId: z.string().min(1),
+  accountId: z.string().check(z.minLength(1)),
+  keyId: z.string().check(z.minLength(1)),
   scopes: z.string(),
 });
 

@@ -52,7 +52,7 @@ export interface IngestPorts {
 }
 
 /** Why a trade was not applied (docs/candles.md#late-and-early-prints). */
-export type RefusalReason = 'duplicate' | 'late' | 'future' | 'outside_session' | 'invalid';
+export type RefusalReason = 'duplicate' | 'late' | 'future' | 'outside_session' | 'invalid' | 'unpriced';
 
 export interface IngestOutcome {
   /** Trades applied in full. */
@@ -161,6 +161,7 @@ export async function ingestTrades(trades: readonly Trade[], ports: IngestPorts)
     future: future.length,
     outside_session: 0,
     invalid: 0,
+    unpriced: 0,
   };
   let applied = 0;
   let latePrints = 0;
@@ -178,6 +179,7 @@ export async function ingestTrades(trades: readonly Trade[], ports: IngestPorts)
     refused.late += fold.late;
     refused.outside_session += fold.outsideSession;
     refused.invalid += fold.invalid;
+    refused.unpriced += fold.unpriced;
     if (fold.applied + fold.latePrints === 0) continue;
     const last = symbolTrades.at(-1) as Trade;
     folded.push({

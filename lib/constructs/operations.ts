@@ -23,6 +23,7 @@ import { METRICS, METRICS_NAMESPACE, type MetricId } from '#contracts/metrics';
 import { SERVICE_NAME } from '#contracts/runtime-settings';
 import { TABLE_IDS } from '#contracts/tables';
 import type { EventFanOut } from './event-fan-out.ts';
+import type { FeedConnector } from './feed-connector.ts';
 import type { PartnerRestApi } from './rest-api.ts';
 import { ServiceFunction, type TableConstructs } from './service-function.ts';
 import type { TradeIngestion } from './trade-ingestion.ts';
@@ -54,6 +55,8 @@ export interface OperationsProps {
   readonly tables: TableConstructs;
   readonly webSocketApi?: PartnerWebSocketApi;
   readonly fanOut?: EventFanOut;
+  /** The live feed connector, with `-c feed=...`: its dashboard row and its silence alarm. */
+  readonly feedConnector?: FeedConnector;
   /** Who the alarms page: an email address subscribed to the topic (`cdk deploy -c alarmEmail=...`). */
   readonly alarmEmail?: string;
 }
@@ -64,7 +67,8 @@ export function serviceMetric(
   options: { statistic?: string; period?: Duration; dimensionValue?: string } = {},
 ): Metric {
   const definition = METRICS[id];
-  const dimensionsMap: Record<string, string> = { service: SERVICE_NAME };
+  const service = 'service' in definition ? definition.service : SERVICE_NAME;
+  const dimensionsMap: Record<string, string> = { service };
   if ('dimension' in definition && options.dimensionValue !== undefined) {
     dimensionsMap[definition.dimension] = options.dimensionValue;
   }
@@ -95,6 +99,8 @@ export class Operations extends Construct {
   readonly topic: Topic;
   readonly dashboard: Dashboard;
   readonly feedSilenceAlarm: Alarm;
+  /** With the feed connector: the market is open and the connector received no trade. */
+  readonly feedConnectorSilenceAlarm?: Alarm;
 
   constructor(scope: Construct, id: string, props: OperationsProps) {
     super(scope, id);
@@ -152,6 +158,16 @@ export class Operations extends Construct {
         `The market is open and no trade was applied for ${ALARM_THRESHOLDS.feedSilenceMinutes} minutes: ` +
         'the feed is silent (provider, connector or stream). Partners see frozen quotes.',
     });
+    if (props.feedConnector) {
+      this.feedConnectorSilenceAlarm = this.alarm('FeedConnectorSilenceAlarm', feedConnectorSilence(), {
+        threshold: 1,
+        evaluationPeriods: ALARM_THRESHOLDS.feedSilenceMinutes,
+        description:
+          `The market is open and the ${props.feedConnector.provider} feed connector received no trade for ` +
+          `${ALARM_THRESHOLDS.feedSilenceMinutes} minutes: the provider, the connection or the connector's ` +
+          'task (docs/operations.md#the-feed-connector-is-silent-or-reconnects-a-lot).',
+      });
+    }
 
     new MetricFilter(this, 'ThrottledRequestsFilter', {
       logGroup: props.restApi.accessLogs,
@@ -238,6 +254,23 @@ export function feedSilence(): MathExpression {
     },
     period: Duration.minutes(1),
     label: 'open market, no trade applied',
+  });
+}
+
+/**
+ * 1 for each minute the market is open with no trade received by the feed connector (a minute in which it
+ * recorded nothing, its task down included, counts as none); else 0. It tells the connector's silence apart
+ * from the stream's or ingestion's, which the feed-silence alarm above also covers.
+ */
+export function feedConnectorSilence(): MathExpression {
+  return new MathExpression({
+    expression: 'IF(open > 0 AND FILL(received, 0) <= 0, 1, 0)',
+    usingMetrics: {
+      open: serviceMetric('marketOpen', { statistic: Stats.MAXIMUM }),
+      received: serviceMetric('feedTradesReceived'),
+    },
+    period: Duration.minutes(1),
+    label: 'open market, no trade received',
   });
 }
 
@@ -371,6 +404,7 @@ function dashboardWidgets(props: OperationsProps, functions: readonly ServiceFun
       graph('Push lag (ms)', [serviceMetric('pushLag', { statistic: Stats.MAXIMUM })]),
     );
   }
+  if (props.feedConnector) widgets.push(...feedConnectorWidgets(props.feedConnector));
   widgets.push(
     new TextWidget({ markdown: '## DynamoDB', width: 24, height: 1 }),
     graph(
@@ -403,4 +437,46 @@ function dashboardWidgets(props: OperationsProps, functions: readonly ServiceFun
     ),
   );
   return widgets;
+}
+
+/** Per second over each point's period: the connector's counts as rates. */
+function perSecond(id: 'feedTradesReceived' | 'feedTradesPut', label: string): MathExpression {
+  const key = id.toLowerCase();
+  return new MathExpression({
+    expression: `FILL(${key}, 0) / PERIOD(${key})`,
+    usingMetrics: { [key]: serviceMetric(id) },
+    period: Duration.minutes(1),
+    label,
+  });
+}
+
+/** The feed connector's row (docs/operations.md#reading-the-dashboard). */
+function feedConnectorWidgets(connector: FeedConnector) {
+  const minute = Duration.minutes(1);
+  return [
+    new TextWidget({
+      markdown: `## Feed connector (${connector.provider})\nTrades in and out, reconnects, gaps, lag, the task`,
+      width: 24,
+      height: 1,
+    }),
+    graph(
+      'Trades/s received / put',
+      [perSecond('feedTradesReceived', 'received/s'), perSecond('feedTradesPut', 'put/s')],
+      [serviceMetric('feedConnected', { statistic: Stats.MINIMUM })],
+    ),
+    graph(
+      'Reconnects / gap seconds',
+      [serviceMetric('feedReconnects')],
+      [serviceMetric('feedGapSeconds'), feedConnectorSilence()],
+    ),
+    graph('Lag from the trade’s time (ms)', [
+      serviceMetric('feedLag', { statistic: Stats.p(50) }),
+      serviceMetric('feedLag', { statistic: Stats.p(99) }),
+      serviceMetric('feedLag', { statistic: Stats.MAXIMUM }),
+    ]),
+    graph('Task CPU / memory (%)', [
+      connector.service.metricCpuUtilization({ period: minute }),
+      connector.service.metricMemoryUtilization({ period: minute }),
+    ]),
+  ];
 }

@@ -13,7 +13,7 @@ import {
   RestApi,
   type UsagePlan,
 } from 'aws-cdk-lib/aws-apigateway';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { FilterPattern, LogGroup, MetricFilter, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { ERROR_STATUS, errorEnvelope } from '#contracts/errors';
@@ -22,6 +22,7 @@ import {
   GATEWAY_RESPONSES,
   type GatewayResponseDefinition,
 } from '#contracts/gateway-responses';
+import { CLIENT_ERROR_LOG, METRICS, METRICS_NAMESPACE } from '#contracts/metrics';
 import { AUTHORIZER, REST_BASE_PATH, REST_ROUTES, type RestRoute, resourcePath } from '#contracts/routes';
 import { AUTH_CACHE_TTL_SECONDS } from '#contracts/runtime-settings';
 import { REST_THROTTLE, STAGE_THROTTLE, WAF_REQUESTS_PER_IP_PER_5_MINUTES } from '#contracts/throttling';
@@ -177,6 +178,7 @@ export class PartnerRestApi extends Construct {
     this.routeFunctions = Object.fromEntries(
       REST_ROUTES.map((route) => [route.id, this.addRoute(routes, route, props.tables)]),
     ) as Record<RestRouteId, ServiceFunction>;
+    for (const route of REST_ROUTES) countClientErrors(this.routeFunctions[route.id]);
 
     for (const response of GATEWAY_RESPONSES) {
       this.addGatewayResponse(response);
@@ -298,4 +300,20 @@ function staticHeaderValues(headers: Readonly<Record<string, string>>): Record<s
       return [name, `'${value}'`];
     }),
   );
+}
+
+/**
+ * The `ClientErrors` metric of a REST function, from its log lines (functions/runtime/client-errors.ts): one
+ * per 4xx, with the `service` and `Code` dimensions that the EMF path gives the other functions' metrics.
+ */
+function countClientErrors(fn: ServiceFunction): void {
+  const { name, dimension } = METRICS.clientErrors;
+  new MetricFilter(fn, 'ClientErrorsFilter', {
+    logGroup: fn.logGroup,
+    filterPattern: FilterPattern.stringValue('$.message', '=', CLIENT_ERROR_LOG.message),
+    metricNamespace: METRICS_NAMESPACE,
+    metricName: name,
+    metricValue: '1',
+    dimensions: { service: '$.service', [dimension]: `$.${CLIENT_ERROR_LOG.codeField}` },
+  });
 }

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import {
   CHANNEL_NAMES,
   CHANNELS,
@@ -28,7 +28,7 @@ import {
  * view: it `receive`s client operations and `send`s replies and pushes.
  */
 
-type Schema = z.ZodType;
+type Schema = z.ZodMiniType;
 
 function jsonSchema(schema: Schema, io: 'input' | 'output'): Record<string, unknown> {
   // Draft 7: AsyncAPI's default schema format is a superset of JSON Schema draft 07.

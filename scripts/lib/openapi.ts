@@ -1,21 +1,56 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import * as z from 'zod';
-import { ERROR_STATUS } from '#contracts/errors';
+import * as z from 'zod/mini';
+import { BODILESS_ERRORS, ERROR_STATUS, type ErrorCode } from '#contracts/errors';
+import { RETRY_AFTER_SECONDS } from '#contracts/gateway-responses';
 import { REST_BASE_PATH, REST_ROUTES, type RestRoute } from '#contracts/routes';
+import type { Scope } from '#contracts/scopes';
+import { wireForms } from '#domain/requests/query-params';
 import { PROJECT_ROOT } from '#lib/project-root';
 import type { RestContract } from '#runtime/rest-handler';
 
 /**
  * The OpenAPI 3.1 document of the REST API, built from the one route table and each handler's contract
- * (its zod query and response schemas, docs/architecture.md#contracts-one-source-of-truth-for-each): nothing
- * here restates a field.
+ * (its zod query and response schemas, the wire form of each parameter and the error codes it answers,
+ * docs/architecture.md#contracts-one-source-of-truth-for-each): nothing here restates a field.
  */
-type Contract = RestContract<z.ZodType, z.ZodType>;
+type Contract = RestContract<z.ZodMiniType, z.ZodMiniType>;
+
+/** Who publishes the API, and under which terms (docs/partner-guide.md#getting-and-revoking-keys). */
+export const API_INFO = {
+  title: 'Market Data Alerts Partner Service',
+  version: 'v1',
+  contact: { name: 'Market Data Alerts partner support', url: 'https://api.example.com/support' },
+  license: { name: 'Proprietary: use under the partner agreement', url: 'https://api.example.com/terms' },
+} as const;
+
+/** One tag per scope: a partner's key unlocks whole tags (docs/partner-guide.md#scopes). */
+const TAGS: Record<Exclude<Scope, 'ws:connect'>, { name: string; description: string }> = {
+  'metadata:read': {
+    name: 'Metadata',
+    description: 'Instruments and market status (scope `metadata:read`).',
+  },
+  'prices:read': { name: 'Prices', description: 'Latest trade prices (scope `prices:read`).' },
+  'candles:read': { name: 'Candles', description: 'OHLCV candles of ten intervals (scope `candles:read`).' },
+  'states:read': { name: 'Strat', description: 'Strat states and setups (scope `states:read`).' },
+  'alerts:read': {
+    name: 'Alerts',
+    description: 'In-force alerts and simultaneous breaks, polled by `since_id` (scope `alerts:read`).',
+  },
+};
+
+/** What every route can answer before or around its logic: the gateway's refusals and our own fault. */
+const GATEWAY_ERRORS: readonly ErrorCode[] = [
+  'missing_api_key',
+  'inactive_entitlement',
+  'missing_scope',
+  'rate_limit_exceeded',
+  'internal_error',
+];
 
 const errorEnvelopeSchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
 
-function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+function jsonSchema(schema: z.ZodMiniType, io: 'input' | 'output'): Record<string, unknown> {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<
     string,
     unknown
@@ -23,73 +58,119 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, u
   return rest;
 }
 
+function queryParameters(contract: Contract) {
+  if (!(contract.query instanceof z.ZodMiniObject)) throw new Error('a route query must be a zod object');
+  return Object.entries(contract.query.shape as Record<string, z.ZodMiniType>).map(([name, schema]) => {
+    const form = wireForms.get(schema);
+    if (!form) throw new Error(`query parameter ${name} has no wire form (withWireForm)`);
+    return {
+      name,
+      in: 'query',
+      required: form.required ?? false,
+      ...(form.description ? { description: form.description } : {}),
+      ...(form.commaSeparated ? { style: 'form', explode: false } : {}),
+      schema: form.schema,
+    };
+  });
+}
+
 function parameters(route: RestRoute, contract: Contract) {
-  const query = jsonSchema(contract.query, 'input') as { properties?: Record<string, unknown> };
   const path = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
     name,
     in: 'path',
     required: true,
+    description: 'A tracked ticker, case-insensitive; `!` raw or as `%21` (`ES1!`).',
     schema: { type: 'string' },
   }));
-  const queryParameters = Object.entries(query.properties ?? {}).map(([name, schema]) => ({
-    name,
-    in: 'query',
-    required: false,
-    schema,
-  }));
-  return [...path, ...queryParameters];
+  return [...path, ...queryParameters(contract)];
 }
 
-const errorResponse = (description: string) => ({
-  description,
-  content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
-});
+const RETRY_AFTER = {
+  description: `Seconds to wait before retrying (${RETRY_AFTER_SECONDS} for the per-key rate).`,
+  schema: { type: 'integer', minimum: 0 },
+};
+
+/** The error responses of a route, one per status, each listing its codes. */
+function errorResponses(contract: Contract) {
+  const codes = [...contract.errors, ...GATEWAY_ERRORS];
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes)
+    byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
+  const responses: Record<string, unknown> = {};
+  for (const [status, statusCodes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const enveloped = statusCodes.filter((code) => !BODILESS_ERRORS.has(code));
+    const bodiless = statusCodes.filter((code) => BODILESS_ERRORS.has(code));
+    const parts = [
+      ...(enveloped.length ? [`The error envelope, \`code\` one of: ${enveloped.join(', ')}.`] : []),
+      ...bodiless.map((code) => `${code}: no body at all (no envelope, no content type).`),
+    ];
+    responses[status] = {
+      description: parts.join(' '),
+      ...(status === ERROR_STATUS.rate_limit_exceeded ? { headers: { 'Retry-After': RETRY_AFTER } } : {}),
+      ...(enveloped.length
+        ? { content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } }
+        : {}),
+    };
+  }
+  return responses;
+}
 
 function operation(route: RestRoute, contract: Contract) {
   return {
     operationId: route.id,
     summary: contract.summary,
     description: `Scope \`${route.scope}\`.`,
+    tags: [TAGS[route.scope as keyof typeof TAGS].name],
     security: [{ apiKey: [] }, { bearer: [] }],
     parameters: parameters(route, contract),
     responses: {
       200: {
         description: 'OK',
+        ...(contract.headers ? { headers: contract.headers } : {}),
         content: { 'application/json': { schema: jsonSchema(contract.response, 'output') } },
       },
-      400: errorResponse('invalid_parameter, missing_symbols'),
-      401: errorResponse('missing_api_key'),
-      403: errorResponse('inactive_entitlement, missing_scope'),
-      404: errorResponse('unknown_symbol, not_found; an unknown candle interval is a 404 with no body'),
-      429: {
-        ...errorResponse('rate_limit_exceeded'),
-        headers: { 'Retry-After': { schema: { type: 'integer' } } },
-      },
+      ...errorResponses(contract),
     },
   };
 }
 
-export async function openApiDocument(): Promise<Record<string, unknown>> {
-  const paths: Record<string, Record<string, unknown>> = {};
+/** Each route's handler module's contract, by route id. */
+export async function routeContracts(): Promise<Map<string, Contract>> {
+  const contracts = new Map<string, Contract>();
   for (const route of REST_ROUTES as readonly RestRoute[]) {
     const module = (await import(pathToFileURL(join(PROJECT_ROOT, route.handler)).href)) as {
       contract: Contract;
     };
-    paths[route.path] = {
-      ...paths[route.path],
-      [route.method.toLowerCase()]: operation(route, module.contract),
-    };
+    contracts.set(route.id, module.contract);
+  }
+  return contracts;
+}
+
+export async function openApiDocument(): Promise<Record<string, unknown>> {
+  const contracts = await routeContracts();
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of REST_ROUTES as readonly RestRoute[]) {
+    const contract = contracts.get(route.id) as Contract;
+    paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operation(route, contract) };
   }
   return {
     openapi: '3.1.0',
     info: {
-      title: 'Market Data Alerts Partner Service',
-      version: 'v1',
-      description: `Read-only market data and Strat analytics. Error codes: ${Object.keys(ERROR_STATUS).join(', ')}.`,
+      ...API_INFO,
+      description:
+        'Read-only market data and Strat analytics. Every error body is the envelope ' +
+        '`{"error":{"code","message"}}`; the codes: ' +
+        `${Object.keys(ERROR_STATUS).join(', ')}. Reference: docs/partner-guide.md.`,
     },
     servers: [
-      { url: `https://{host}${REST_BASE_PATH}`, variables: { host: { default: 'api.example.com' } } },
+      {
+        url: `https://{host}${REST_BASE_PATH}`,
+        description: 'The service on AWS.',
+        variables: { host: { default: 'api.example.com' } },
+      },
     ],
+    tags: Object.values(TAGS),
+    security: [{ apiKey: [] }, { bearer: [] }],
     components: {
       securitySchemes: {
         apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },

@@ -1,5 +1,5 @@
 import { parse } from 'csv-parse/sync';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { Trade } from '#domain/market-data/bars';
 import { fileTimeProblem, parseFileTime } from '#domain/market-data/file-times';
 import { normalizeSymbol } from '#domain/market-data/symbols';
@@ -18,30 +18,36 @@ const TRADE_COLUMNS = ['time', 'symbol', 'price', 'size'];
 const BAR_COLUMNS = ['time', 'symbol', 'open', 'high', 'low', 'close', 'volume'];
 const BAR_TRADE_OFFSETS_MS = [0, 15_000, 30_000, 45_000];
 
-const number = z.coerce.number().finite();
-const symbol = z.string().min(1).max(32).transform(normalizeSymbol);
-const time = z.string().transform((raw, context) => {
-  const problem = fileTimeProblem(raw);
-  if (problem !== undefined) {
-    context.addIssue({ code: 'custom', message: problem });
-    return z.NEVER;
-  }
-  return parseFileTime(raw) as number;
-});
-const tradeRow = z.object({ time, symbol, price: number.positive(), size: number.nonnegative() });
+const positive = z.coerce.number().check(z.positive());
+const nonnegative = z.coerce.number().check(z.nonnegative());
+const symbol = z.pipe(z.string().check(z.minLength(1), z.maxLength(32)), z.transform(normalizeSymbol));
+const time = z.pipe(
+  z.string(),
+  z.transform((raw: string, payload) => {
+    const problem = fileTimeProblem(raw);
+    if (problem !== undefined) {
+      payload.issues.push({ code: 'custom', message: problem, input: raw });
+      return z.NEVER;
+    }
+    return parseFileTime(raw) as number;
+  }),
+);
+const tradeRow = z.object({ time, symbol, price: positive, size: nonnegative });
 const barRow = z
   .object({
     time,
     symbol,
-    open: number.positive(),
-    high: number.positive(),
-    low: number.positive(),
-    close: number.positive(),
-    volume: number.nonnegative(),
+    open: positive,
+    high: positive,
+    low: positive,
+    close: positive,
+    volume: nonnegative,
   })
-  .refine((bar) => bar.low <= Math.min(bar.open, bar.close) && bar.high >= Math.max(bar.open, bar.close), {
-    message: 'low <= open, close <= high does not hold',
-  });
+  .check(
+    z.refine((bar) => bar.low <= Math.min(bar.open, bar.close) && bar.high >= Math.max(bar.open, bar.close), {
+      message: 'low <= open, close <= high does not hold',
+    }),
+  );
 
 export class ReplayFileError extends Error {}
 

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { parse } from 'csv-parse/sync';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { type Instrument, instrumentSchema } from '#domain/market-data/instruments';
 import type { InstrumentCatalog } from '#domain/market-data/ports';
 import { normalizeSymbol } from '#domain/market-data/symbols';
@@ -9,7 +9,7 @@ import { UNIVERSE_CSV } from './project.ts';
 /**
  * One row of data/universe.csv: the fields of an instrument (docs/partner-guide.md#instrument) but `active`.
  */
-const universeRowSchema = instrumentSchema.omit({ active: true });
+const universeRowSchema = z.omit(instrumentSchema, { active: true });
 
 /**
  * Parses the tracked universe (`symbol,name,market,exchange,type,sector`). Every listed instrument is

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { HttpAnswer } from './rest-gateway.ts';
 import type { LocalTradeStream } from './trade-stream.ts';
 
@@ -15,8 +15,13 @@ const MAX_RECORDS = 50_000;
 
 const putRecordsSchema = z.object({
   records: z
-    .array(z.object({ partitionKey: z.string().min(1).max(256), data: z.string().max(1024 * 1024) }))
-    .max(MAX_RECORDS),
+    .array(
+      z.object({
+        partitionKey: z.string().check(z.minLength(1), z.maxLength(256)),
+        data: z.string().check(z.maxLength(1024 * 1024)),
+      }),
+    )
+    .check(z.maxLength(MAX_RECORDS)),
 });
 
 function answer(statusCode: number, body: unknown): HttpAnswer {

@@ -7,7 +7,7 @@ import type {
   APIGatewayRequestAuthorizerEvent,
 } from 'aws-lambda';
 import { type RawData, type WebSocket, WebSocketServer } from 'ws';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { CLOSE_CODES, CLOSE_REASONS, type CloseCode, WS_BASE_PATH, WS_STAGE } from '#contracts/websocket';
 import type { WebSocketEvent } from '#runtime/websocket';
 import { invokeLocally } from './lambda-context.ts';
@@ -57,7 +57,7 @@ const INTERNAL_ERROR = 1011;
 
 const controlMessageSchema = z.object({
   op: z.literal('close'),
-  code: z.number().int().min(4000).max(4999),
+  code: z.int().check(z.minimum(4000), z.maximum(4999)),
   reason: z.string(),
 });
 

@@ -1,6 +1,7 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { bodyTemplate, GATEWAY_RESPONSES, RETRY_AFTER_SECONDS } from '#contracts/gateway-responses';
+import { CLIENT_ERROR_LOG, METRICS, METRICS_NAMESPACE } from '#contracts/metrics';
 import { REST_ROUTES, resourcePath } from '#contracts/routes';
 import { AUTH_CACHE_TTL_SECONDS } from '#contracts/runtime-settings';
 import { REST_THROTTLE, STAGE_THROTTLE, WAF_REQUESTS_PER_IP_PER_5_MINUTES } from '#contracts/throttling';
@@ -240,4 +241,28 @@ describe('PartnerRestApi limits over all callers', () => {
     withoutWaf.resourceCountIs('AWS::WAFv2::WebACL', 0);
     withoutWaf.resourceCountIs('AWS::WAFv2::WebACLAssociation', 0);
   });
+});
+
+describe('PartnerRestApi client errors', () => {
+  it.each(REST_ROUTES.map((route) => route.id))(
+    '%s: its log lines for a 4xx become ClientErrors with the service and Code dimensions',
+    (routeId) => {
+      const fn = stack.restApi.routeFunctions[routeId];
+      template.hasResourceProperties('AWS::Logs::MetricFilter', {
+        FilterPattern: `{ $.message = "${CLIENT_ERROR_LOG.message}" }`,
+        LogGroupName: { Ref: logicalIdOf(fn.logGroup) },
+        MetricTransformations: [
+          {
+            MetricName: METRICS.clientErrors.name,
+            MetricNamespace: METRICS_NAMESPACE,
+            MetricValue: '1',
+            Dimensions: Match.arrayWith([
+              { Key: 'service', Value: '$.service' },
+              { Key: METRICS.clientErrors.dimension, Value: `$.${CLIENT_ERROR_LOG.codeField}` },
+            ]),
+          },
+        ],
+      });
+    },
+  );
 });

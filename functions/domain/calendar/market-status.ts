@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { sessionAt } from './sessions.ts';
 import { formatNewYorkIso, NEW_YORK_TIME_ZONE } from './time-zone.ts';
 

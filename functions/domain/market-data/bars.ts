@@ -12,6 +12,11 @@ export interface Trade {
   /** Unix ms. */
   readonly timestamp: number;
   readonly tradeId: string;
+  /**
+   * Counts in volume but sets no price, high or low (an odd lot, for one: the sale-condition table in
+   * functions/domain/feed/sale-conditions.ts decides). Absent: the trade counts fully.
+   */
+  readonly volumeOnly?: boolean;
 }
 
 /** A candle (docs/partner-guide.md#bar). */

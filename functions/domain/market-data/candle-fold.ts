@@ -8,6 +8,11 @@
  *   within the window is folded into the bars still forming that contain its time (high, low and volume;
  *   never open, close or the latest price); an older one is refused (`late`). Volume is never counted twice
  *   and no distinct trade is dropped for sharing a millisecond.
+ * - A trade marked `volumeOnly` (its sale conditions let it count in volume but set no price, high or low:
+ *   an odd lot, for one; functions/domain/feed/sale-conditions.ts) adds its size to the volume of the bars
+ *   that hold its time and moves nothing else: not the high, low, open, close or the latest price. Where it
+ *   opens a period, the bar opens at the last sale price (the latest price), which it does not move; a
+ *   symbol with no last sale yet has nowhere to put it, and it is counted `unpriced`.
  * - Trades outside every session (pre-market, after hours, weekends, holidays) are counted and ignored;
  *   so are invalid ones (price not a finite number > 0, size not a finite number >= 0, timestamp outside
  *   the calendar's range, another symbol, a trade id that is not a string).
@@ -86,6 +91,8 @@ export interface FoldResult<Event> {
   outsideSession: number;
   /** Bad price, size, timestamp, trade id or symbol. */
   invalid: number;
+  /** Volume-only trades that would open a period of a symbol with no last sale price yet. */
+  unpriced: number;
   /** What the in-force detection fired for the applied trades, in trade order. */
   inForce: Event[];
 }
@@ -189,7 +196,8 @@ function formingRecord(bars: readonly (FormingBar | undefined)[]): Partial<Recor
 
 /**
  * The bar of each interval opened by a trade at `timestampMs` in session `times`, or moved on by it;
- * completed bars go to `completed`. Returns the earliest end of the ten forming bars.
+ * completed bars go to `completed`. A volume-only trade moves only the volume of the bars it lands in and
+ * opens the others at `price`, the last sale. Returns the earliest end of the ten forming bars.
  */
 function rollBars(
   bars: (FormingBar | undefined)[],
@@ -199,13 +207,16 @@ function rollBars(
   size: number,
   completed: CompletedBar[],
   tracker: InForceDetection<unknown>,
+  volumeOnly: boolean,
 ): number {
   const upAt = tracker.upAt;
   const downAt = tracker.downAt;
   let earliestEnd = Number.POSITIVE_INFINITY;
   for (let index = 0; index < INTERVAL_COUNT; index++) {
     let bar = bars[index];
-    if (bar !== undefined && timestampMs < bar.endMs) {
+    if (bar !== undefined && timestampMs < bar.endMs && volumeOnly) {
+      bar.volume += size;
+    } else if (bar !== undefined && timestampMs < bar.endMs) {
       if (price > bar.high) {
         bar.high = price;
         if (price > (upAt[index] as number)) tracker.crossUp(index, bar, price, timestampMs);
@@ -243,7 +254,8 @@ function rollBars(
 
 /**
  * A late print into the forming bars whose period holds its time: high, low and volume move (and the in-force
- * detection sees a new high or low); open, close and completed bars do not. False when its time is in no
+ * detection sees a new high or low; a volume-only print moves the volume alone); open, close and completed
+ * bars do not. False when its time is in no
  * session (nothing moves).
  */
 function foldLatePrint(
@@ -252,11 +264,16 @@ function foldLatePrint(
   price: number,
   size: number,
   tracker: InForceDetection<unknown>,
+  volumeOnly: boolean,
 ): boolean {
   if (sessionTimesAt(timestampMs) === undefined) return false;
   for (let index = 0; index < INTERVAL_COUNT; index++) {
     const bar = bars[index];
     if (bar === undefined || timestampMs < bar.startMs || timestampMs >= bar.endMs) continue;
+    if (volumeOnly) {
+      bar.volume += size;
+      continue;
+    }
     if (price > bar.high) {
       bar.high = price;
       if (price > (tracker.upAt[index] as number)) tracker.crossUp(index, bar, price, timestampMs);
@@ -297,8 +314,13 @@ export function foldCandles<Event>(
   let markTimestamp = ledger?.lastTrade?.timestamp ?? Number.NEGATIVE_INFINITY;
   let markTradeId = ledger?.lastTrade?.tradeId ?? '';
   const window = new RecentTradeWindow(ledger?.recentTrades, ledger?.lastTrade, trades);
-  let lastPrice = 0;
+  /** The last sale: the ledger's latest price until a priced trade is applied. */
+  let lastPrice = ledger?.price?.price ?? 0;
   let lastSize = 0;
+  let priceTimestamp = 0;
+  let priceTradeId = '';
+  let priced = 0;
+  let unpriced = 0;
   const completed: CompletedBar[] = [];
   let applied = 0;
   let latePrints = 0;
@@ -316,6 +338,7 @@ export function foldCandles<Event>(
     const price = trade.price;
     const size = trade.size;
     const tradeId = trade.tradeId;
+    const volumeOnly = trade.volumeOnly === true;
     if (
       typeof price !== 'number' ||
       typeof size !== 'number' ||
@@ -339,7 +362,7 @@ export function foldCandles<Event>(
         continue;
       }
       if (timestamp < markTimestamp) {
-        if (foldLatePrint(bars, timestamp, price, size, tracker)) {
+        if (foldLatePrint(bars, timestamp, price, size, tracker, volumeOnly)) {
           window.applied(position, true);
           latePrints++;
         } else {
@@ -349,7 +372,9 @@ export function foldCandles<Event>(
       }
       // A tie at the watermark's millisecond, new to the window: applied in stream order, below.
     }
-    if (timestamp < earliestEnd) {
+    if (volumeOnly && timestamp < earliestEnd) {
+      for (let index = 0; index < INTERVAL_COUNT; index++) (bars[index] as FormingBar).volume += size;
+    } else if (timestamp < earliestEnd) {
       // Inside every forming bar (each holds the watermark, and the 1m period nests in all the others).
       for (let index = 0; index < INTERVAL_COUNT; index++) {
         const bar = bars[index] as FormingBar;
@@ -370,14 +395,31 @@ export function foldCandles<Event>(
         outsideSession++;
         continue;
       }
-      earliestEnd = rollBars(bars, times, timestamp, price, size, completed, tracker);
+      if (volumeOnly && !(lastPrice > 0)) {
+        unpriced++;
+        continue;
+      }
+      earliestEnd = rollBars(
+        bars,
+        times,
+        timestamp,
+        volumeOnly ? lastPrice : price,
+        size,
+        completed,
+        tracker,
+        volumeOnly,
+      );
     }
     markTimestamp = timestamp;
     markTradeId = tradeId;
     window.applied(position, false);
+    applied++;
+    if (volumeOnly) continue;
     lastPrice = price;
     lastSize = size;
-    applied++;
+    priceTimestamp = timestamp;
+    priceTradeId = tradeId;
+    priced++;
   }
 
   const forming = formingRecord(bars);
@@ -385,12 +427,12 @@ export function foldCandles<Event>(
   const strat = tracker.finish();
   if (strat.recent !== undefined) next.recent = strat.recent;
   if (strat.fired !== undefined) next.fired = strat.fired;
-  if (applied > 0) {
-    next.lastTrade = { timestamp: markTimestamp, tradeId: markTradeId };
-    next.price = { price: lastPrice, volume: lastSize, timestamp: markTimestamp, tradeId: markTradeId };
-  } else {
-    if (ledger?.lastTrade !== undefined) next.lastTrade = { ...ledger.lastTrade };
-    if (ledger?.price !== undefined) next.price = { ...ledger.price };
+  if (applied > 0) next.lastTrade = { timestamp: markTimestamp, tradeId: markTradeId };
+  else if (ledger?.lastTrade !== undefined) next.lastTrade = { ...ledger.lastTrade };
+  if (priced > 0) {
+    next.price = { price: lastPrice, volume: lastSize, timestamp: priceTimestamp, tradeId: priceTradeId };
+  } else if (ledger?.price !== undefined) {
+    next.price = { ...ledger.price };
   }
   if (applied + latePrints > 0) next.recentTrades = window.toStored(markTimestamp);
   else if (ledger?.recentTrades !== undefined) next.recentTrades = ledger.recentTrades;
@@ -403,6 +445,7 @@ export function foldCandles<Event>(
     late,
     outsideSession,
     invalid,
+    unpriced,
     inForce: strat.events,
   };
 }

@@ -1,10 +1,10 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { sessionAt } from '#domain/calendar/sessions';
 import { InvalidParameterError, UnknownIntervalError, UnknownSymbolError } from '#domain/requests/errors';
 import { CANDLES_LIMIT } from '#domain/requests/limits';
-import { clampedIntParam, textParam } from '#domain/requests/query-params';
+import { clampedIntParam, queryParam, textParam, withWireForm } from '#domain/requests/query-params';
 import { type Bar, barOf } from './bars.ts';
-import { type Interval, isInterval, isIntraday } from './intervals.ts';
+import { INTERVALS, type Interval, isInterval, isIntraday } from './intervals.ts';
 import { calendarPeriodOfDay, type Period, periodAt } from './periods.ts';
 import type { BarStore, InstrumentCatalog, LedgerStore } from './ports.ts';
 import { isWellFormedSymbol } from './symbols.ts';
@@ -53,14 +53,14 @@ export function parseInstant(raw: string): number | undefined {
 }
 
 function instantParam() {
-  return textParam().transform((raw, context) => {
-    if (raw === undefined) return undefined;
-    const ms = parseInstant(raw);
-    if (ms === undefined) {
-      context.addIssue({ code: 'custom', message: 'must be an ISO 8601 date or datetime' });
-      return z.NEVER;
-    }
-    return ms;
+  const schema = queryParam((value, refuse) => {
+    if (value === undefined) return undefined;
+    return parseInstant(value) ?? refuse('must be an ISO 8601 date or datetime');
+  });
+  return withWireForm(schema, {
+    schema: { type: 'string' },
+    description:
+      'ISO 8601 datetime or plain date (YYYY-MM-DD); a plain date, or a datetime without an offset, is UTC.',
   });
 }
 
@@ -69,7 +69,10 @@ function instantParam() {
  * unknown one is a bodiless 404, not a 400).
  */
 export const candlesQuerySchema = z.object({
-  interval: textParam(),
+  interval: withWireForm(textParam(), {
+    schema: { type: 'string', enum: [...INTERVALS], default: DEFAULT_INTERVAL },
+    description: 'Case-insensitive. An interval not listed is answered 404 with an empty body.',
+  }),
   start: instantParam(),
   end: instantParam(),
   limit: clampedIntParam(CANDLES_LIMIT),

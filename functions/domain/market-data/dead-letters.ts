@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 /**
  * What the trades dead-letter queue holds (docs/replay.md#dead-letters-and-redrive): records the ingest path
@@ -36,7 +36,7 @@ const failedBatchSchema = z.object({
     streamArn: z.string(),
   }),
   /** The local stack's addition: the batch's records themselves (its stream keeps none). */
-  records: z.array(z.object({ partitionKey: z.string(), data: z.string() })).optional(),
+  records: z.optional(z.array(z.object({ partitionKey: z.string(), data: z.string() }))),
 });
 
 export type FailedBatch = z.infer<typeof failedBatchSchema>;

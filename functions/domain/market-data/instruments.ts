@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { INSTRUMENTS_LIMIT } from '#domain/requests/limits';
 import { clampedIntParam, symbolListParam, textParam } from '#domain/requests/query-params';
 

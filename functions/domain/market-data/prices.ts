@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { symbolListParam } from '#domain/requests/query-params';
 import type { LatestPrice } from './bars.ts';
 
@@ -19,7 +19,7 @@ export interface SymbolPrice extends LatestPrice {
   readonly symbol: string;
 }
 
-export const latestPricesQuerySchema = z.object({ symbols: symbolListParam() });
+export const latestPricesQuerySchema = z.object({ symbols: symbolListParam({ required: true }) });
 
 export type LatestPricesQuery = z.output<typeof latestPricesQuerySchema>;
 

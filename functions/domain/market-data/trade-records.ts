@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { Trade } from './bars.ts';
 import { normalizeSymbol } from './symbols.ts';
 
@@ -10,24 +10,23 @@ import { normalizeSymbol } from './symbols.ts';
  * each symbol's order across retries (functions/adapters/kinesis/trade-sink.ts).
  */
 export const tradeRecordSchema = z.object({
-  symbol: z.string().min(1).max(32).transform(normalizeSymbol),
-  price: z.number().positive().finite(),
-  size: z.number().nonnegative().finite(),
+  symbol: z.pipe(z.string().check(z.minLength(1), z.maxLength(32)), z.transform(normalizeSymbol)),
+  price: z.number().check(z.positive()),
+  size: z.number().check(z.nonnegative()),
   /** Unix milliseconds. */
-  timestamp: z.number().int().positive(),
-  tradeId: z.string().min(1).max(128),
+  timestamp: z.int().check(z.positive()),
+  tradeId: z.string().check(z.minLength(1), z.maxLength(128)),
+  /** Counts in volume but sets no price, high or low (functions/domain/market-data/bars.ts). Absent: fully. */
+  volumeOnly: z.optional(z.boolean()),
 });
 
 /** At most this many trades in one record (about 10 KB). */
 export const TRADES_PER_RECORD = 100;
 
-const wireTrade = ({ symbol, price, size, timestamp, tradeId }: Trade) => ({
-  symbol,
-  price,
-  size,
-  timestamp,
-  tradeId,
-});
+const wireTrade = ({ symbol, price, size, timestamp, tradeId, volumeOnly }: Trade) =>
+  volumeOnly === true
+    ? { symbol, price, size, timestamp, tradeId, volumeOnly }
+    : { symbol, price, size, timestamp, tradeId };
 
 export function encodeTradeRecord(trade: Trade): string {
   return JSON.stringify(wireTrade(trade));
@@ -65,7 +64,10 @@ export function encodeTradeRecords(trades: readonly Trade[]): TradeRecord[] {
   return records;
 }
 
-const recordSchema = z.union([tradeRecordSchema, z.array(tradeRecordSchema).min(1).max(TRADES_PER_RECORD)]);
+const recordSchema = z.union([
+  tradeRecordSchema,
+  z.array(tradeRecordSchema).check(z.minLength(1), z.maxLength(TRADES_PER_RECORD)),
+]);
 
 /**
  * A record's trades, in order, or undefined for a record that is not one (a poison record: dead-lettered,

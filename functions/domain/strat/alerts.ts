@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { ALERTS_LIMIT, ALERTS_MAX_EXAMINED, ALERTS_WINDOW_MINUTES } from '#domain/requests/limits';
 import {
   choiceParam,
@@ -21,7 +21,7 @@ const MS_PER_MINUTE = 60_000;
 
 /** An in-force alert (docs/partner-guide.md#in-force-alert). */
 export const inForceAlertSchema = z.object({
-  id: z.number().int(),
+  id: z.int(),
   symbol: z.string(),
   timeframe: z.enum(TIMEFRAMES),
   direction: z.enum(DIRECTIONS),
@@ -33,10 +33,10 @@ export const inForceAlertSchema = z.object({
 
 /** A simultaneous break (docs/partner-guide.md#simultaneous-break). */
 export const simultaneousBreakSchema = z.object({
-  id: z.number().int(),
+  id: z.int(),
   timeframe: z.enum(TIMEFRAMES),
   direction: z.enum(DIRECTIONS),
-  threshold: z.number().int(),
+  threshold: z.int(),
   symbols: z.array(z.string()),
   triggered_at: z.string(),
 });
@@ -121,6 +121,15 @@ const withId = <Body>({ id, body }: StoredEvent<Body>) => ({ id, ...body });
 
 /** The response header naming the id a `since_id` poll can go on from. */
 export const NEXT_SINCE_ID_HEADER = 'X-Next-Since-Id';
+
+/** The header as the OpenAPI document describes it (docs/partner-guide.md#polling-past-a-narrow-filter). */
+export const nextSinceIdHeader = {
+  description:
+    `The id of the last event the request examined (at most ${ALERTS_MAX_EXAMINED} are examined per ` +
+    'request); absent when it examined none. Pass the larger of it and the highest `id` received as the ' +
+    'next `since_id`.',
+  schema: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+} as const;
 
 /**
  * A listing: the response body, and the id a `since_id` poll can go on from (the `X-Next-Since-Id` header,

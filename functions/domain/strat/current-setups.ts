@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { SETUPS_LIMIT } from '#domain/requests/limits';
 import { choiceListParam, clampedIntParam, symbolListParam } from '#domain/requests/query-params';
 import type { SetupStore, StateStore } from './ports.ts';
@@ -12,7 +12,7 @@ export const setupRowSchema = z.object({
   shape: z.string(),
   in_force: z.boolean(),
   p3: z.boolean(),
-  pmg: z.number().nullable(),
+  pmg: z.nullable(z.number()),
   continuation: z.boolean(),
   sector: z.string(),
 });

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { LatestPrice } from '#domain/market-data/bars';
 import { type Instrument, instrumentSchema } from '#domain/market-data/instruments';
 import type { InstrumentCatalog, LedgerStore } from '#domain/market-data/ports';
@@ -18,10 +18,7 @@ export const DEFAULT_CHART_TIMEFRAME: Timeframe = 'D';
 export const stateSnapshotSchema = z.object({
   symbol: z.string(),
   instrument: instrumentSchema,
-  price: z.union([
-    z.object({ price: z.number(), volume: z.number(), time: z.string() }),
-    z.object({}).strict(),
-  ]),
+  price: z.union([z.object({ price: z.number(), volume: z.number(), time: z.string() }), z.strictObject({})]),
   tfc: z.partialRecord(z.enum(TIMEFRAMES), z.enum(['green', 'red', 'yellow'])),
   setups: z.array(setupRowSchema),
   default_timeframe: z.enum(TIMEFRAMES),

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { CHANNEL_NAMES, type CloseCode } from '#contracts/websocket';
 import { priceItemSchema } from '#domain/market-data/prices';
 import { inForceAlertSchema, simultaneousBreakSchema } from '#domain/strat/alerts';
@@ -16,18 +16,18 @@ export const MAX_TOPICS_PER_MESSAGE = 20;
 export const MAX_RAW_SYMBOLS_PER_TOPIC = 1000;
 
 /** An optional client-chosen id, echoed in the reply so a client can match replies to requests. */
-export const requestIdSchema = z.union([z.string().max(64), z.number()]).optional();
+export const requestIdSchema = z.optional(z.union([z.string().check(z.maxLength(64)), z.number()]));
 
 export const topicSchema = z.object({
   channel: z.string(),
-  symbols: z.array(z.string()).max(MAX_RAW_SYMBOLS_PER_TOPIC).optional(),
+  symbols: z.optional(z.array(z.string()).check(z.maxLength(MAX_RAW_SYMBOLS_PER_TOPIC))),
 });
 
 export type RawTopic = z.infer<typeof topicSchema>;
 
 const topicsMessageFields = {
   id: requestIdSchema,
-  topics: z.array(z.unknown()).min(1).max(MAX_TOPICS_PER_MESSAGE),
+  topics: z.array(z.unknown()).check(z.minLength(1), z.maxLength(MAX_TOPICS_PER_MESSAGE)),
 };
 
 /** What a client may send. Unknown fields are ignored. */
@@ -40,9 +40,11 @@ export const clientMessageSchema = z.discriminatedUnion('op', [
 export type ClientMessage = z.infer<typeof clientMessageSchema>;
 
 /** Documented client-message schemas, one per operation (AsyncAPI). */
+const documentedTopics = z.array(topicSchema).check(z.minLength(1), z.maxLength(MAX_TOPICS_PER_MESSAGE));
+
 export const clientOperationSchemas = {
-  subscribe: z.object({ op: z.literal('subscribe'), id: requestIdSchema, topics: z.array(topicSchema) }),
-  unsubscribe: z.object({ op: z.literal('unsubscribe'), id: requestIdSchema, topics: z.array(topicSchema) }),
+  subscribe: z.object({ op: z.literal('subscribe'), id: requestIdSchema, topics: documentedTopics }),
+  unsubscribe: z.object({ op: z.literal('unsubscribe'), id: requestIdSchema, topics: documentedTopics }),
   ping: z.object({ op: z.literal('ping'), id: requestIdSchema }),
 };
 
@@ -67,8 +69,8 @@ const channelSchema = z.enum(CHANNEL_NAMES);
 /** A topic as it took effect: the symbols subscribed, and those not tracked (not subscribed). */
 export const acceptedTopicSchema = z.object({
   channel: channelSchema,
-  symbols: z.array(z.string()).optional(),
-  unknown_symbols: z.array(z.string()).optional(),
+  symbols: z.optional(z.array(z.string())),
+  unknown_symbols: z.optional(z.array(z.string())),
 });
 
 export type AcceptedTopic = z.infer<typeof acceptedTopicSchema>;
@@ -82,7 +84,7 @@ export const replySchemas = {
   unsubscribed: z.object({
     op: z.literal('unsubscribed'),
     id: requestIdSchema,
-    topics: z.array(acceptedTopicSchema.omit({ unknown_symbols: true })),
+    topics: z.array(z.omit(acceptedTopicSchema, { unknown_symbols: true })),
   }),
   pong: z.object({ op: z.literal('pong'), id: requestIdSchema }),
   error: z.object({
@@ -90,11 +92,11 @@ export const replySchemas = {
     id: requestIdSchema,
     error: z.object({ code: z.enum(WS_ERROR_CODES), message: z.string() }),
     /** The topic the error is about, when it is about one; the message's other topics still apply. */
-    topic: z.object({ channel: z.string(), symbols: z.array(z.string()).optional() }).optional(),
+    topic: z.optional(z.object({ channel: z.string(), symbols: z.optional(z.array(z.string())) })),
   }),
   heartbeat: z.object({ op: z.literal('heartbeat') }),
   /** On AWS only: sent just before the server ends the connection, since it cannot send a close code. */
-  close: z.object({ op: z.literal('close'), code: z.number().int(), reason: z.string() }),
+  close: z.object({ op: z.literal('close'), code: z.int(), reason: z.string() }),
 };
 
 export type ServerReply = {

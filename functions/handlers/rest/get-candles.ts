@@ -10,7 +10,8 @@ export const contract = {
   summary: 'OHLCV candles',
   query: candlesQuerySchema,
   response: candlesSchema,
-};
+  errors: ['invalid_parameter', 'unknown_symbol', 'unknown_interval'],
+} as const;
 
 /** GET /candles/{symbol} (docs/partner-guide.md#candles). */
 export const createHandler = (deps: {

@@ -12,7 +12,8 @@ export const contract = {
   summary: 'Current setup rows',
   query: currentSetupsQuerySchema,
   response: currentSetupsSchema,
-};
+  errors: ['invalid_parameter'],
+} as const;
 
 /** GET /setups/current (docs/partner-guide.md#get-setupscurrent). */
 export const createHandler = (deps: { states: () => StateStore; setups: () => SetupStore }) =>

@@ -5,6 +5,7 @@ import {
   inForceQuerySchema,
   listInForceAlerts,
   NEXT_SINCE_ID_HEADER,
+  nextSinceIdHeader,
 } from '#domain/strat/alerts';
 import type { EventFeed } from '#domain/strat/ports';
 import { clock } from '#runtime/clock';
@@ -16,7 +17,9 @@ export const contract = {
   summary: 'In-force alerts',
   query: inForceQuerySchema,
   response: inForceAlertListSchema,
-};
+  errors: ['invalid_parameter'],
+  headers: { [NEXT_SINCE_ID_HEADER]: nextSinceIdHeader },
+} as const;
 
 /** GET /alerts/in-force (docs/partner-guide.md#get-alertsin-force). */
 export const createHandler = (deps: { alerts: () => EventFeed<InForceAlertBody>; clock: () => Clock }) =>

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { getInstrument } from '#domain/market-data/instrument-queries';
 import { instrumentSchema } from '#domain/market-data/instruments';
 import type { InstrumentCatalog } from '#domain/market-data/ports';
@@ -10,7 +10,8 @@ export const contract = {
   summary: 'One instrument',
   query: z.object({}),
   response: instrumentSchema,
-};
+  errors: ['unknown_symbol'],
+} as const;
 
 /** GET /instruments/{symbol} (docs/partner-guide.md#get-instrumentssymbol). */
 export const createHandler = (deps: { instruments: () => InstrumentCatalog }) =>

@@ -9,7 +9,8 @@ export const contract = {
   summary: 'Latest trade prices',
   query: latestPricesQuerySchema,
   response: latestPricesSchema,
-};
+  errors: ['missing_symbols'],
+} as const;
 
 /** GET /prices/latest (docs/partner-guide.md#latest-prices). */
 export const createHandler = (deps: { prices: () => PriceStore }) =>

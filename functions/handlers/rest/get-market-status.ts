@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { Clock } from '#domain/calendar/clock';
 import { marketStatus, marketStatusSchema } from '#domain/calendar/market-status';
 import { clock } from '#runtime/clock';
@@ -9,7 +9,8 @@ export const contract = {
   summary: 'Market open/closed status',
   query: z.object({}),
   response: marketStatusSchema,
-};
+  errors: [],
+} as const;
 
 /** GET /market-status (docs/partner-guide.md#market-status). */
 export const createHandler = (deps: { clock: () => Clock }) =>

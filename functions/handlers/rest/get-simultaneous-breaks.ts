@@ -3,6 +3,7 @@ import {
   breaksQuerySchema,
   listSimultaneousBreaks,
   NEXT_SINCE_ID_HEADER,
+  nextSinceIdHeader,
   type SimultaneousBreakBody,
   simultaneousBreakListSchema,
 } from '#domain/strat/alerts';
@@ -16,7 +17,9 @@ export const contract = {
   summary: 'Simultaneous breaks of the index futures',
   query: breaksQuerySchema,
   response: simultaneousBreakListSchema,
-};
+  errors: ['invalid_parameter'],
+  headers: { [NEXT_SINCE_ID_HEADER]: nextSinceIdHeader },
+} as const;
 
 /** GET /alerts/simultaneous-breaks (docs/partner-guide.md#get-alertssimultaneous-breaks). */
 export const createHandler = (deps: { breaks: () => EventFeed<SimultaneousBreakBody>; clock: () => Clock }) =>

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { Clock } from '#domain/calendar/clock';
 import type { InstrumentCatalog, LedgerStore } from '#domain/market-data/ports';
 import { getStateSnapshot, stateSnapshotSchema } from '#domain/strat/state-snapshot';
@@ -11,7 +11,8 @@ export const contract = {
   summary: 'State snapshot of a symbol',
   query: z.object({}),
   response: stateSnapshotSchema,
-};
+  errors: ['unknown_symbol'],
+} as const;
 
 /** GET /states/{symbol} (docs/partner-guide.md#get-statessymbol). */
 export const createHandler = (deps: {

@@ -9,7 +9,8 @@ export const contract = {
   summary: 'List instruments',
   query: listInstrumentsQuerySchema,
   response: instrumentListSchema,
-};
+  errors: ['invalid_parameter'],
+} as const;
 
 /** GET /instruments (docs/partner-guide.md#get-instruments). */
 export const createHandler = (deps: { instruments: () => InstrumentCatalog }) =>

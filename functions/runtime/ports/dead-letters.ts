@@ -3,7 +3,7 @@ import { SqsDeadLetterSink } from '#adapters/sqs/dead-letter-sink';
 import { TRADE_DEAD_LETTERS_ENV } from '#contracts/ingestion';
 import { environment } from '../environment.ts';
 import { memo } from '../memo.ts';
-import { traced } from '../tracer.ts';
+import { instrumentedClient } from '../sdk-clients.ts';
 
 /**
  * The trades dead-letter queue (docs/replay.md#dead-letters-and-redrive), from the ingest function's
@@ -12,5 +12,5 @@ import { traced } from '../tracer.ts';
 export const deadLetterSink = memo(() => {
   const queueUrl = environment()[TRADE_DEAD_LETTERS_ENV];
   if (!queueUrl) throw new Error(`environment variable ${TRADE_DEAD_LETTERS_ENV} is not set`);
-  return new SqsDeadLetterSink(traced(new SQSClient({})), queueUrl);
+  return new SqsDeadLetterSink(instrumentedClient(new SQSClient({})), queueUrl);
 });

@@ -4,7 +4,7 @@ import { REST_THROTTLE, USAGE_PLAN_ID_ENV } from '#contracts/throttling';
 import type { ThroughputTarget } from '#domain/access/ports';
 import type { RestLimits } from '#domain/access/throughput';
 import { memo } from '../memo.ts';
-import { traced } from '../tracer.ts';
+import { instrumentedClient } from '../sdk-clients.ts';
 
 /**
  * The local stack's per-key limits: no usage plan there, so the clock tick sets these and the local gateway's
@@ -22,5 +22,7 @@ const localTarget: ThroughputTarget = {
 /** Where the clock tick applies each key's REST limits: the usage plan on AWS, else the local gateway's. */
 export const throughputTarget = memo((): ThroughputTarget => {
   const usagePlanId = process.env[USAGE_PLAN_ID_ENV];
-  return usagePlanId ? new UsagePlanThrottle(traced(new APIGatewayClient({})), usagePlanId) : localTarget;
+  return usagePlanId
+    ? new UsagePlanThrottle(instrumentedClient(new APIGatewayClient({})), usagePlanId)
+    : localTarget;
 });

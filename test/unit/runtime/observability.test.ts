@@ -1,9 +1,11 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { describe, expect, it } from 'vitest';
-import * as z from 'zod';
+import { describe, expect, it, vi } from 'vitest';
+import * as z from 'zod/mini';
+import { CLIENT_ERROR_LOG } from '#contracts/metrics';
 import { UnknownSymbolError } from '#domain/requests/errors';
 import type { SimultaneousBreakBody } from '#domain/strat/alerts';
 import { createHandler as createClockTick } from '#handlers/schedule/clock-tick';
+import { logger } from '#runtime/logger';
 import { type MetricPoint, observeMetrics } from '#runtime/metrics';
 import { restHandler } from '#runtime/rest-handler';
 import { context } from '../../support/events.ts';
@@ -27,9 +29,12 @@ async function pointsOf(run: () => Promise<unknown>): Promise<MetricPoint[]> {
 
 describe('REST handlers’ metrics', () => {
   it('count a 4xx answer by its error code, with the envelope unchanged', async () => {
-    const handler = restHandler({ summary: 's', query: z.object({}), response: z.object({}) }, async () => {
-      throw new UnknownSymbolError('NOPE');
-    });
+    const handler = restHandler(
+      { summary: 's', query: z.object({}), response: z.object({}), errors: [] },
+      async () => {
+        throw new UnknownSymbolError('NOPE');
+      },
+    );
     let status = 0;
     const points = await pointsOf(async () => {
       status = (
@@ -41,6 +46,27 @@ describe('REST handlers’ metrics', () => {
     });
     expect(status).toBe(404);
     expect(points).toContainEqual({ id: 'clientErrors', value: 1, dimensionValue: 'unknown_symbol' });
+  });
+
+  it('write each 4xx as the log line the ClientErrors metric filter counts', async () => {
+    const handler = restHandler(
+      { summary: 's', query: z.object({}), response: z.object({}), errors: [] },
+      async () => {
+        throw new UnknownSymbolError('NOPE');
+      },
+    );
+    const info = vi.spyOn(logger, 'info');
+    try {
+      await handler(
+        { queryStringParameters: null, pathParameters: null } as unknown as APIGatewayProxyEvent,
+        context(),
+      );
+      expect(info).toHaveBeenCalledWith(CLIENT_ERROR_LOG.message, {
+        [CLIENT_ERROR_LOG.codeField]: 'unknown_symbol',
+      });
+    } finally {
+      info.mockRestore();
+    }
   });
 });
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { CHANNEL_NAMES, CHANNELS, CLOSE_CODES, WS_BASE_PATH } from '#contracts/websocket';
 import {
   clientOperationSchemas,
@@ -105,8 +105,8 @@ function documentedExamples(): unknown[] {
   });
 }
 
-function schemaOf(example: Record<string, unknown>): z.ZodType | undefined {
-  const schemas: Record<string, z.ZodType> = { ...clientOperationSchemas, ...replySchemas };
+function schemaOf(example: Record<string, unknown>): z.ZodMiniType | undefined {
+  const schemas: Record<string, z.ZodMiniType> = { ...clientOperationSchemas, ...replySchemas };
   if (typeof example.op === 'string') return schemas[example.op];
   return pushSchemas[example.channel as keyof typeof pushSchemas];
 }

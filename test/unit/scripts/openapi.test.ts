@@ -5,9 +5,26 @@ import { REST_ROUTES } from '#contracts/routes';
 import { PROJECT_ROOT } from '#lib/project-root';
 import { openApiDocument } from '../../../scripts/lib/openapi.ts';
 
+interface Parameter {
+  name: string;
+  required: boolean;
+  style?: string;
+  explode?: boolean;
+  schema: Record<string, unknown>;
+}
+interface Operation {
+  operationId: string;
+  tags: string[];
+  parameters: Parameter[];
+  responses: Record<string, { description: string; content?: unknown; headers?: Record<string, unknown> }>;
+}
 const document = (await openApiDocument()) as {
-  paths: Record<string, { get: { operationId: string; responses: Record<string, { content?: unknown }> } }>;
+  info: { contact?: unknown; license?: unknown };
+  tags: { name: string }[];
+  paths: Record<string, { get: Operation }>;
 };
+const get = (path: string) => document.paths[path]?.get as Operation;
+const parameter = (path: string, name: string) => get(path).parameters.find((entry) => entry.name === name);
 
 describe('the OpenAPI document', () => {
   it('is the committed docs/openapi.json (run npm run openapi after changing a route or schema)', () => {
@@ -30,5 +47,81 @@ describe('the OpenAPI document', () => {
     for (const field of ['symbol', 'interval', 'bars', 'partial_bar_included', 'open', 'volume']) {
       expect(schema).toContain(`"${field}"`);
     }
+  });
+
+  // docs/partner-guide.md#limits-and-throttling
+  it('types limit, window_minutes and since_id as integers with their bounds and defaults', () => {
+    expect(parameter('/instruments', 'limit')?.schema).toEqual({
+      type: 'integer',
+      minimum: 1,
+      maximum: 200,
+      default: 50,
+    });
+    expect(parameter('/candles/{symbol}', 'limit')?.schema).toMatchObject({ minimum: 1, maximum: 5000 });
+    expect(parameter('/alerts/in-force', 'window_minutes')?.schema).toEqual({
+      type: 'integer',
+      minimum: 1,
+      maximum: 10_080,
+      default: 1440,
+    });
+    expect(parameter('/alerts/simultaneous-breaks', 'since_id')?.schema).toEqual({
+      type: 'integer',
+      minimum: 0,
+      maximum: Number.MAX_SAFE_INTEGER,
+    });
+  });
+
+  it('requires symbols on /prices/latest only, as a comma-separated list', () => {
+    expect(parameter('/prices/latest', 'symbols')).toMatchObject({
+      required: true,
+      style: 'form',
+      explode: false,
+      schema: { type: 'array', minItems: 1 },
+    });
+    expect(parameter('/instruments', 'symbols')?.required).toBe(false);
+  });
+
+  it('lists the enumerated values of interval, direction and timeframes', () => {
+    expect(parameter('/candles/{symbol}', 'interval')?.schema.enum).toContain('1mo');
+    expect(parameter('/alerts/in-force', 'direction')?.schema).toMatchObject({
+      enum: ['all', 'bullish', 'bearish'],
+      default: 'all',
+    });
+    expect(parameter('/setups/current', 'timeframes')?.schema).toMatchObject({ type: 'array' });
+  });
+
+  it('declares the unknown-interval 404 of /candles as bodiless beside the unknown_symbol envelope', () => {
+    const notFound = get('/candles/{symbol}').responses[404];
+    expect(notFound?.description).toContain('unknown_interval: no body');
+    expect(notFound?.description).toContain('unknown_symbol');
+  });
+
+  it('declares only the errors a route can give', () => {
+    expect(Object.keys(get('/market-status').responses)).toEqual(['200', '401', '403', '429', '500']);
+    expect(Object.keys(get('/prices/latest').responses)).toEqual(['200', '400', '401', '403', '429', '500']);
+    expect(get('/prices/latest').responses[400]?.description).toContain('missing_symbols');
+    expect(get('/prices/latest').responses[400]?.description).not.toContain('invalid_parameter');
+    expect(Object.keys(get('/states/{symbol}').responses)).toEqual([
+      '200',
+      '401',
+      '403',
+      '404',
+      '429',
+      '500',
+    ]);
+    expect(get('/market-status').responses[429]?.headers).toHaveProperty('Retry-After');
+  });
+
+  it('declares X-Next-Since-Id on the 200 of the alert routes', () => {
+    expect(get('/alerts/in-force').responses[200]?.headers).toHaveProperty('X-Next-Since-Id');
+    expect(get('/alerts/simultaneous-breaks').responses[200]?.headers).toHaveProperty('X-Next-Since-Id');
+    expect(get('/instruments').responses[200]?.headers).toBeUndefined();
+  });
+
+  it('has tags on every operation, a contact and a license', () => {
+    const tags = new Set(document.tags.map((tag) => tag.name));
+    for (const route of REST_ROUTES) expect(tags.has(get(route.path).tags[0] ?? '')).toBe(true);
+    expect(document.info.contact).toBeDefined();
+    expect(document.info.license).toBeDefined();
   });
 });

@@ -124,6 +124,7 @@ describe('foldTrades: OHLCV', () => {
       late: 0,
       outsideSession: 0,
       invalid: 0,
+      unpriced: 0,
       inForce: [],
     });
   });
@@ -659,5 +660,82 @@ describe('foldTrades: properties', () => {
         }
       }),
     );
+  });
+});
+
+describe('foldTrades: volume-only trades (sale conditions that count in volume alone)', () => {
+  const volumeOnly = (at: string, price: number, size: number): Trade => ({
+    ...trade(at, price, size),
+    volumeOnly: true,
+  });
+
+  it('adds the size to every forming bar and moves no price, high, low, close or latest price', () => {
+    const result = fold([
+      trade('2024-05-15T13:30:05Z', 100, 10),
+      volumeOnly('2024-05-15T13:30:10Z', 150, 3),
+      volumeOnly('2024-05-15T13:30:20Z', 50, 4),
+    ]);
+    for (const interval of INTERVALS) {
+      expect(barOf(formingOf(result.ledger, interval))).toMatchObject({
+        open: 100,
+        high: 100,
+        low: 100,
+        close: 100,
+        volume: 17,
+      });
+    }
+    expect(result.ledger.price).toMatchObject({
+      price: 100,
+      volume: 10,
+      timestamp: ms('2024-05-15T13:30:05Z'),
+    });
+    expect(result.applied).toBe(3);
+  });
+
+  it('advances the watermark, so a redelivered volume-only trade is a duplicate', () => {
+    const odd = volumeOnly('2024-05-15T13:30:10Z', 150, 3);
+    const first = fold([trade('2024-05-15T13:30:05Z', 100, 10), odd]);
+    expect(first.ledger.lastTrade).toEqual({ timestamp: odd.timestamp, tradeId: odd.tradeId });
+    const again = fold([odd], first.ledger);
+    expect(again.duplicates).toBe(1);
+    expect(formingOf(again.ledger, '1m').volume).toBe(13);
+  });
+
+  it('opens a new period at the last sale price without moving it', () => {
+    const result = fold([
+      trade('2024-05-15T13:30:05Z', 100, 10),
+      volumeOnly('2024-05-15T13:31:10Z', 180, 2),
+      trade('2024-05-15T13:31:20Z', 101, 1),
+    ]);
+    expect(barOf(formingOf(result.ledger, '1m'))).toEqual({
+      time: seconds('2024-05-15T13:31:00Z'),
+      open: 100,
+      high: 101,
+      low: 100,
+      close: 101,
+      volume: 3,
+    });
+    expect(formingOf(result.ledger, '1d').volume).toBe(13);
+    expect(result.ledger.price?.price).toBe(101);
+  });
+
+  it('counts a volume-only trade of a symbol with no last sale as unpriced and applies nothing', () => {
+    const result = fold([volumeOnly('2024-05-15T13:30:05Z', 100, 5)]);
+    expect(result.unpriced).toBe(1);
+    expect(result.applied).toBe(0);
+    expect(result.ledger.forming).toEqual({});
+    expect(result.ledger.price).toBeUndefined();
+  });
+
+  it('folds a volume-only late print into the volume alone', () => {
+    const first = fold([trade('2024-05-15T13:30:05Z', 100, 10), trade('2024-05-15T13:30:08Z', 100, 1)]);
+    const late = fold([volumeOnly('2024-05-15T13:30:06Z', 300, 7)], first.ledger);
+    expect(late.latePrints).toBe(1);
+    expect(barOf(formingOf(late.ledger, '1m'))).toMatchObject({
+      high: 100,
+      low: 100,
+      close: 100,
+      volume: 18,
+    });
   });
 });

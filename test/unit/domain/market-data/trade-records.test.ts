@@ -48,3 +48,26 @@ describe('trade records', () => {
     expect(records.flatMap(({ data }) => decodeTradeRecord(data) ?? [])).toEqual(trades);
   });
 });
+
+describe('trade records: volume-only trades', () => {
+  const base = { symbol: 'AAPL', price: 10, size: 5, timestamp: 1_700_000_000_000, tradeId: 't1' };
+
+  it('carries volumeOnly when set and leaves it out when absent', () => {
+    const [record] = encodeTradeRecords([
+      { ...base, volumeOnly: true },
+      { ...base, tradeId: 't2' },
+    ]);
+    expect(JSON.parse(record?.data ?? '')).toEqual([
+      { ...base, volumeOnly: true },
+      { ...base, tradeId: 't2' },
+    ]);
+    expect(decodeTradeRecord(record?.data ?? '')).toEqual([
+      { ...base, volumeOnly: true },
+      { ...base, tradeId: 't2' },
+    ]);
+  });
+
+  it('refuses a record whose volumeOnly is not a boolean', () => {
+    expect(decodeTradeRecord(JSON.stringify({ ...base, volumeOnly: 'yes' }))).toBeUndefined();
+  });
+});

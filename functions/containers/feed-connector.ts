@@ -1,0 +1,47 @@
+/**
+ * The live feed connector's process entry (docs/data-sources.md; the contract: functions/contracts/feed.ts).
+ * A long-running Node 24 process, bundled alone into the connector's container image: reads its settings and
+ * the provider's credentials, feeds the Kinesis trades stream until SIGTERM or SIGINT, then puts what it holds
+ * and exits 0. A setting it cannot run without, or credentials the provider refuses, end it with exit code 1
+ * and one log line saying why (the service restarts it).
+ */
+import { KinesisClient } from '@aws-sdk/client-kinesis';
+import { KinesisTradeSink } from '#adapters/kinesis/trade-sink';
+import { FEED_ENV } from '#contracts/feed';
+import { FeedError } from '#domain/feed/ports';
+import { FeedService, loggerFeedLog } from '#runtime/feed-service';
+import { FeedSettingsError, feedCredentials, feedEnvironment, feedSymbols } from '#runtime/feed-settings';
+import { logger } from '#runtime/logger';
+
+async function main(): Promise<void> {
+  const env = feedEnvironment();
+  const streamName = env[FEED_ENV.streamName];
+  if (streamName === undefined) throw new FeedSettingsError(`${FEED_ENV.streamName} is required`);
+  const provider = env[FEED_ENV.provider];
+  const service = new FeedService({
+    provider,
+    credentials: await feedCredentials(provider, env[FEED_ENV.secretArn]),
+    ...(env[FEED_ENV.url] ? { url: env[FEED_ENV.url] } : {}),
+    symbols: feedSymbols(env[FEED_ENV.symbols]),
+    sink: new KinesisTradeSink(new KinesisClient({}), streamName),
+    log: loggerFeedLog(logger),
+  });
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      logger.info('Stopping: putting what is held', { signal });
+      service.stop();
+    });
+  }
+  logger.info('Feed connector starting', { provider, streamName });
+  await service.run();
+  logger.info('Feed connector stopped');
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    const known = error instanceof FeedSettingsError || error instanceof FeedError;
+    logger.error('Feed connector failed', { error: known ? (error as Error).message : String(error) });
+    process.exit(1);
+  },
+);

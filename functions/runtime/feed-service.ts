@@ -1,0 +1,163 @@
+/**
+ * The production wiring of the live feed connector (docs/data-sources.md): the provider's feeds, the symbols
+ * each covers, the market calendar, and one FeedConnector per feed (functions/use-cases/feed-connector.ts),
+ * all putting into one TradeSink. Used by the process entry (functions/containers/feed-connector.ts) and by
+ * `npm run feed`.
+ */
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { ALPACA_STREAM_URL, alpacaFeed } from '#adapters/feed/alpaca';
+import { POLYGON_SOCKET_URL, polygonFeed } from '#adapters/feed/polygon';
+import type { FeedProvider } from '#contracts/feed';
+import { sessionAt } from '#domain/calendar/sessions';
+import { newYorkDate } from '#domain/calendar/time-zone';
+import { isContinuousFuture, providerSymbolOn } from '#domain/feed/futures-roll';
+import type { FeedLog, TradeFeed } from '#domain/feed/ports';
+import type { TradeSink } from '#domain/market-data/ports';
+import { FeedConnector, type FeedConnectorSettings } from '#use-cases/feed-connector';
+import { FeedMetricsRecorder, type FeedTotals } from './feed-metrics.ts';
+
+export interface FeedServiceOptions {
+  readonly provider: FeedProvider;
+  readonly credentials: Record<string, string>;
+  /** Alpaca: the stream URL; Polygon: the cluster root (`/stocks` and `/futures` are appended). */
+  readonly url?: string;
+  /** The REST origin for gap fills (default: the provider's). */
+  readonly restUrl?: string;
+  /** Universe symbols. */
+  readonly symbols: readonly string[];
+  readonly sink: TradeSink;
+  readonly log: FeedLog;
+  readonly settings?: Partial<FeedConnectorSettings>;
+  /** Emit the Feed* metrics as EMF on stdout (on AWS); false: keep totals only (`npm run feed`). */
+  readonly emitMetrics?: boolean;
+}
+
+interface CoveredFeed {
+  readonly feed: TradeFeed;
+  readonly symbols: readonly string[];
+}
+
+/** Each feed of the provider with the universe symbols it carries; the rest are not covered. */
+export function providerFeeds(options: FeedServiceOptions): { feeds: CoveredFeed[]; uncovered: string[] } {
+  const futures = options.symbols.filter(isContinuousFuture);
+  const stocks = options.symbols.filter((symbol) => !isContinuousFuture(symbol));
+  if (options.provider === 'alpaca') {
+    const feed = alpacaFeed(
+      {
+        APCA_API_KEY_ID: options.credentials.APCA_API_KEY_ID ?? '',
+        APCA_API_SECRET_KEY: options.credentials.APCA_API_SECRET_KEY ?? '',
+      },
+      {
+        streamUrl: options.url ?? ALPACA_STREAM_URL,
+        ...(options.restUrl ? { restUrl: options.restUrl } : {}),
+      },
+    );
+    return { feeds: stocks.length > 0 ? [{ feed, symbols: stocks }] : [], uncovered: futures };
+  }
+  const root = (options.url ?? POLYGON_SOCKET_URL).replace(/\/$/, '');
+  const key = options.credentials.POLYGON_API_KEY ?? '';
+  const rest = options.restUrl ? { restUrl: options.restUrl } : {};
+  const feeds: CoveredFeed[] = [];
+  if (stocks.length > 0)
+    feeds.push({
+      feed: polygonFeed('stocks', key, { socketUrl: `${root}/stocks`, ...rest }),
+      symbols: stocks,
+    });
+  if (futures.length > 0) {
+    feeds.push({
+      feed: polygonFeed('futures', key, { socketUrl: `${root}/futures`, ...rest }),
+      symbols: futures,
+    });
+  }
+  return { feeds, uncovered: [] };
+}
+
+/** Provider symbol -> universe symbol on the New York date of `nowMs` (futures: the front contract). */
+export function subscriptionOn(symbols: readonly string[], nowMs: number): Map<string, string> {
+  const date = newYorkDate(new Date(nowMs));
+  return new Map(symbols.map((symbol) => [providerSymbolOn(symbol, date), symbol]));
+}
+
+export interface FeedStatus {
+  readonly connected: boolean;
+  readonly feeds: number;
+  readonly totals: Readonly<FeedTotals>;
+}
+
+export class FeedService {
+  private readonly connectors: FeedConnector[] = [];
+  private readonly up = new Map<string, boolean>();
+  private readonly recorder: FeedMetricsRecorder;
+  private flushTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: FeedServiceOptions) {
+    this.recorder = new FeedMetricsRecorder(options.emitMetrics ?? true);
+  }
+
+  /** Runs every feed's connector until `stop()`; rejects when one is refused for good. */
+  async run(): Promise<void> {
+    const { feeds, uncovered } = providerFeeds(this.options);
+    if (uncovered.length > 0) {
+      this.options.log.warn('Symbols this provider does not carry: not fed', { symbols: uncovered });
+    }
+    if (feeds.length === 0) throw new Error('no symbol to feed: the provider carries none of them');
+    for (const { feed, symbols } of feeds) {
+      this.up.set(feed.name, false);
+      this.connectors.push(
+        new FeedConnector(
+          {
+            feed,
+            sink: this.options.sink,
+            symbolsOn: (nowMs) => subscriptionOn(symbols, nowMs),
+            isSessionOpen: (nowMs) => sessionAt(new Date(nowMs)) !== undefined,
+            nowMs: Date.now,
+            random: Math.random,
+            metrics: this.recorder.port((connected) => this.up.set(feed.name, connected)),
+            log: this.options.log,
+          },
+          this.options.settings,
+        ),
+      );
+    }
+    this.flushTimer = setInterval(() => this.recorder.flush(this.status().connected), 60_000);
+    try {
+      // One feed refused for good stops the others too; each puts what it holds before its run settles.
+      const results = await Promise.allSettled(
+        this.connectors.map((connector) =>
+          connector.run().catch((error: unknown) => {
+            this.stop();
+            throw error;
+          }),
+        ),
+      );
+      const failed = results.find((result) => result.status === 'rejected');
+      if (failed !== undefined) throw failed.reason;
+    } finally {
+      clearInterval(this.flushTimer);
+      this.recorder.flush(false);
+    }
+  }
+
+  /** Stops every connector; `run()` resolves once what they hold is put. */
+  stop(): void {
+    for (const connector of this.connectors) connector.stop();
+  }
+
+  status(): FeedStatus {
+    const states = [...this.up.values()];
+    return {
+      connected: states.length > 0 && states.every(Boolean),
+      feeds: states.length,
+      totals: this.recorder.totals,
+    };
+  }
+}
+
+/** The FeedLog port on the structured logger (functions/runtime/logger.ts). */
+export function loggerFeedLog(logger: Logger): FeedLog {
+  return {
+    info: (message, fields = {}) => logger.info({ message, ...fields }),
+    warn: (message, fields = {}) => logger.warn({ message, ...fields }),
+    error: (message, fields = {}) => logger.error({ message, ...fields }),
+  };
+}

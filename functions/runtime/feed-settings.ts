@@ -1,0 +1,68 @@
+import { readFileSync } from 'node:fs';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { parse } from 'csv-parse/sync';
+import {
+  FEED_CREDENTIAL_NAMES,
+  FEED_ENV,
+  type FeedEnvironment,
+  type FeedProvider,
+  feedEnvironmentSchema,
+} from '#contracts/feed';
+
+/** A setting the connector cannot start without, or a bad one: told plainly, never with a stack. */
+export class FeedSettingsError extends Error {}
+
+/** The connector's environment, checked (functions/contracts/feed.ts). */
+export function feedEnvironment(env: NodeJS.ProcessEnv = process.env): FeedEnvironment {
+  const parsed = feedEnvironmentSchema.safeParse(env);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new FeedSettingsError(`bad feed configuration: ${issues.join('; ')}`);
+  }
+  return parsed.data;
+}
+
+/**
+ * The provider's credentials: from the Secrets Manager secret when `secretArn` is given (its JSON holds the
+ * names of FEED_CREDENTIAL_NAMES), else from the environment. Never logged.
+ */
+export async function feedCredentials(
+  provider: FeedProvider,
+  secretArn: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Record<string, string>> {
+  let source: Record<string, unknown> = env;
+  let where = 'the environment';
+  if (secretArn !== undefined) {
+    const { SecretString } = await new SecretsManagerClient({}).send(
+      new GetSecretValueCommand({ SecretId: secretArn }),
+    );
+    where = `the secret ${FEED_ENV.secretArn} names`;
+    try {
+      source = JSON.parse(SecretString ?? '{}') as Record<string, unknown>;
+    } catch {
+      throw new FeedSettingsError(`${where} does not hold JSON`);
+    }
+  }
+  const names = FEED_CREDENTIAL_NAMES[provider];
+  const missing = names.filter((name) => typeof source[name] !== 'string' || source[name] === '');
+  if (missing.length > 0) throw new FeedSettingsError(`${missing.join(' and ')} missing from ${where}`);
+  return Object.fromEntries(names.map((name) => [name, source[name] as string]));
+}
+
+/** The universe's symbols (data/universe.csv, from the working directory), or FEED_SYMBOLS when set. */
+export function feedSymbols(symbols: string | undefined, universeFile = 'data/universe.csv'): string[] {
+  if (symbols !== undefined)
+    return symbols
+      .split(',')
+      .map((symbol) => symbol.trim().toUpperCase())
+      .filter(Boolean);
+  let text: string;
+  try {
+    text = readFileSync(universeFile, 'utf8');
+  } catch {
+    throw new FeedSettingsError(`cannot read the universe (${universeFile}): set ${FEED_ENV.symbols}`);
+  }
+  const rows = parse(text, { columns: true, skip_empty_lines: true }) as { symbol: string }[];
+  return rows.map((row) => row.symbol);
+}

@@ -1,0 +1,239 @@
+import { Duration, RemovalPolicy, Size, Stack, Validations } from 'aws-cdk-lib';
+import { Peer, Port, SecurityGroup, SubnetType, Vpc } from 'aws-cdk-lib/aws-ec2';
+import { DockerImageAsset, Platform } from 'aws-cdk-lib/aws-ecr-assets';
+import {
+  AwsLogDriverMode,
+  Cluster,
+  type ContainerDefinition,
+  ContainerImage,
+  CpuArchitecture,
+  FargateService,
+  FargateTaskDefinition,
+  LogDrivers,
+  OperatingSystemFamily,
+} from 'aws-cdk-lib/aws-ecs';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IStream } from 'aws-cdk-lib/aws-kinesis';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { type CfnSecret, type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct } from 'constructs';
+import { FEED_CREDENTIAL_NAMES, FEED_ENV, FEED_SERVICE_NAME, type FeedProvider } from '#contracts/feed';
+import { METRICS_NAMESPACE, METRICS_NAMESPACE_ENV } from '#contracts/metrics';
+import { PROJECT_ROOT } from '#lib/project-root';
+
+/** The image's Dockerfile, relative to the build context (the project root, narrowed by .dockerignore). */
+export const FEED_CONNECTOR_DOCKERFILE = 'functions/containers/feed-connector.Dockerfile';
+
+/** How long ECS waits after SIGTERM before SIGKILL: the connector flushes what it holds (Fargate: at most 120). */
+export const FEED_CONNECTOR_STOP_TIMEOUT = Duration.seconds(30);
+
+/** The only port the task may reach: the provider's WebSocket and REST, and the AWS APIs, are all HTTPS. */
+export const FEED_CONNECTOR_EGRESS_PORT = 443;
+
+export interface FeedConnectorProps {
+  readonly provider: FeedProvider;
+  /** The trades stream the connector puts records into. */
+  readonly stream: IStream;
+  /**
+   * An existing secret holding the provider's credentials (`-c feedSecretName=NAME`); without it the
+   * construct creates an empty secret the operator fills (docs/data-sources.md#on-aws).
+   */
+  readonly secretName?: string;
+  /** Another endpoint of the same protocol (`-c feedUrl=...`, FEED_URL), e.g. Alpaca's `sip` feed. */
+  readonly url?: string;
+  /**
+   * Tasks the service runs: 1, or 0 to create the service (and the secret) before the secret holds
+   * credentials (`-c feedTasks=0`, docs/data-sources.md#on-aws). @default 1
+   */
+  readonly desiredCount?: 0 | 1;
+}
+
+/**
+ * The live feed connector on AWS (docs/adr/0015-feed-connector-container.md): one Fargate task running
+ * functions/containers/feed-connector.ts from an image `cdk deploy` builds, holding one connection to the
+ * provider and putting its trades on the trades stream.
+ *
+ * - One task at most, ever: ECS replaces a task that stops, stopping the old one before starting the new one
+ *   (minimum healthy 0 %, maximum 100 %), since a provider allows one connection per feed; a deployment whose
+ *   tasks keep failing is stopped and rolled back (the circuit breaker).
+ * - Credentials in Secrets Manager, read by the task with the SDK at start (FEED_SECRET_ARN), never in the
+ *   template, the task definition or the logs. The task role may put records on the trades stream and read
+ *   that one secret, nothing else.
+ * - A VPC with public subnets only and a public IP for the task: egress to the internet on 443 without a NAT
+ *   gateway; no inbound rule.
+ */
+export class FeedConnector extends Construct {
+  readonly provider: FeedProvider;
+  readonly vpc: Vpc;
+  readonly securityGroup: SecurityGroup;
+  readonly cluster: Cluster;
+  readonly secret: ISecret;
+  /** The ARN the task reads the secret by (a name's partial ARN for an existing secret). */
+  readonly secretArn: string;
+  readonly image: DockerImageAsset;
+  readonly logGroup: LogGroup;
+  readonly taskRole: Role;
+  readonly taskDefinition: FargateTaskDefinition;
+  readonly container: ContainerDefinition;
+  readonly service: FargateService;
+
+  constructor(scope: Construct, id: string, props: FeedConnectorProps) {
+    super(scope, id);
+    this.provider = props.provider;
+
+    this.vpc = new Vpc(this, 'Vpc', {
+      maxAzs: 2,
+      natGateways: 0,
+      subnetConfiguration: [{ name: 'Public', subnetType: SubnetType.PUBLIC, cidrMask: 24 }],
+      // The default security group is used by nothing; restricting it needs a custom-resource Lambda.
+      restrictDefaultSecurityGroup: false,
+    });
+    Validations.of(this.vpc).acknowledge({
+      id: 'AwsSolutions-VPC7',
+      reason:
+        'The VPC holds one task with no inbound rule; its flow logs would mostly record scans of the public ' +
+        'address that the security group drops. The task logs its own connections.',
+    });
+
+    this.securityGroup = new SecurityGroup(this, 'SecurityGroup', {
+      vpc: this.vpc,
+      description: 'Feed connector: no inbound; outbound HTTPS only (provider, AWS APIs, the image registry)',
+      allowAllOutbound: false,
+    });
+    this.securityGroup.addEgressRule(
+      Peer.anyIpv4(),
+      Port.tcp(FEED_CONNECTOR_EGRESS_PORT),
+      'HTTPS and WSS to the provider and the AWS APIs',
+    );
+
+    this.cluster = new Cluster(this, 'Cluster', { vpc: this.vpc });
+    Validations.of(this.cluster).acknowledge({
+      id: 'AwsSolutions-ECS4',
+      reason:
+        'One task: the service’s CPU and memory (AWS/ECS, free) and the connector’s own metrics are on the ' +
+        'dashboard; Container Insights would bill custom metrics for no more insight.',
+    });
+
+    this.secret = props.secretName
+      ? Secret.fromSecretNameV2(this, 'Secret', props.secretName)
+      : emptySecret(this, props.provider);
+    this.secretArn = this.secret.secretArn;
+
+    this.image = new DockerImageAsset(this, 'Image', {
+      directory: PROJECT_ROOT,
+      file: FEED_CONNECTOR_DOCKERFILE,
+      platform: Platform.LINUX_ARM64,
+      displayName: 'feed connector image',
+    });
+
+    this.logGroup = new LogGroup(this, 'Logs', {
+      retention: RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+
+    const stack = Stack.of(this);
+    this.taskRole = new Role(this, 'TaskRole', {
+      assumedBy: new ServicePrincipal('ecs-tasks.amazonaws.com', {
+        // Only ECS tasks of this account may assume it (the cross-service confused-deputy guard).
+        conditions: { StringEquals: { 'aws:SourceAccount': stack.account } },
+      }),
+      description: `Task role of ${this.node.path}: put trades on the stream, read the feed secret`,
+    });
+    // Exactly what the connector calls, each on its one resource (stream.grantWrite would add PutRecord,
+    // ListShards and DescribeStreamSummary; secret.grantRead would add DescribeSecret).
+    this.taskRole.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['kinesis:PutRecords'], resources: [props.stream.streamArn] }),
+    );
+    this.taskRole.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['secretsmanager:GetSecretValue'],
+        // A secret named in the context has a partial ARN: its full ARN ends with six random characters.
+        resources: [this.secret.secretFullArn ?? `${this.secret.secretArn}-??????`],
+      }),
+    );
+
+    this.taskDefinition = new FargateTaskDefinition(this, 'TaskDefinition', {
+      // The connector waits on one socket and batches PutRecords: a quarter of a vCPU on ARM64 is plenty
+      // (the dashboard shows its CPU and memory).
+      cpu: 256,
+      memoryLimitMiB: 512,
+      runtimePlatform: {
+        cpuArchitecture: CpuArchitecture.ARM64,
+        operatingSystemFamily: OperatingSystemFamily.LINUX,
+      },
+      taskRole: this.taskRole,
+    });
+
+    this.container = this.taskDefinition.addContainer('Connector', {
+      image: ContainerImage.fromDockerImageAsset(this.image),
+      essential: true,
+      readonlyRootFilesystem: true,
+      stopTimeout: FEED_CONNECTOR_STOP_TIMEOUT,
+      logging: LogDrivers.awsLogs({
+        logGroup: this.logGroup,
+        streamPrefix: FEED_SERVICE_NAME,
+        // Writing to stdout never blocks the connector's event loop (a stalled loop misses the provider's
+        // pings); lines wait in a buffer while CloudWatch Logs is slow.
+        mode: AwsLogDriverMode.NON_BLOCKING,
+        maxBufferSize: Size.mebibytes(25),
+      }),
+      // Names and ARNs only: the credentials are read from the secret at start.
+      environment: {
+        [FEED_ENV.provider]: props.provider,
+        [FEED_ENV.secretArn]: this.secretArn,
+        [FEED_ENV.streamName]: props.stream.streamName,
+        ...(props.url ? { [FEED_ENV.url]: props.url } : {}),
+        AWS_REGION: stack.region,
+        POWERTOOLS_SERVICE_NAME: FEED_SERVICE_NAME,
+        POWERTOOLS_LOG_LEVEL: 'INFO',
+        [METRICS_NAMESPACE_ENV]: METRICS_NAMESPACE,
+      },
+    });
+    Validations.of(this.taskDefinition).acknowledge({
+      id: 'AwsSolutions-ECS2',
+      reason:
+        'The environment holds the provider name, the trades stream name, the secret’s ARN and logging ' +
+        'settings, no credential: the connector reads the credentials from Secrets Manager at start.',
+    });
+    const executionRole = this.taskDefinition.obtainExecutionRole();
+    Validations.of(executionRole).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'ECS’s execution role pulls the image: ecr:GetAuthorizationToken has no resource-level permission, ' +
+        'so its resource is "*"; the pull itself is limited to the assets repository.',
+    });
+
+    this.service = new FargateService(this, 'Service', {
+      cluster: this.cluster,
+      taskDefinition: this.taskDefinition,
+      desiredCount: props.desiredCount ?? 1,
+      // Never two connections to the provider: the old task stops before its replacement starts.
+      minHealthyPercent: 0,
+      maxHealthyPercent: 100,
+      circuitBreaker: { enable: true, rollback: true },
+      assignPublicIp: true,
+      vpcSubnets: { subnetType: SubnetType.PUBLIC },
+      securityGroups: [this.securityGroup],
+    });
+  }
+}
+
+/**
+ * A secret with no value for the operator to fill (`aws secretsmanager put-secret-value`): the CDK's Secret
+ * would otherwise generate a random password, which is no provider's credential.
+ */
+function emptySecret(scope: Construct, provider: FeedProvider): Secret {
+  const keys = FEED_CREDENTIAL_NAMES[provider].map((key) => `"${key}": "..."`).join(', ');
+  const secret = new Secret(scope, 'Secret', {
+    description: `Credentials of the ${provider} feed, as JSON {${keys}}; put by the operator (docs/data-sources.md#on-aws)`,
+    removalPolicy: RemovalPolicy.DESTROY,
+  });
+  (secret.node.defaultChild as CfnSecret).addPropertyDeletionOverride('GenerateSecretString');
+  Validations.of(secret).acknowledge({
+    id: 'AwsSolutions-SMG4',
+    reason:
+      'The provider issues the API key in its own dashboard; Secrets Manager cannot rotate it. The operator ' +
+      'rotates it there and puts the new value (docs/operations.md).',
+  });
+  return secret;
+}

@@ -1,0 +1,108 @@
+/**
+ * `npm run feed -- --provider alpaca|polygon [--url URL] [--symbols A,B] [--stack NAME]`: feeds a provider's
+ * live trades to the running local stack (found as `npm run replay` finds it) or to a deployed stack's trades
+ * stream, until Ctrl-C (docs/data-sources.md#locally). Prints a status line every 30 s.
+ *
+ *   --provider P     alpaca (APCA_API_KEY_ID, APCA_API_SECRET_KEY) or polygon (POLYGON_API_KEY), from the environment
+ *   --url URL        another endpoint of the same protocol: Alpaca's stream URL (`.../v2/sip`), Polygon's cluster root
+ *   --symbols A,B    default: the universe (data/universe.csv)
+ *   --stack NAME     put on the deployed stack's Kinesis trades stream instead [--region R]
+ *   --local-url U    a local stack's origin (default: the running one's, from .data/local-stack.json)
+ *   --rest-url U     the provider's REST origin for gap fills (default: the provider's)
+ */
+import { parseArgs } from 'node:util';
+import { FEED_PROVIDERS, type FeedProvider } from '#contracts/feed';
+import type { FeedLog } from '#domain/feed/ports';
+import { FeedService, type FeedStatus } from '#runtime/feed-service';
+import { FeedSettingsError, feedCredentials, feedSymbols } from '#runtime/feed-settings';
+import { exitWith, UsageError } from './lib/cli.ts';
+import { DEFAULT_DATA_DIR } from './lib/project.ts';
+import { tradeSinkFor } from './lib/trade-sinks.ts';
+
+const STATUS_EVERY_MS = 30_000;
+
+/** One line: connected, trades/s since the last line, what was put, gaps, reconnects, drops. */
+export function statusLine(status: FeedStatus, previousPut: number, seconds: number): string {
+  const { totals } = status;
+  const rate = seconds > 0 ? (totals.put - previousPut) / seconds : 0;
+  const dropped = Object.entries(totals.dropped)
+    .map(([reason, count]) => `${reason} ${count}`)
+    .join(', ');
+  return [
+    `feed: ${status.connected ? 'connected' : 'not connected'}`,
+    `${rate.toFixed(1)} trades/s`,
+    `${totals.put} put`,
+    `gaps ${totals.gaps} (${totals.gapsFilled} filled)`,
+    `reconnects ${totals.reconnects}`,
+    ...(dropped ? [`dropped: ${dropped}`] : []),
+  ].join(' | ');
+}
+
+/** Warnings and errors on stderr as one line each; the credentials never reach a log field. */
+const consoleLog: FeedLog = {
+  info: (message, fields) =>
+    process.stdout.write(`${message}${fields ? ` ${JSON.stringify(fields)}` : ''}\n`),
+  warn: (message, fields) =>
+    process.stderr.write(`${message}${fields ? ` ${JSON.stringify(fields)}` : ''}\n`),
+  error: (message, fields) =>
+    process.stderr.write(`${message}${fields ? ` ${JSON.stringify(fields)}` : ''}\n`),
+};
+
+try {
+  const { values } = parseArgs({
+    options: {
+      provider: { type: 'string' },
+      url: { type: 'string' },
+      symbols: { type: 'string' },
+      stack: { type: 'string' },
+      region: { type: 'string' },
+      'local-url': { type: 'string' },
+      'rest-url': { type: 'string' },
+      'data-dir': { type: 'string', default: DEFAULT_DATA_DIR },
+    },
+  });
+  const provider = values.provider as FeedProvider | undefined;
+  if (provider === undefined || !FEED_PROVIDERS.includes(provider)) {
+    throw new UsageError(`--provider must be one of ${FEED_PROVIDERS.join(', ')}`);
+  }
+  const credentials = await feedCredentials(provider, undefined).catch((error: unknown) => {
+    throw error instanceof FeedSettingsError ? new UsageError(error.message) : error;
+  });
+  const service = new FeedService({
+    provider,
+    credentials,
+    ...(values.url ? { url: values.url } : {}),
+    ...(values['rest-url'] ? { restUrl: values['rest-url'] } : {}),
+    symbols: feedSymbols(values.symbols),
+    sink: await tradeSinkFor({
+      stack: values.stack,
+      region: values.region,
+      url: values['local-url'],
+      dataDir: values['data-dir'],
+    }),
+    log: consoleLog,
+    emitMetrics: false,
+  });
+  let previousPut = 0;
+  let previousAt = Date.now();
+  const timer = setInterval(() => {
+    const status = service.status();
+    process.stdout.write(`${statusLine(status, previousPut, (Date.now() - previousAt) / 1_000)}\n`);
+    previousPut = status.totals.put;
+    previousAt = Date.now();
+  }, STATUS_EVERY_MS);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      process.stdout.write('Stopping: putting what is held\n');
+      service.stop();
+    });
+  }
+  try {
+    await service.run();
+  } finally {
+    clearInterval(timer);
+  }
+  process.stdout.write(`${statusLine(service.status(), previousPut, (Date.now() - previousAt) / 1_000)}\n`);
+} catch (error) {
+  exitWith('feed', error instanceof FeedSettingsError ? new UsageError(error.message) : error);
+}

@@ -1,0 +1,325 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { alpacaFeed } from '#adapters/feed/alpaca';
+import { polygonFeed } from '#adapters/feed/polygon';
+import type { FeedDropReason, FeedMetrics, TradeFeed } from '#domain/feed/ports';
+import type { Trade } from '#domain/market-data/bars';
+import type { TradeSink } from '#domain/market-data/ports';
+import { FeedConnector, type FeedConnectorSettings } from '#use-cases/feed-connector';
+import { alpacaTrade, type Dialect, FakeProvider, polygonTrade } from '../../support/fake-providers.ts';
+
+/** A sink that keeps what it was given; it can fail its first calls, or hold every call until released. */
+class MemorySink implements TradeSink {
+  readonly put_: Trade[] = [];
+  calls = 0;
+  failures = 0;
+  private gate: Promise<void> | undefined;
+  private release: (() => void) | undefined;
+
+  hold(): void {
+    this.gate = new Promise((resolve) => {
+      this.release = resolve;
+    });
+  }
+
+  open(): void {
+    this.release?.();
+    this.gate = undefined;
+  }
+
+  async put(trades: readonly Trade[]): Promise<void> {
+    this.calls++;
+    await this.gate;
+    if (this.failures > 0) {
+      this.failures--;
+      throw new Error('PutRecords failed 8 calls in a row');
+    }
+    this.put_.push(...trades);
+  }
+
+  get ids(): string[] {
+    return this.put_.map((trade) => trade.tradeId);
+  }
+}
+
+function recordingMetrics() {
+  const recorded = {
+    received: 0,
+    put: 0,
+    reconnects: 0,
+    gaps: [] as { startMs: number; endMs: number; filled: boolean }[],
+    dropped: {} as Partial<Record<FeedDropReason, number>>,
+    amendments: [] as string[],
+    connected: [] as boolean[],
+  };
+  const metrics: FeedMetrics = {
+    tradesReceived: (count) => {
+      recorded.received += count;
+    },
+    tradesPut: (count) => {
+      recorded.put += count;
+    },
+    reconnect: () => {
+      recorded.reconnects++;
+    },
+    gap: (startMs, endMs, filled) => {
+      recorded.gaps.push({ startMs, endMs, filled });
+    },
+    connected: (up) => {
+      recorded.connected.push(up);
+    },
+    dropped: (reason, count) => {
+      recorded.dropped[reason] = (recorded.dropped[reason] ?? 0) + count;
+    },
+    amendment: (outcome) => {
+      recorded.amendments.push(outcome);
+    },
+  };
+  return { metrics, recorded };
+}
+
+const quietLog = { info: () => {}, warn: () => {}, error: () => {} };
+const SYMBOLS = new Map([
+  ['AAPL', 'AAPL'],
+  ['MSFT', 'MSFT'],
+]);
+
+const fakes: FakeProvider[] = [];
+const connectors: { connector: FeedConnector; running: Promise<void> }[] = [];
+
+afterEach(async () => {
+  for (const { connector, running } of connectors.splice(0)) {
+    connector.stop();
+    await running.catch(() => {});
+  }
+  for (const fake of fakes.splice(0)) await fake.close();
+});
+
+async function fakeOf(dialect: Dialect): Promise<FakeProvider> {
+  const fake = await FakeProvider.start(dialect, { key: 'key', secret: 'secret' });
+  fakes.push(fake);
+  return fake;
+}
+
+function feedOf(fake: FakeProvider, cluster: 'stocks' | 'futures' = 'stocks'): TradeFeed {
+  return fake.dialect === 'alpaca'
+    ? alpacaFeed(
+        { APCA_API_KEY_ID: 'key', APCA_API_SECRET_KEY: 'secret' },
+        { streamUrl: fake.url(), restUrl: fake.restUrl },
+      )
+    : polygonFeed(cluster, 'key', { socketUrl: fake.url(`/${cluster}`), restUrl: fake.restUrl });
+}
+
+function start(
+  feed: TradeFeed,
+  sink: TradeSink,
+  metrics: FeedMetrics,
+  options: {
+    settings?: Partial<FeedConnectorSettings>;
+    symbolsOn?: () => ReadonlyMap<string, string>;
+    open?: boolean;
+  } = {},
+) {
+  const connector = new FeedConnector(
+    {
+      feed,
+      sink,
+      symbolsOn: options.symbolsOn ?? (() => SYMBOLS),
+      isSessionOpen: () => options.open ?? true,
+      nowMs: () => Date.now(),
+      random: () => 0,
+      metrics,
+      log: quietLog,
+    },
+    { silenceMs: 60_000, flushIntervalMs: 10, ...options.settings },
+  );
+  const running = connector.run();
+  connectors.push({ connector, running });
+  return { connector, running };
+}
+
+/** Trade `n` of the test market: AAPL and MSFT alternating, 10 ms apart, in the recent past. */
+function tradeOf(dialect: Dialect, n: number, baseMs: number) {
+  const symbol = n % 2 === 0 ? 'AAPL' : 'MSFT';
+  return dialect === 'alpaca'
+    ? alpacaTrade(symbol, n, baseMs + n * 10, 100 + n / 100)
+    : polygonTrade(symbol, n, baseMs + n * 10, 100 + n / 100);
+}
+
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, index) => from + index);
+const idOf = (dialect: Dialect, n: number) => (dialect === 'alpaca' ? `D-${n}` : `4-${n}`);
+
+describe('FeedConnector', () => {
+  it.each(['alpaca', 'polygon'] as const)(
+    '%s: a connection dropped mid-stream loses no trade and puts none twice, in order per symbol',
+    async (dialect) => {
+      const fake = await fakeOf(dialect);
+      const sink = new MemorySink();
+      const { metrics, recorded } = recordingMetrics();
+      start(feedOf(fake), sink, metrics);
+      const base = Date.now() - 30_000;
+      await fake.subscribed(1);
+
+      fake.publish(range(1, 50).map((n) => tradeOf(dialect, n, base)));
+      await vi.waitFor(() => expect(sink.put_).toHaveLength(50));
+      fake.drop();
+      fake.publish(range(51, 80).map((n) => tradeOf(dialect, n, base))); // printed while nobody listens
+      await fake.subscribed(2);
+      // The provider replays a little of what it sent before, then goes on.
+      fake.publish(range(75, 100).map((n) => tradeOf(dialect, n, base)));
+
+      await vi.waitFor(() => expect(sink.put_).toHaveLength(100));
+      // Each trade once; each symbol's in the order printed (the fill comes symbol by symbol).
+      expect(new Set(sink.ids).size).toBe(100);
+      for (const [symbol, parity] of [
+        ['AAPL', 0],
+        ['MSFT', 1],
+      ] as const) {
+        expect(sink.put_.filter((trade) => trade.symbol === symbol).map((trade) => trade.tradeId)).toEqual(
+          range(1, 100)
+            .filter((n) => n % 2 === parity)
+            .map((n) => idOf(dialect, n)),
+        );
+      }
+      expect(recorded.reconnects).toBe(1);
+      expect(recorded.gaps).toHaveLength(1);
+      expect(recorded.gaps[0]?.filled).toBe(true);
+      expect(recorded.dropped.duplicate).toBeGreaterThanOrEqual(6);
+    },
+  );
+
+  it('records a gap it cannot fill (Polygon futures have no REST fill) with its start and end', async () => {
+    const fake = await fakeOf('polygon');
+    const sink = new MemorySink();
+    const { metrics, recorded } = recordingMetrics();
+    start(feedOf(fake, 'futures'), sink, metrics, { symbolsOn: () => new Map([['ESZ6', 'ES1!']]) });
+    await fake.subscribed(1);
+    const at = Date.now() - 5_000;
+    fake.publish([{ ev: 'T', sym: 'ESZ6', p: 6000, s: 1, t: at, q: 1 }]);
+    await vi.waitFor(() => expect(sink.put_).toHaveLength(1));
+    fake.drop();
+    await fake.subscribed(2);
+    await vi.waitFor(() => expect(recorded.gaps).toHaveLength(1));
+    expect(recorded.gaps[0]).toMatchObject({ startMs: at, filled: false });
+    expect(recorded.gaps[0]?.endMs).toBeGreaterThan(at);
+  });
+
+  it('closes a silent socket during the session and subscribes again', async () => {
+    const fake = await fakeOf('alpaca');
+    const { metrics, recorded } = recordingMetrics();
+    start(feedOf(fake), new MemorySink(), metrics, { settings: { silenceMs: 200 } });
+    await fake.subscribed(2);
+    expect(fake.connections).toBeGreaterThanOrEqual(2);
+    expect(recorded.reconnects).toBeGreaterThanOrEqual(1);
+  });
+
+  it('stops with the refusal when the credentials are refused', async () => {
+    const fake = await FakeProvider.start('alpaca', { key: 'other', secret: 'secret' });
+    fakes.push(fake);
+    const { running } = start(feedOf(fake), new MemorySink(), recordingMetrics().metrics);
+    await expect(running).rejects.toMatchObject({ code: 'auth_failed' });
+  });
+
+  it('puts a batch the sink failed again, before anything later, once', async () => {
+    const fake = await fakeOf('alpaca');
+    const sink = new MemorySink();
+    sink.failures = 2;
+    start(feedOf(fake), sink, recordingMetrics().metrics, { settings: { batchSize: 3 } });
+    await fake.subscribed(1);
+    const base = Date.now() - 1_000;
+    fake.publish(range(1, 10).map((n) => tradeOf('alpaca', n, base)));
+    await vi.waitFor(() => expect(sink.put_).toHaveLength(10));
+    expect(sink.ids).toEqual(range(1, 10).map((n) => `D-${n}`));
+    expect(sink.calls).toBeGreaterThanOrEqual(6);
+  });
+
+  it('bounds what it holds while the sink is behind: beyond the bound, drops and counts', async () => {
+    const fake = await fakeOf('alpaca');
+    const sink = new MemorySink();
+    sink.hold();
+    const { metrics, recorded } = recordingMetrics();
+    const { connector } = start(feedOf(fake), sink, metrics, {
+      settings: { batchSize: 1, pauseAt: 5, dropAt: 10 },
+    });
+    await fake.subscribed(1);
+    const base = Date.now() - 1_000;
+    fake.publish([tradeOf('alpaca', 1, base)]);
+    await vi.waitFor(() => expect(sink.calls).toBe(1));
+    fake.publish(range(2, 31).map((n) => tradeOf('alpaca', n, base)));
+    await vi.waitFor(() => expect(recorded.dropped.backpressure).toBe(20));
+    expect(connector.queued).toBe(10);
+    sink.open();
+    await vi.waitFor(() => expect(sink.put_).toHaveLength(11));
+    expect(sink.ids).toEqual(range(1, 11).map((n) => `D-${n}`));
+  });
+
+  it('counts trades whose conditions exclude them, and puts volume-only trades marked', async () => {
+    const fake = await fakeOf('alpaca');
+    const sink = new MemorySink();
+    const { metrics, recorded } = recordingMetrics();
+    start(feedOf(fake), sink, metrics);
+    await fake.subscribed(1);
+    const at = Date.now() - 1_000;
+    fake.publish([
+      alpacaTrade('AAPL', 1, at, 10, ['@']),
+      alpacaTrade('AAPL', 2, at, 10, ['M']),
+      alpacaTrade('AAPL', 3, at, 10, ['@', 'I']),
+    ]);
+    await vi.waitFor(() => expect(sink.put_).toHaveLength(2));
+    expect(recorded.dropped.condition).toBe(1);
+    expect(sink.put_.map((trade) => [trade.tradeId, trade.volumeOnly])).toEqual([
+      ['D-1', undefined],
+      ['D-3', true],
+    ]);
+  });
+
+  it('applies a cancel to a trade still held and records one of a trade already put', async () => {
+    const fake = await fakeOf('alpaca');
+    const sink = new MemorySink();
+    sink.hold();
+    const { metrics, recorded } = recordingMetrics();
+    start(feedOf(fake), sink, metrics, { settings: { batchSize: 1 } });
+    await fake.subscribed(1);
+    const at = Date.now() - 1_000;
+    fake.publish([alpacaTrade('AAPL', 1, at, 10)]);
+    await vi.waitFor(() => expect(sink.calls).toBe(1));
+    fake.publish([
+      alpacaTrade('AAPL', 2, at, 10),
+      alpacaTrade('AAPL', 3, at, 10),
+      { T: 'x', S: 'AAPL', i: 2, x: 'D', p: 10, s: 100, a: 'C', z: 'C', t: new Date(at).toISOString() },
+      { T: 'x', S: 'AAPL', i: 1, x: 'D', p: 10, s: 100, a: 'C', z: 'C', t: new Date(at).toISOString() },
+    ]);
+    await vi.waitFor(() => expect(recorded.amendments).toHaveLength(2));
+    sink.open();
+    await vi.waitFor(() => expect(sink.put_).toHaveLength(2));
+    expect(sink.ids).toEqual(['D-1', 'D-3']);
+    expect(recorded.amendments).toEqual(['applied', 'recorded']);
+  });
+
+  it('resubscribes to the next contract when the futures front month rolls', async () => {
+    const fake = await fakeOf('polygon');
+    let contract = 'ESZ6';
+    start(feedOf(fake, 'futures'), new MemorySink(), recordingMetrics().metrics, {
+      symbolsOn: () => new Map([[contract, 'ES1!']]),
+    });
+    await fake.subscribed(1);
+    contract = 'ESH7';
+    await fake.subscribed(2);
+    expect(fake.subscriptions).toEqual([['ESZ6'], ['ESH7']]);
+  });
+
+  it('puts what it holds when stopped', async () => {
+    const fake = await fakeOf('alpaca');
+    const sink = new MemorySink();
+    sink.hold();
+    const { connector, running } = start(feedOf(fake), sink, recordingMetrics().metrics, {
+      settings: { batchSize: 2 },
+    });
+    await fake.subscribed(1);
+    fake.publish(range(1, 5).map((n) => tradeOf('alpaca', n, Date.now() - 1_000)));
+    await vi.waitFor(() => expect(sink.calls).toBe(1));
+    connector.stop();
+    sink.open();
+    await running;
+    expect(sink.ids).toEqual(range(1, 5).map((n) => `D-${n}`));
+  });
+});
