@@ -273,7 +273,9 @@ async function importSymbol(
     let version = versioned?.version ?? -1;
     const ledgerWritten = ledgerKey(versioned?.ledger) !== ledgerKey(merge.ledger);
     if (ledgerWritten) {
-      if (!(await ports.ledgers.put(merge.ledger, versioned?.version))) {
+      // The ledger's pending writes (a live commit's, functions/use-cases/ingest-trades.ts) are kept: a
+      // redelivery of the batch that committed them must still find them.
+      if (!(await ports.ledgers.put(merge.ledger, versioned?.version, versioned?.pending))) {
         if (attempt === MAX_ATTEMPTS) {
           throw new Error(
             `the ledger of ${symbol} kept changing during the import (${MAX_ATTEMPTS} attempts)`,

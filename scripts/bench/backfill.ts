@@ -3,7 +3,9 @@
  * every session of 2015 to 2024: about 1.3 million rows), as a vendor file.
  *
  * - **Reading**: `readBarFile` (CSV split, every check, sorting, the duplicate check) and the derivation of
- *   1w, 1mo, 1q and 1y (`deriveBars`) of every symbol, on one core: rows per second, the median of timed runs.
+ *   1w, 1mo, 1q and 1y (`deriveBars`) of every symbol, on one thread: rows per second of wall time and per
+ *   second of the process's CPU time (what one core would do on a machine shared with other work), the
+ *   median of timed runs.
  * - **Import into the local stack**: a fresh in-memory local stack without the simulator, and `importBarText`
  *   (what `npm run backfill` runs) of the file's first `--symbols N` symbols (default 40; `--symbols all` for
  *   the whole file): rows per second and items written per second, and the time the whole file would take at
@@ -14,6 +16,7 @@
  * `npm run bench -- backfill [--symbols N|all] [--concurrency N]`, or `npx tsx scripts/bench/backfill.ts`.
  */
 import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { TABLE_IDS, type TableId } from '#contracts/tables';
 import { sessionsBetween } from '#domain/calendar/sessions';
@@ -97,19 +100,26 @@ export async function benchBackfill(args: readonly string[]): Promise<BenchResul
 
   // Reading, checking and deriving, on this core.
   const seconds: number[] = [];
+  const cpuSeconds: number[] = [];
   let rows = 0;
   let derived = 0;
   for (let run = 0; run <= READ_RUNS; run++) {
     const started = process.hrtime.bigint();
+    const cpu = process.cpuUsage();
     const file = readBarFile(text, rules);
     derived = 0;
     for (const bars of file.bars.values()) {
       for (const interval of DERIVED_INTERVALS['1d']) derived += deriveBars(interval, '1d', bars).length;
     }
     rows = file.rows;
-    if (run > 0) seconds.push(Number(process.hrtime.bigint() - started) / 1e9);
+    if (run > 0) {
+      seconds.push(Number(process.hrtime.bigint() - started) / 1e9);
+      const used = process.cpuUsage(cpu);
+      cpuSeconds.push((used.user + used.system) / 1e6);
+    }
   }
   const readSeconds = median(seconds);
+  const readCpuSeconds = median(cpuSeconds);
 
   // The import into a local stack.
   const count = values.symbols === 'all' ? symbols.length : Math.min(Number(values.symbols), symbols.length);
@@ -163,6 +173,9 @@ export async function benchBackfill(args: readonly string[]): Promise<BenchResul
         'derived bars (1w, 1mo, 1q, 1y)': derived,
         'seconds (median)': readSeconds.toFixed(2),
         'rows/s': Math.round(rows / readSeconds).toLocaleString('en-US'),
+        'CPU seconds (median, this process)': readCpuSeconds.toFixed(2),
+        'rows per CPU second': Math.round(rows / readCpuSeconds).toLocaleString('en-US'),
+        'load average (1 min) at the end': loadavg()[0]?.toFixed(1) ?? '',
         runs: `${READ_RUNS} timed after 1 warm-up`,
       },
     },

@@ -1,17 +1,20 @@
 import { sessionsBetween } from '#domain/calendar/sessions';
 import { newYorkDate } from '#domain/calendar/time-zone';
-import type { CompletedBar, Trade } from '#domain/market-data/bars';
+import type { Bar, Trade } from '#domain/market-data/bars';
 import type { Instrument } from '#domain/market-data/instruments';
 import type { Interval } from '#domain/market-data/intervals';
-import type { BarStore, LedgerStore, PriceStore } from '#domain/market-data/ports';
 import { foldTrades } from '#domain/strat/trade-fold';
+import { type HistoryTarget, importBarText } from '../lib/history-import.ts';
 import { createHistory, type HistoryDensity, type MarketHistory } from '../simulator/model.ts';
 
 /**
- * The local stack's first-start history: synthetic trades for about 13 months before the service
- * clock, folded by the same aggregation as live trades, so candles and setups are not empty. dynalite
- * writes a few thousand items a second, so intraday bars are kept only for recent sessions; daily and
- * longer bars for the whole span.
+ * The local stack's first-start history: synthetic trades for about 13 months before the service clock,
+ * folded into bars by the same aggregation as live trades, then imported by the one import every history goes
+ * through (`npm run backfill`'s, scripts/lib/history-import.ts; docs/backfill.md): daily rows for the
+ * sessions before the last 15, minute rows for those 15, so candles and setups are not empty and the Strat
+ * state is built as for any import (no alert fires for the past). dynalite writes about a thousand items a
+ * second, so intraday bars are kept in the bars table only for recent sessions; daily and longer bars for the
+ * whole span.
  */
 const HISTORY_DAYS = 400;
 const DENSE_SESSIONS = 5;
@@ -32,6 +35,8 @@ export interface HistoryPlan {
   readonly densityFor: (sessionDate: string) => HistoryDensity;
   /** Bar time (Unix seconds) from which each intraday interval's history is kept. */
   readonly keepFrom: Partial<Record<Interval, number>>;
+  /** The open (Unix seconds) of the first session imported as minute rows: the last 15 sessions. */
+  readonly minutesFrom: number;
 }
 
 export function planHistory(options: {
@@ -54,7 +59,9 @@ export function planHistory(options: {
     const session = sessions.at(-count);
     keepFrom[interval as Interval] = session ? session.open.getTime() / 1000 : Number.POSITIVE_INFINITY;
   }
+  const minutesSession = sessions.at(-MEDIUM_SESSIONS) ?? sessions[0];
   return {
+    minutesFrom: minutesSession ? minutesSession.open.getTime() / 1000 : Number.POSITIVE_INFINITY,
     densityFor,
     history: createHistory({
       seed: options.seed,
@@ -79,24 +86,63 @@ export function lastHistoryPrices(plan: HistoryPlan): Map<string, number> {
   return prices;
 }
 
-function keep(plan: HistoryPlan, { interval, bar }: CompletedBar): boolean {
-  const from = plan.keepFrom[interval];
-  return from === undefined || bar.time >= from;
+function isoDate(time: number): string {
+  return new Date(time * 1000).toISOString().slice(0, 10);
 }
 
-/** Writes one symbol's history: its kept bars and latest price, then its ledger (the "done" mark). */
-export async function backfillSymbol(
+/**
+ * The bar files of some symbols' history (docs/backfill.md#file-format): each symbol's trades folded as live
+ * trades are, then its daily bars before `minutesFrom` as `1d` rows and its minute bars from then on as `1m`
+ * rows (a minute still running at `nowMs` left out: only ended periods are history).
+ */
+export function historyBarFiles(
   plan: HistoryPlan,
-  symbol: string,
-  stores: { bars: BarStore; ledgers: LedgerStore; prices: PriceStore },
+  symbols: readonly string[],
+  nowMs: number,
+): { daily: string; minutes: string } {
+  const daily = ['time,symbol,open,high,low,close,volume'];
+  const minutes = ['time,symbol,open,high,low,close,volume'];
+  const row = (time: string | number, symbol: string, bar: Bar) =>
+    `${time},${symbol},${bar.open},${bar.high},${bar.low},${bar.close},${bar.volume}`;
+  for (const symbol of symbols) {
+    const fold = foldTrades(undefined, symbol, [...iterate(plan.history.historyFor(symbol))]);
+    const last = (interval: Interval) => {
+      const forming = fold.ledger.forming[interval];
+      return forming !== undefined && forming.endMs <= nowMs ? [forming] : [];
+    };
+    const bars = (interval: Interval) => [
+      ...fold.completed.filter((completed) => completed.interval === interval).map(({ bar }) => bar),
+      ...last(interval),
+    ];
+    const minutesDay = Math.floor(plan.minutesFrom / 86_400) * 86_400;
+    for (const bar of bars('1d')) if (bar.time < minutesDay) daily.push(row(isoDate(bar.time), symbol, bar));
+    for (const bar of bars('1m')) if (bar.time >= plan.minutesFrom) minutes.push(row(bar.time, symbol, bar));
+  }
+  return { daily: `${daily.join('\n')}\n`, minutes: `${minutes.join('\n')}\n` };
+}
+
+/**
+ * Imports the history of some symbols into the local stack's tables: their daily file, then their minute
+ * file. Returns how many items were written.
+ */
+export async function backfillSymbols(
+  plan: HistoryPlan,
+  symbols: readonly string[],
+  target: HistoryTarget,
+  nowMs: () => number,
 ): Promise<number> {
-  const trades: Trade[] = [...iterate(plan.history.historyFor(symbol))];
-  const fold = foldTrades(undefined, symbol, trades);
-  const bars = fold.completed.filter((completed) => keep(plan, completed));
-  await stores.bars.putMany(bars.map(({ interval, bar }) => ({ symbol, interval, bar })));
-  if (fold.ledger.price) await stores.prices.putMany([{ symbol, ...fold.ledger.price }]);
-  await stores.ledgers.put(fold.ledger, undefined);
-  return bars.length + 2;
+  const files = historyBarFiles(plan, symbols, nowMs());
+  const keepBar = (interval: Interval, time: number) =>
+    time >= (plan.keepFrom[interval] ?? Number.NEGATIVE_INFINITY);
+  let items = 0;
+  for (const [text, interval] of [
+    [files.daily, '1d'],
+    [files.minutes, '1m'],
+  ] as const) {
+    const { outcome } = await importBarText(text, interval, target, { nowMs, keepBar });
+    items += outcome.barsWritten + outcome.ledgersWritten * 2 + outcome.statesChanged;
+  }
+  return items;
 }
 
 function* iterate(generator: Generator<Trade, unknown, undefined>): Generator<Trade> {

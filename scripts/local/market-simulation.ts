@@ -1,11 +1,12 @@
 import type { Instrument } from '#domain/market-data/instruments';
-import type { BarStore, LedgerStore, PriceStore } from '#domain/market-data/ports';
+import type { LedgerStore } from '#domain/market-data/ports';
 import { encodeTradeRecord } from '#domain/market-data/trade-records';
+import type { HistoryTarget } from '../lib/history-import.ts';
 import { createMarketModel } from '../simulator/model.ts';
 import {
   backfillOrder,
   backfillProgress,
-  backfillSymbol,
+  backfillSymbols,
   lastHistoryPrices,
   planHistory,
 } from './history-backfill.ts';
@@ -17,7 +18,9 @@ export interface MarketSimulationOptions {
   /** The service clock, Unix ms. */
   readonly nowMs: () => number;
   readonly stream: LocalTradeStream;
-  readonly stores: { readonly bars: BarStore; readonly ledgers: LedgerStore; readonly prices: PriceStore };
+  readonly ledgers: LedgerStore;
+  /** The tables the first-start history is imported into (docs/backfill.md). */
+  readonly history: HistoryTarget;
   readonly log: (line: string) => void;
   /** Real milliseconds between two steps of the simulation. */
   readonly tickMs?: number;
@@ -31,6 +34,8 @@ export interface MarketSimulation {
 
 const DEFAULT_TICK_MS = 250;
 const PROGRESS_EVERY = 25;
+/** Symbols whose history is imported together (each chunk is one daily and one minute file). */
+const CHUNK = 5;
 
 /**
  * The local stack's market: every tracked symbol trades on the service clock during sessions,
@@ -39,7 +44,7 @@ const PROGRESS_EVERY = 25;
  */
 export async function startMarketSimulation(options: MarketSimulationOptions): Promise<MarketSimulation> {
   const symbols = options.instruments.map(({ symbol }) => symbol);
-  const stored = await options.stores.ledgers.getMany(symbols);
+  const stored = await options.ledgers.getMany(symbols);
   const ready = new Set(stored.keys());
   const missing = options.instruments.filter(({ symbol }) => !ready.has(symbol));
   const startMs = options.nowMs();
@@ -72,14 +77,14 @@ export async function startMarketSimulation(options: MarketSimulationOptions): P
     );
     const started = Date.now();
     let items = 0;
-    for (const [index, symbol] of order.entries()) {
+    for (let start = 0; start < order.length; start += CHUNK) {
       if (stopped) return;
-      items += await backfillSymbol(plan, symbol, options.stores);
-      ready.add(symbol);
-      if ((index + 1) % PROGRESS_EVERY === 0 || index + 1 === order.length) {
-        options.log(
-          backfillProgress({ done: index + 1, total: order.length, items, elapsedMs: Date.now() - started }),
-        );
+      const chunk = order.slice(start, start + CHUNK);
+      items += await backfillSymbols(plan, chunk, options.history, options.nowMs);
+      for (const symbol of chunk) ready.add(symbol);
+      const done = start + chunk.length;
+      if (done % PROGRESS_EVERY === 0 || done === order.length) {
+        options.log(backfillProgress({ done, total: order.length, items, elapsedMs: Date.now() - started }));
       }
     }
   };

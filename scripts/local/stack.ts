@@ -7,15 +7,13 @@ import type { Duplex } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { DynamoAccountStore } from '#adapters/dynamo/account-store';
 import { DynamoApiKeyStore } from '#adapters/dynamo/api-key-store';
-import { DynamoBarStore } from '#adapters/dynamo/bar-store';
 import { DynamoInstrumentCatalog } from '#adapters/dynamo/instrument-catalog';
 import { DynamoLedgerStore } from '#adapters/dynamo/ledger-store';
-import { DynamoPriceStore } from '#adapters/dynamo/price-store';
 import { errorEnvelope } from '#contracts/errors';
 import { TRADE_DEAD_LETTERS_ENV } from '#contracts/ingestion';
 import { AUTHORIZER, CLOCK_TICK, INGEST, REST_BASE_PATH } from '#contracts/routes';
 import { AUTH_CACHE_TTL_SECONDS } from '#contracts/runtime-settings';
-import { TABLE_IDS, TABLES } from '#contracts/tables';
+import { TABLE_IDS, TABLES, type TableId } from '#contracts/tables';
 import { CALLBACK_URL_ENV, FAN_OUT, HEARTBEAT, WS_BASE_PATH, WS_ROUTES } from '#contracts/websocket';
 import { type VirtualClockSettings, virtualTime } from '#domain/calendar/clock';
 import { PROJECT_ROOT } from '#lib/project-root';
@@ -317,10 +315,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         instruments: await catalog.list({ limit: Number.MAX_SAFE_INTEGER }),
         nowMs,
         stream: trades,
-        stores: {
-          bars: new DynamoBarStore(documents, localTableName('bars')),
-          ledgers: new DynamoLedgerStore(documents, localTableName('ledgers')),
-          prices: new DynamoPriceStore(documents, localTableName('prices')),
+        ledgers: new DynamoLedgerStore(documents, localTableName('ledgers')),
+        history: {
+          documents,
+          tableNames: Object.fromEntries(TABLE_IDS.map((id) => [id, localTableName(id)])) as Record<
+            TableId,
+            string
+          >,
         },
         log: options.log ?? (() => undefined),
       })

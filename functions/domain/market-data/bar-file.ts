@@ -119,12 +119,18 @@ function columnsOf(header: readonly string[]): Columns {
 /** Calls `each` with the fields and line number of every non-empty line (the header included). */
 function forEachRecord(text: string, each: (fields: string[], line: number) => void): void {
   if (!text.includes('"')) {
-    const lines = text.split('\n');
-    for (let index = 0; index < lines.length; index++) {
-      let line = lines[index] as string;
-      if (line.endsWith('\r')) line = line.slice(0, -1);
-      if (line.trim() === '') continue;
-      each(line.split(','), index + 1);
+    // One line at a time (not text.split): the file's lines are never all held as strings at once.
+    let lineNumber = 0;
+    for (let start = 0; start <= text.length; ) {
+      let end = text.indexOf('\n', start);
+      if (end === -1) end = text.length;
+      lineNumber++;
+      const stop = end > start && text.charCodeAt(end - 1) === 13 ? end - 1 : end;
+      if (stop > start) {
+        const line = text.slice(start, stop);
+        if (!(line.charCodeAt(0) <= 32 && line.trim() === '')) each(line.split(','), lineNumber);
+      }
+      start = end + 1;
     }
     return;
   }
@@ -151,8 +157,9 @@ function forEachRecord(text: string, each: (fields: string[], line: number) => v
 /** A price or volume field: a finite number, NaN for anything else (an empty field included). */
 function numberOf(raw: string | undefined): number {
   if (raw === undefined) return Number.NaN;
-  const text = raw.trim();
-  return text === '' ? Number.NaN : Number(text);
+  const value = Number(raw);
+  // Number('') and Number('  ') are 0: an empty field is not a number (trimmed only then, off the hot path).
+  return value === 0 && raw.trim() === '' ? Number.NaN : value;
 }
 
 /** What a `time` field means, looked up once per distinct value. */
@@ -236,7 +243,7 @@ export function readBarFile(text: string, rules: BarFileRules): BarFile {
     }
     const rawSymbol = fields[columns.symbol] as string;
     let symbol = symbols.get(rawSymbol);
-    if (!symbols.has(rawSymbol)) {
+    if (symbol === undefined && !symbols.has(rawSymbol)) {
       const normalized = normalizeSymbol(rawSymbol);
       symbol = isKnownSymbol(normalized) ? normalized : undefined;
       symbols.set(rawSymbol, symbol);

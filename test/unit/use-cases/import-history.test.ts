@@ -222,7 +222,8 @@ describe('importHistory next to live data', () => {
 
   it('merges older history without touching the forming day, the latest price or the watermark, as if it had been ingested first', async () => {
     const ports = await liveService();
-    const before = (await ports.ledgers.get('AAPL'))?.ledger as SymbolLedger;
+    const stored = await ports.ledgers.get('AAPL');
+    const before = stored?.ledger as SymbolLedger;
     const price = await ports.prices.getMany(['AAPL']);
     const alerts = ports.alerts.events.length;
 
@@ -234,6 +235,9 @@ describe('importHistory next to live data', () => {
     expect(after.forming['15m']).toEqual(before.forming['15m']);
     expect(after.price).toEqual(before.price);
     expect(after.lastTrade).toEqual(before.lastTrade);
+    // The live commit's pending writes stay with the ledger, for a redelivery of its batch.
+    expect(stored?.pending).toBeDefined();
+    expect((await ports.ledgers.get('AAPL'))?.pending).toEqual(stored?.pending);
     expect(await ports.prices.getMany(['AAPL'])).toEqual(price);
     // Had the history been ingested first, then the live trades:
     const reference = foldTrades(foldTrades(undefined, 'AAPL', tradesOf(history)).ledger, 'AAPL', liveTrades);
@@ -264,6 +268,42 @@ describe('importHistory next to live data', () => {
     });
     const tuesday = barOf(after.forming['1d'] as NonNullable<SymbolLedger['forming']['1d']>);
     expect(after.forming['1w']?.volume).toBe((liveMonday?.volume ?? 0) + tuesday.volume);
+  });
+
+  it('does a symbol again when the live path commits its ledger in the middle of the import, losing neither', async () => {
+    const ports = await liveService();
+    const lateTrade = {
+      symbol: 'AAPL',
+      price: 140,
+      size: 3,
+      timestamp: Date.parse('2024-11-26T19:30:00Z'),
+      tradeId: 'live:t3',
+    };
+    const put = ports.ledgers.put.bind(ports.ledgers);
+    let puts = 0;
+    ports.ledgers.put = async (ledger, previousVersion, pending) => {
+      puts++;
+      // The first import write finds the ledger changed by a live commit since the import read it.
+      if (puts === 1)
+        await ingestTrades([lateTrade], {
+          ...ports,
+          ledgers: Object.assign(Object.create(ports.ledgers), { put }),
+        });
+      return put(ledger, previousVersion, pending);
+    };
+
+    const outcome = await importHistory(fileOf(history), ports);
+
+    expect(outcome.ledgersWritten).toBe(1);
+    expect(puts).toBe(2);
+    const after = (await ports.ledgers.get('AAPL'))?.ledger as SymbolLedger;
+    expect(after.price?.price).toBe(140);
+    expect(after.forming['1d']?.high).toBe(140);
+    const reference = foldTrades(foldTrades(undefined, 'AAPL', tradesOf(history)).ledger, 'AAPL', [
+      ...liveTrades,
+      lateTrade,
+    ]);
+    expect(sessionPart(after)).toEqual(sessionPart(reference.ledger));
   });
 
   it('refuses nothing and changes nothing when live data and an earlier import already hold every session', async () => {

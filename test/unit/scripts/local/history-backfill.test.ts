@@ -1,18 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { sessionsBetween } from '#domain/calendar/sessions';
+import { readBarFile } from '#domain/market-data/bar-file';
 import {
   backfillOrder,
   backfillProgress,
-  backfillSymbol,
+  historyBarFiles,
   lastHistoryPrices,
   planHistory,
 } from '../../../../scripts/local/history-backfill.ts';
-import {
-  InMemoryBarStore,
-  InMemoryLedgerStore,
-  InMemoryPriceStore,
-  instrument,
-} from '../../../support/fakes.ts';
+import { instrument } from '../../../support/fakes.ts';
 
 const NOW = Date.parse('2024-11-26T15:00:00Z');
 const sessions = sessionsBetween('2024-10-01', '2024-11-26');
@@ -50,24 +46,20 @@ describe('planHistory', () => {
   });
 });
 
-describe('backfillSymbol', () => {
-  it('writes the kept bars, the latest price and last the ledger, whose recent bars make setups possible', async () => {
-    const stores = {
-      bars: new InMemoryBarStore(),
-      ledgers: new InMemoryLedgerStore(),
-      prices: new InMemoryPriceStore(),
-    };
+describe('historyBarFiles', () => {
+  it('gives daily rows before the last 15 sessions and minute rows for them, files the import accepts whole', () => {
+    const files = historyBarFiles(plan, ['AAPL'], NOW);
+    const rules = { isKnownSymbol: (symbol: string) => symbol === 'AAPL', nowMs: NOW };
 
-    const written = await backfillSymbol(plan, 'AAPL', stores);
+    const daily = readBarFile(files.daily, { ...rules, interval: '1d' }).bars.get('AAPL') ?? [];
+    const minutes = readBarFile(files.minutes, { ...rules, interval: '1m' }).bars.get('AAPL') ?? [];
 
-    const daily = await stores.bars.query({ symbol: 'AAPL', interval: '1d' }, { limit: 1000 });
-    expect(daily.length).toBeGreaterThan(270);
-    const minutes = await stores.bars.query({ symbol: 'AAPL', interval: '1m' }, { limit: 10_000 });
-    expect(minutes.every((bar) => bar.time >= openOf('2024-11-26'))).toBe(true);
-    const ledger = (await stores.ledgers.get('AAPL'))?.ledger;
-    expect(ledger?.recent?.['1d']).toHaveLength(11);
-    expect((await stores.prices.getMany(['AAPL']))[0]?.price).toBe(lastHistoryPrices(plan).get('AAPL'));
-    expect(written).toBeGreaterThan(daily.length);
+    expect(plan.minutesFrom).toBe(openOf('2024-11-06'));
+    expect(daily.length).toBeGreaterThan(255);
+    expect(daily.at(-1)?.time).toBe(Date.parse('2024-11-05T00:00:00Z') / 1000);
+    expect(minutes[0]?.time).toBeGreaterThanOrEqual(openOf('2024-11-06'));
+    expect(minutes.every(({ time }) => (time + 60) * 1000 <= NOW)).toBe(true);
+    expect(minutes.at(-1)?.close).toBe(lastHistoryPrices(plan).get('AAPL'));
   });
 });
 
