@@ -29,7 +29,7 @@ const TYPE_COLORS: Record<string, string> = {
 };
 
 /** Bars shown at first: at a laptop's width each candle keeps room for its type label. */
-const VISIBLE_BARS = 70;
+const VISIBLE_BARS = 50;
 
 const newYork = new Intl.DateTimeFormat('en-US', {
   timeZone: 'America/New_York',
