@@ -59,6 +59,8 @@ export interface MarketDataStream {
 }
 
 const WS_SUBPROTOCOL = 'market-data.v1';
+/** The alert routes' largest page (docs/partner-guide.md#get-alertsin-force). */
+const CATCH_UP_PAGE = 1000;
 /** Close codes after which reconnecting would be refused again or evict a newer connection. */
 const FINAL_CLOSE_CODES = new Set([4401, 4403, 4409]);
 const EVENT_OF_CHANNEL = {
@@ -158,6 +160,11 @@ function openStream(options: ClientOptions, catchUp: boolean, client: MarketData
   let closedByUser = false;
   let retryTimer: ReturnType<typeof setTimeout> | undefined;
   let connectedOnce = false;
+  /**
+   * While a catch-up runs, pushed alerts and breaks wait here: one pushed after the reconnect has a higher
+   * id than those the catch-up brings, and emitting it first would make them look seen.
+   */
+  let held: { event: 'alert' | 'break'; payload: InForceAlert | SimultaneousBreak }[] | undefined;
 
   const emit = <E extends keyof StreamEvents>(event: E, payload: StreamEvents[E]) => {
     for (const listener of listeners.get(event) ?? [])
@@ -174,13 +181,35 @@ function openStream(options: ClientOptions, catchUp: boolean, client: MarketData
   };
 
   async function catchUpOverRest() {
+    held = [];
+    try {
+      await fetchMissed();
+    } finally {
+      const waiting = held;
+      held = undefined;
+      for (const { event, payload } of waiting.sort((a, b) => a.payload.id - b.payload.id))
+        emitEvent(event, payload);
+    }
+  }
+
+  /** Every alert and break after the last one seen, page by page (no filters: no read bound applies). */
+  async function fetchMissed() {
     if (topics.has('alerts.in_force') && lastId.alert > 0) {
-      const { items } = await client.getInForceAlerts({ since_id: lastId.alert, limit: 1000 });
-      for (const alert of items) emitEvent('alert', alert);
+      for (let page = CATCH_UP_PAGE; page === CATCH_UP_PAGE; ) {
+        const { items } = await client.getInForceAlerts({ since_id: lastId.alert, limit: CATCH_UP_PAGE });
+        for (const alert of items) emitEvent('alert', alert);
+        page = items.length;
+      }
     }
     if (topics.has('alerts.simultaneous_breaks') && lastId.break > 0) {
-      const { items } = await client.getSimultaneousBreaks({ since_id: lastId.break, limit: 1000 });
-      for (const found of items) emitEvent('break', found);
+      for (let page = CATCH_UP_PAGE; page === CATCH_UP_PAGE; ) {
+        const { items } = await client.getSimultaneousBreaks({
+          since_id: lastId.break,
+          limit: CATCH_UP_PAGE,
+        });
+        for (const found of items) emitEvent('break', found);
+        page = items.length;
+      }
     }
   }
 
@@ -215,8 +244,11 @@ function openStream(options: ClientOptions, catchUp: boolean, client: MarketData
       }
       const event = parsed.channel ? EVENT_OF_CHANNEL[parsed.channel as Channel] : undefined;
       if (!event) return;
-      if (event === 'alert' || event === 'break') emitEvent(event, parsed.data as InForceAlert);
-      else emit(event, parsed.data as never);
+      if (event === 'alert' || event === 'break') {
+        const payload = parsed.data as InForceAlert | SimultaneousBreak;
+        if (held) held.push({ event, payload });
+        else emitEvent(event, payload);
+      } else emit(event, parsed.data as never);
     });
     ws.addEventListener('close', (closed) => {
       emit('close', { code: closed.code, reason: closed.reason });
