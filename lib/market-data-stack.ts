@@ -4,6 +4,7 @@ import { FEED_PROVIDERS, FEED_STACK_OUTPUTS, isFeedProvider } from '#contracts/f
 import { STACK_OUTPUTS, tableOutputName } from '#contracts/stack-outputs';
 import { TABLE_IDS } from '#contracts/tables';
 import { ClockTick } from './constructs/clock-tick.ts';
+import { ConsoleSite } from './constructs/console-site.ts';
 import { DataTables } from './constructs/data-tables.ts';
 import { EventFanOut } from './constructs/event-fan-out.ts';
 import { FeedConnector } from './constructs/feed-connector.ts';
@@ -18,6 +19,12 @@ import { PartnerWebSocketApi, type WebSocketCustomDomain } from './constructs/we
  * free plan has no API Gateway V2 (`npm run deploy:local` sets it unless LOCALSTACK_WEBSOCKET=1).
  */
 export const WEB_SOCKET_CONTEXT = 'webSocket';
+
+/**
+ * `cdk deploy -c console=true` adds the web console as a static site: S3 and CloudFront, with the REST API
+ * under /api/* on the same distribution (docs/console.md#on-aws).
+ */
+export const CONSOLE_CONTEXT = 'console';
 
 /** `cdk deploy -c alarmEmail=ops@example.com` subscribes that address to the alarm topic. */
 export const ALARM_EMAIL_CONTEXT = 'alarmEmail';
@@ -63,6 +70,8 @@ export class MarketDataStack extends Stack {
   /** Present with `-c feed=alpaca|polygon`. */
   readonly feedConnector?: FeedConnector;
   readonly operations: Operations;
+  /** Present with `-c console=true`. */
+  readonly consoleSite?: ConsoleSite;
 
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, {
@@ -124,6 +133,14 @@ export class MarketDataStack extends Stack {
       feedConnector: this.feedConnector,
       alarmEmail: contextString(this, ALARM_EMAIL_CONTEXT),
     });
+
+    if (this.node.tryGetContext(CONSOLE_CONTEXT) === 'true') {
+      this.consoleSite = new ConsoleSite(this, 'Console', {
+        restApi: this.restApi.api,
+        webSocketUrl: this.webSocketApi?.url,
+      });
+      new CfnOutput(this, STACK_OUTPUTS.consoleUrl, { value: this.consoleSite.url });
+    }
 
     // Top-level outputs, so their keys are exactly the names in the stack-outputs contract that the key
     // CLI, the seed command and `npm run replay -- --stack` read (CDK adds no path hash to a stack's direct

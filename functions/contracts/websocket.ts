@@ -10,6 +10,15 @@ export const WS_BASE_PATH = '/ws/market/v1';
 /** The WebSocket API's stage on AWS, like the REST API's (ADR 0001). */
 export const WS_STAGE = 'live';
 
+/**
+ * The stream's WebSocket subprotocol (docs/websocket.md#connecting-from-a-browser). A browser cannot set
+ * headers on a handshake, so it offers `['market-data.v1', 'key.<api key>']`; the authorizer reads the key
+ * from the `key.` entry and `$connect` selects `market-data.v1`, never the key entry.
+ */
+export const WS_SUBPROTOCOL = 'market-data.v1';
+/** The prefix of the subprotocol entry that carries the API key in a browser's handshake. */
+export const KEY_SUBPROTOCOL_PREFIX = 'key.';
+
 export const CHANNEL_NAMES = ['quotes', 'states', 'alerts.in_force', 'alerts.simultaneous_breaks'] as const;
 
 export type ChannelName = (typeof CHANNEL_NAMES)[number];

@@ -5,9 +5,11 @@ import type { ConnectionRecord } from '#domain/streaming/ports';
 
 /**
  * A WebSocket route's event: API Gateway passes the `$connect` authorizer's context to every route of the
- * connection (`requestContext.authorizer`), and `connectedAt` with it.
+ * connection (`requestContext.authorizer`), and `connectedAt` with it; `$connect` also gets the handshake's
+ * headers (the types of `aws-lambda` leave them out).
  */
 export type WebSocketEvent = APIGatewayProxyWebsocketEventV2 & {
+  readonly headers?: Readonly<Record<string, string | undefined>>;
   readonly requestContext: APIGatewayProxyWebsocketEventV2['requestContext'] & {
     readonly authorizer?: Record<string, unknown>;
   };

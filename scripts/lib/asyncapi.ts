@@ -468,7 +468,9 @@ const closeCodesTable = [
 
 const DESCRIPTION = [
   'Pushed market data and Strat events over one WebSocket connection per account. The handshake carries the',
-  'API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`) and needs the `ws:connect` scope; each',
+  'API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`; a browser, which cannot set headers, offers',
+  '`Sec-WebSocket-Protocol: market-data.v1, key.<key>` and the server selects `market-data.v1`) and needs the',
+  '`ws:connect` scope; each',
   'channel needs its own scope too. Subscribe with `{"op":"subscribe","topics":[{"channel","symbols"}]}`.',
   'Pushed events are `{"channel","symbol"?,"data"}` with `data` in its REST shape.',
   '',
@@ -504,8 +506,15 @@ export function asyncApiDocument(): Record<string, unknown> {
           method: 'GET',
           headers: {
             type: 'object',
-            description: 'The API key, in either header (both accepted).',
+            description:
+              'The API key, in either header (both accepted), or, from a browser, as a `key.` subprotocol ' +
+              'beside `market-data.v1`, which the server selects.',
             properties: {
+              'Sec-WebSocket-Protocol': {
+                type: 'string',
+                pattern: '(^|, *)market-data\\.v1(,|$)',
+                examples: ['market-data.v1, key.mda_k7f3x9q2m4ab_3q2u...'],
+              },
               'X-API-Key': { type: 'string', examples: ['mda_k7f3x9q2m4ab_3q2u...'] },
               Authorization: {
                 type: 'string',

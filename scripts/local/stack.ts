@@ -22,6 +22,7 @@ import type { LocalStackState } from '../lib/local-stack-state.ts';
 import { LOCAL_STACK_STATE_FILE } from '../lib/project.ts';
 import { seedUniverse } from '../lib/universe.ts';
 import { type ChangeConsumer, LocalChangeStreams, localStreamTables } from './change-streams.ts';
+import { CONSOLE_PATH, demoKeyAnswer, LOCAL_DEMO_KEY_PATH, LocalConsoleSite } from './console-site.ts';
 import { CONTROL_PREFIX, handleControl, refusedFromAfar } from './control-plane.ts';
 import { LOCAL_SQS_PATH, LocalDeadLetterQueue } from './dead-letter-queue.ts';
 import { ensureDemoKey } from './demo-key.ts';
@@ -242,22 +243,28 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     },
   );
   const webSocket = new LocalWebSocketGateway(await loadWebSocketHandlers(), options.log);
+  const consoleSite = new LocalConsoleSite();
   const server = createServer((request, response) => {
     const url = request.url ?? '/';
+    const path = url.split('?')[0] ?? '/';
     const refused = refusedFromAfar(request);
     const handled = refused
       ? Promise.resolve(refused)
-      : url.startsWith(MANAGEMENT_PATH)
-        ? webSocket.handleManagement(request)
-        : url.startsWith(LOCAL_SQS_PATH)
-          ? deadLetterQueue.handle(request)
-          : url.split('?')[0] === LOCAL_METRICS_PATH
-            ? Promise.resolve(metricsAnswer(localMetrics))
-            : url.split('?')[0] === LOCAL_USAGE_PATH
-              ? Promise.resolve(usageAnswer(gateway.usage, url))
-              : url.startsWith(CONTROL_PREFIX)
-                ? handleControl(request, trades)
-                : gateway.handle(request);
+      : path === CONSOLE_PATH || path.startsWith(`${CONSOLE_PATH}/`)
+        ? consoleSite.handle(request)
+        : path === LOCAL_DEMO_KEY_PATH
+          ? Promise.resolve(demoKeyAnswer(request, demoKey))
+          : url.startsWith(MANAGEMENT_PATH)
+            ? webSocket.handleManagement(request)
+            : url.startsWith(LOCAL_SQS_PATH)
+              ? deadLetterQueue.handle(request)
+              : url.split('?')[0] === LOCAL_METRICS_PATH
+                ? Promise.resolve(metricsAnswer(localMetrics))
+                : url.split('?')[0] === LOCAL_USAGE_PATH
+                  ? Promise.resolve(usageAnswer(gateway.usage, url))
+                  : url.startsWith(CONTROL_PREFIX)
+                    ? handleControl(request, trades)
+                    : gateway.handle(request);
     handled.then(
       (answer) => response.writeHead(answer.statusCode, answer.headers).end(answer.body),
       () => response.writeHead(500).end(),

@@ -80,6 +80,7 @@ function banner(stack: LocalStack, options: ReturnType<typeof parseOptions>): st
     ...(stack.seeded ? [`  Seeded ${stack.seededInstruments} instruments from data/universe.csv`] : []),
     `  REST       ${stack.restUrl}`,
     `  WebSocket  ${stack.wsUrl}`,
+    `  Console    ${new URL('/console/', stack.restUrl).href} (docs/console.md)`,
     `  DynamoDB   ${stack.dynamoEndpoint} (${options.dataDir ? `data in ${options.dataDir}` : 'in memory'})`,
     `  Clock      ${clock}`,
     `  Demo key   ${key}`,

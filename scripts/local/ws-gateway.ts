@@ -9,6 +9,7 @@ import type {
 import { type RawData, type WebSocket, WebSocketServer } from 'ws';
 import * as z from 'zod/mini';
 import { CLOSE_CODES, CLOSE_REASONS, type CloseCode, WS_BASE_PATH, WS_STAGE } from '#contracts/websocket';
+import { selectedSubprotocol } from '#domain/streaming/subprotocol';
 import type { WebSocketEvent } from '#runtime/websocket';
 import { invokeLocally } from './lambda-context.ts';
 import { type AuthorizerHandler, type HttpAnswer, isAllowed, requestHeaders } from './rest-gateway.ts';
@@ -25,6 +26,10 @@ import { type AuthorizerHandler, type HttpAnswer, isAllowed, requestHeaders } fr
  * follows docs/websocket.md#close-codes exactly: a refused handshake is accepted and closed with 4401 or 4403
  * before any message, and the final control message `{"op":"close","code":4409}` the functions post before
  * deleting a connection becomes a real close frame.
+ *
+ * The upgrade's `Sec-WebSocket-Protocol` answer is the one `$connect` returns, as API Gateway passes it on
+ * (docs/websocket.md#connecting-from-a-browser). A refused handshake selects `market-data.v1` when offered:
+ * a browser that offered subprotocols fails an upgrade that selects none, and would never see the 4401 or 4403.
  */
 export type WebSocketRouteHandler = (
   event: WebSocketEvent,
@@ -118,7 +123,13 @@ function goneAnswer(id: string): HttpAnswer {
 }
 
 export class LocalWebSocketGateway {
-  private readonly server = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
+  /** The subprotocol each upgrade answers with, set before the upgrade completes. */
+  private readonly subprotocols = new WeakMap<IncomingMessage, string>();
+  private readonly server = new WebSocketServer({
+    noServer: true,
+    maxPayload: MAX_MESSAGE_BYTES,
+    handleProtocols: (_offered, request) => this.subprotocols.get(request) ?? false,
+  });
   private readonly connections = new Map<string, Connection>();
   private readonly pending = new Set<Promise<unknown>>();
 
@@ -235,7 +246,7 @@ export class LocalWebSocketGateway {
     // Registered before `$connect` runs: a newer connection of the account may evict it meanwhile.
     this.connections.set(connection.id, connection);
     const connected = await this.invoke(this.handlers.connect, connection, '$connect', headers);
-    if (!connected) {
+    if (!connected.ok) {
       this.connections.delete(connection.id);
       this.refuse(request, socket, head, INTERNAL_ERROR);
       return;
@@ -246,6 +257,8 @@ export class LocalWebSocketGateway {
       this.closed(connection);
       return;
     }
+    const subprotocol = connected.headers['Sec-WebSocket-Protocol'];
+    if (subprotocol) this.subprotocols.set(request, subprotocol);
     this.server.handleUpgrade(request, socket, head, (ws) => {
       connection.socket = ws;
       ws.on('error', ignoreFrameError);
@@ -257,6 +270,8 @@ export class LocalWebSocketGateway {
 
   /** A refused handshake: the upgrade completes and the socket closes with the code, before any message. */
   private refuse(request: IncomingMessage, socket: Duplex, head: Buffer, code: number): void {
+    const subprotocol = selectedSubprotocol(requestHeaders(request).headers);
+    if (subprotocol) this.subprotocols.set(request, subprotocol);
     this.server.handleUpgrade(request, socket, head, (ws) => {
       ws.on('error', ignoreFrameError);
       ws.close(code, CLOSE_REASONS[code as CloseCode] ?? 'internal error');
@@ -313,7 +328,7 @@ export class LocalWebSocketGateway {
     routeKey: RouteKey,
     headers: Record<string, string>,
     body?: string,
-  ): Promise<boolean> {
+  ): Promise<{ ok: boolean; headers: Record<string, string> }> {
     const event = {
       requestContext: { ...requestContextOf(routeKey, connection), authorizer: connection.authorizer },
       headers,
@@ -322,11 +337,15 @@ export class LocalWebSocketGateway {
     } as unknown as WebSocketEvent;
     try {
       const result = await invokeLocally(routeKey.slice(1), (context) => handler(event, context));
-      const status = typeof result === 'object' && result?.statusCode ? result.statusCode : 200;
-      return status >= 200 && status < 300;
+      const answer = typeof result === 'object' ? result : undefined;
+      const status = answer?.statusCode ?? 200;
+      const headers = Object.fromEntries(
+        Object.entries(answer?.headers ?? {}).map(([name, value]) => [name, String(value)]),
+      );
+      return { ok: status >= 200 && status < 300, headers };
     } catch (error) {
       this.log(`${routeKey} failed: ${error instanceof Error ? error.message : String(error)}`);
-      return false;
+      return { ok: false, headers: {} };
     }
   }
 }

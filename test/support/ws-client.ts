@@ -26,6 +26,11 @@ export class TestWebSocketClient {
     return new TestWebSocketClient(new WebSocket(url, { headers }));
   }
 
+  /** Connects as a browser does: no headers, the key offered as a subprotocol (`protocols`). */
+  static connectWithSubprotocols(url: string, protocols: string[]): TestWebSocketClient {
+    return new TestWebSocketClient(new WebSocket(url, protocols));
+  }
+
   /** Resolves once the upgrade completed (a refused handshake still opens, then closes). */
   opened(): Promise<void> {
     if (this.socket.readyState === WebSocket.OPEN) return Promise.resolve();

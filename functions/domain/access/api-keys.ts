@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Scope } from '#contracts/scopes';
+import { KEY_SUBPROTOCOL_PREFIX } from '#contracts/websocket';
 
 /**
  * API keys (docs/partner-guide.md#authentication). A key reads `mda_<keyId>_<secret>`: the key id finds the
@@ -77,15 +78,32 @@ function header(headers: Headers, name: string): string | undefined {
   return undefined;
 }
 
+/** The entries of a WebSocket handshake's `Sec-WebSocket-Protocol` header (comma-separated), in order. */
+export function offeredSubprotocols(headers: Headers): string[] {
+  const value = header(headers, 'sec-websocket-protocol') ?? '';
+  return value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+}
+
+/** The key of the first `key.`-prefixed subprotocol entry (docs/websocket.md#connecting-from-a-browser). */
+function keyFromSubprotocols(headers: Headers): string | undefined {
+  const entry = offeredSubprotocols(headers).find((offered) => offered.startsWith(KEY_SUBPROTOCOL_PREFIX));
+  return entry?.slice(KEY_SUBPROTOCOL_PREFIX.length) || undefined;
+}
+
 /**
  * The key a request carries: `Authorization: Bearer <key>` first, else `X-API-Key: <key>`
- * (docs/partner-guide.md#sending-your-key). Header names are case-insensitive; an empty value counts as no
- * key.
+ * (docs/partner-guide.md#sending-your-key), else, for a WebSocket handshake only (`subprotocol`), a
+ * `key.<key>` entry of `Sec-WebSocket-Protocol` (docs/websocket.md#connecting-from-a-browser). Header names
+ * are case-insensitive; an empty value counts as no key.
  */
-export function extractApiKey(headers: Headers): string | undefined {
+export function extractApiKey(headers: Headers, sources: { subprotocol?: boolean } = {}): string | undefined {
   const authorization = header(headers, 'authorization')?.trim();
   const bearer = authorization ? /^Bearer\s+(.+)$/i.exec(authorization)?.[1]?.trim() : undefined;
   if (bearer) return bearer;
   const apiKey = header(headers, 'x-api-key')?.trim();
-  return apiKey || undefined;
+  if (apiKey) return apiKey;
+  return sources.subprotocol ? keyFromSubprotocols(headers) : undefined;
 }

@@ -23,14 +23,16 @@ const UNAUTHENTICATED: AccessDecision = { outcome: 'unauthenticated' };
  * The checks of docs/partner-guide.md#what-you-get-when-access-fails, in their order: no valid key (absent,
  * empty, malformed, unknown or revoked) is unauthenticated; a key whose account has no active entitlement is
  * denied `inactive_entitlement`; a key without the required scope is denied `missing_scope`. `requiredScope`
- * undefined (no such route) is always denied.
+ * undefined (no such route) is always denied. A WebSocket handshake (`keyInSubprotocol`) may also carry the
+ * key in its `Sec-WebSocket-Protocol` header; a REST request may not.
  */
 export async function authorize(
   headers: Headers,
   requiredScope: Scope | undefined,
   lookupCredential: CredentialLookup,
+  options: { keyInSubprotocol?: boolean } = {},
 ): Promise<AccessDecision> {
-  const rawKey = extractApiKey(headers);
+  const rawKey = extractApiKey(headers, { subprotocol: options.keyInSubprotocol });
   const keyId = rawKey === undefined ? undefined : keyIdOf(rawKey);
   if (rawKey === undefined || keyId === undefined) return UNAUTHENTICATED;
 

@@ -19,10 +19,13 @@ function policy(effect: 'Allow' | 'Deny', methodArn: string) {
   };
 }
 
+function isWebSocketHandshake(event: APIGatewayRequestAuthorizerEvent): boolean {
+  return (event.requestContext as { routeKey?: string }).routeKey === '$connect';
+}
+
 /** A WebSocket handshake needs `ws:connect`; a REST request, its route's scope (none: no such route). */
 function requiredScope(event: APIGatewayRequestAuthorizerEvent): Scope | undefined {
-  const { routeKey } = event.requestContext as { routeKey?: string };
-  if (routeKey === '$connect') return 'ws:connect';
+  if (isWebSocketHandshake(event)) return 'ws:connect';
   return findRouteByResource(event.httpMethod, event.resource)?.scope;
 }
 
@@ -30,7 +33,8 @@ function requiredScope(event: APIGatewayRequestAuthorizerEvent): Scope | undefin
  * The REQUEST authorizer of the REST API
  * (docs/architecture.md#rest-api-api-gateway-rest-api-v1-not-an-http-api) and of the WebSocket API's
  * `$connect` (docs/architecture.md#websocket-api-gateway-websocket-api-with-mapped-close-codes: a thrown
- * `Unauthorized` fails the upgrade with HTTP 401, a Deny with 403). Allow carries the caller in the context
+ * `Unauthorized` fails the upgrade with HTTP 401, a Deny with 403; the handshake's key may come in a
+ * `key.` subprotocol entry, as browsers send it). Allow carries the caller in the context
  * (every WebSocket route of the connection sees it) and the key's usage identifier for the usage plan; Deny
  * carries the error code the ACCESS_DENIED gateway response renders.
  */
@@ -40,7 +44,10 @@ export const createHandler =
     event: APIGatewayRequestAuthorizerEvent,
     _context?: Context,
   ): Promise<APIGatewayAuthorizerResult> => {
-    const decision = await authorize(event.headers, requiredScope(event), deps.credentials());
+    // A browser's handshake carries the key as a subprotocol (docs/websocket.md#connecting-from-a-browser).
+    const decision = await authorize(event.headers, requiredScope(event), deps.credentials(), {
+      keyInSubprotocol: isWebSocketHandshake(event),
+    });
     if (decision.outcome === 'unauthenticated') {
       recordMetric('authorizerOutcomes', 1, '401');
       throw new Error(UNAUTHORIZED);

@@ -1,4 +1,5 @@
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
+import { selectedSubprotocol } from '#domain/streaming/subprotocol';
 import { instrumented } from '#runtime/lambda-handler';
 import { logger } from '#runtime/logger';
 import { recordMetric } from '#runtime/metrics';
@@ -10,7 +11,9 @@ import { openConnection, type SessionPorts } from '#use-cases/websocket-session'
 /**
  * `$connect`, after the authorizer allowed the key (`ws:connect` and an active entitlement): the connection
  * becomes its account's one connection; the one it replaces is closed with 4409
- * (docs/websocket.md#one-connection-per-account).
+ * (docs/websocket.md#one-connection-per-account). The answer selects the subprotocol `market-data.v1` when the
+ * handshake offered it (docs/websocket.md#connecting-from-a-browser): API Gateway passes the header on to the
+ * client, and a browser that offered subprotocols refuses an upgrade that selects none.
  */
 export const createHandler =
   (deps: { ports: () => Pick<SessionPorts, 'connections' | 'clients'> }) =>
@@ -20,7 +23,8 @@ export const createHandler =
     recordMetric('connects', 1);
     if (replaced) recordMetric('evictions', 1);
     logger.info('connected', { accountId: connection.accountId, connectionId: connection.connectionId });
-    return OK;
+    const subprotocol = selectedSubprotocol(event.headers);
+    return subprotocol ? { statusCode: 200, headers: { 'Sec-WebSocket-Protocol': subprotocol } } : OK;
   };
 
 export const handler = instrumented(

@@ -2,7 +2,11 @@
 export function scriptedFetch(script: (Response | Error)[]) {
   const calls: { url: string; headers: Record<string, string> }[] = [];
   const fetch = (async (input: string | URL | Request, init?: RequestInit) => {
-    calls.push({ url: String(input), headers: Object.fromEntries(new Headers(init?.headers).entries()) });
+    const headers: Record<string, string> = {};
+    new Headers(init?.headers).forEach((value, name) => {
+      headers[name] = value;
+    });
+    calls.push({ url: String(input), headers });
     const next = script.shift();
     if (next === undefined) throw new Error('no more scripted responses');
     if (next instanceof Error) throw next;

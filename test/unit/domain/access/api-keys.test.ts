@@ -1,6 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { extractApiKey, hashApiKey, issueApiKey, keyIdOf, keyMatchesHash } from '#domain/access/api-keys';
+import {
+  extractApiKey,
+  hashApiKey,
+  issueApiKey,
+  keyIdOf,
+  keyMatchesHash,
+  offeredSubprotocols,
+} from '#domain/access/api-keys';
 
 describe('issueApiKey', () => {
   it('makes a key of the form mda_<key id>_<secret> and stores only its SHA-256', () => {
@@ -81,5 +88,38 @@ describe('extractApiKey', () => {
     [{ Authorization: '' }],
   ])('finds no key in %j', (headers) => {
     expect(extractApiKey(headers)).toBeUndefined();
+  });
+});
+
+describe('extractApiKey from a WebSocket subprotocol', () => {
+  it.each([
+    [{ 'Sec-WebSocket-Protocol': 'market-data.v1, key.k3' }, 'k3'],
+    [{ 'sec-websocket-protocol': 'key.k3,market-data.v1' }, 'k3'],
+    [{ 'Sec-WebSocket-Protocol': 'market-data.v1, key.k3, key.k4' }, 'k3'],
+    [{ 'X-API-Key': 'k2', 'Sec-WebSocket-Protocol': 'market-data.v1, key.k3' }, 'k2'],
+    [{ Authorization: 'Bearer k1', 'Sec-WebSocket-Protocol': 'key.k3' }, 'k1'],
+  ])('reads the key of a handshake from %j', (headers, expected) => {
+    expect(extractApiKey(headers, { subprotocol: true })).toBe(expected);
+  });
+
+  it.each([
+    [{ 'Sec-WebSocket-Protocol': 'market-data.v1' }],
+    [{ 'Sec-WebSocket-Protocol': 'market-data.v1, key.' }],
+    [{ 'Sec-WebSocket-Protocol': '' }],
+    [{ 'Sec-WebSocket-Protocol': 'keyk3' }],
+  ])('finds no key of a handshake in %j', (headers) => {
+    expect(extractApiKey(headers, { subprotocol: true })).toBeUndefined();
+  });
+
+  it('ignores the subprotocol header outside a WebSocket handshake', () => {
+    expect(extractApiKey({ 'Sec-WebSocket-Protocol': 'market-data.v1, key.k3' })).toBeUndefined();
+  });
+
+  it('lists the offered subprotocols in order, trimmed, without empty entries', () => {
+    expect(offeredSubprotocols({ 'Sec-WebSocket-Protocol': ' market-data.v1 ,, key.k3 ' })).toEqual([
+      'market-data.v1',
+      'key.k3',
+    ]);
+    expect(offeredSubprotocols(undefined)).toEqual([]);
   });
 });

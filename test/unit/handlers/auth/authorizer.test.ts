@@ -98,6 +98,7 @@ describe('authorizer: WebSocket $connect', () => {
   it.each([
     ['X-API-Key', { 'X-API-Key': issued.rawKey }],
     ['Authorization: Bearer', { Authorization: `Bearer ${issued.rawKey}` }],
+    ['a key. subprotocol', { 'Sec-WebSocket-Protocol': `market-data.v1, key.${issued.rawKey}` }],
   ])('allows a key with ws:connect (%s) and returns the caller in the context', async (_header, headers) => {
     const result = await authorizerWith(credential(['ws:connect', 'prices:read']))(
       connectEvent(headers),
@@ -147,6 +148,32 @@ describe('authorizer: WebSocket $connect', () => {
     await expect(authorizerWith(credential([...SCOPES]))(connectEvent(headers), context())).rejects.toThrow(
       'Unauthorized',
     );
+  });
+});
+
+describe('authorizer: the key in a subprotocol (docs/websocket.md#connecting-from-a-browser)', () => {
+  it('refuses 401 a handshake whose key. subprotocol holds an unknown key', async () => {
+    const other = issueApiKey(randomBytes);
+    await expect(
+      authorizerWith(credential(['ws:connect']))(
+        connectEvent({ 'Sec-WebSocket-Protocol': `market-data.v1, key.${other.rawKey}` }),
+        context(),
+      ),
+    ).rejects.toThrow('Unauthorized');
+  });
+
+  it('refuses 401 a REST request that carries its key only in Sec-WebSocket-Protocol', async () => {
+    const route = REST_ROUTES[0];
+    if (!route) throw new Error('no REST route');
+    await expect(
+      authorizerWith(credential([...SCOPES]))(
+        authorizerEvent({
+          resource: resourcePath(route),
+          headers: { 'Sec-WebSocket-Protocol': `market-data.v1, key.${issued.rawKey}` },
+        }),
+        context(),
+      ),
+    ).rejects.toThrow('Unauthorized');
   });
 });
 

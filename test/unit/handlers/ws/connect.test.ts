@@ -88,4 +88,26 @@ describe('ws connect metrics (docs/operations.md#metrics)', () => {
     }
     expect(points).toEqual(['connects', 'connects', 'evictions']);
   });
+
+  it('selects the market-data.v1 subprotocol when the handshake offered it, never the key entry', async () => {
+    const handler = createHandler({ ports: () => inMemorySessionPorts() });
+
+    const result = await handler({
+      ...webSocketEvent({ routeKey: '$connect' }),
+      headers: { 'Sec-WebSocket-Protocol': 'market-data.v1, key.mda_abcdefghijkl_secret' },
+    });
+
+    expect(result).toEqual({ statusCode: 200, headers: { 'Sec-WebSocket-Protocol': 'market-data.v1' } });
+  });
+
+  it('selects no subprotocol when only a key entry was offered', async () => {
+    const handler = createHandler({ ports: () => inMemorySessionPorts() });
+
+    const result = await handler({
+      ...webSocketEvent({ routeKey: '$connect' }),
+      headers: { 'Sec-WebSocket-Protocol': 'key.mda_abcdefghijkl_secret' },
+    });
+
+    expect(result).toEqual({ statusCode: 200 });
+  });
 });
