@@ -28,11 +28,9 @@ describe('feedCredentials', () => {
   });
 
   it('reads the secret JSON when a secret is named, once', async () => {
-    secrets
-      .on(GetSecretValueCommand, { SecretId: 'arn:secret' })
-      .resolves({
-        SecretString: JSON.stringify({ APCA_API_KEY_ID: 'id', APCA_API_SECRET_KEY: 's', extra: 'x' }),
-      });
+    secrets.on(GetSecretValueCommand, { SecretId: 'arn:secret' }).resolves({
+      SecretString: JSON.stringify({ APCA_API_KEY_ID: 'id', APCA_API_SECRET_KEY: 's', extra: 'x' }),
+    });
     expect(await feedCredentials('alpaca', 'arn:secret', {})).toEqual({
       APCA_API_KEY_ID: 'id',
       APCA_API_SECRET_KEY: 's',
