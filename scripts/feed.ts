@@ -13,30 +13,14 @@
 import { parseArgs } from 'node:util';
 import { FEED_PROVIDERS, type FeedProvider } from '#contracts/feed';
 import type { FeedLog } from '#domain/feed/ports';
-import { FeedService, type FeedStatus } from '#runtime/feed-service';
+import { FeedService } from '#runtime/feed-service';
 import { FeedSettingsError, feedCredentials, feedSymbols } from '#runtime/feed-settings';
 import { exitWith, UsageError } from './lib/cli.ts';
+import { statusLine } from './lib/feed-status.ts';
 import { DEFAULT_DATA_DIR } from './lib/project.ts';
 import { tradeSinkFor } from './lib/trade-sinks.ts';
 
 const STATUS_EVERY_MS = 30_000;
-
-/** One line: connected, trades/s since the last line, what was put, gaps, reconnects, drops. */
-export function statusLine(status: FeedStatus, previousPut: number, seconds: number): string {
-  const { totals } = status;
-  const rate = seconds > 0 ? (totals.put - previousPut) / seconds : 0;
-  const dropped = Object.entries(totals.dropped)
-    .map(([reason, count]) => `${reason} ${count}`)
-    .join(', ');
-  return [
-    `feed: ${status.connected ? 'connected' : 'not connected'}`,
-    `${rate.toFixed(1)} trades/s`,
-    `${totals.put} put`,
-    `gaps ${totals.gaps} (${totals.gapsFilled} filled)`,
-    `reconnects ${totals.reconnects}`,
-    ...(dropped ? [`dropped: ${dropped}`] : []),
-  ].join(' | ');
-}
 
 /** Warnings and errors on stderr as one line each; the credentials never reach a log field. */
 const consoleLog: FeedLog = {

@@ -293,7 +293,14 @@ export class FeedConnector {
     if (inSession && this.ports.feed.tradesBetween !== undefined) {
       try {
         const trades = await this.ports.feed.tradesBetween(this.subscription, startMs, endMs);
-        this.apply(trades.map((feedTrade) => ({ type: 'trade', feedTrade })));
+        // In slices, waiting for the flusher to drain between them: a long gap is not dropped as back-pressure.
+        for (let start = 0; start < trades.length; start += this.settings.batchSize) {
+          while (this.queue.length >= this.settings.pauseAt && !this.stopped) {
+            await this.sleep(this.settings.flushIntervalMs, true);
+          }
+          const slice = trades.slice(start, start + this.settings.batchSize);
+          this.apply(slice.map((feedTrade) => ({ type: 'trade', feedTrade })));
+        }
         filled = true;
         this.ports.log.info('Gap filled', {
           feed: this.ports.feed.name,

@@ -187,6 +187,22 @@ describe('FeedConnector', () => {
     },
   );
 
+  it('fills a gap longer than the back-pressure bound in slices, dropping nothing', async () => {
+    const fake = await fakeOf('alpaca');
+    const sink = new MemorySink();
+    const { metrics, recorded } = recordingMetrics();
+    start(feedOf(fake), sink, metrics, { settings: { batchSize: 3, pauseAt: 5, dropAt: 10 } });
+    const base = Date.now() - 30_000;
+    await fake.subscribed(1);
+    fake.publish(range(1, 4).map((n) => tradeOf('alpaca', n, base)));
+    await vi.waitFor(() => expect(sink.put_).toHaveLength(4));
+    fake.drop();
+    fake.publish(range(5, 64).map((n) => tradeOf('alpaca', n, base)));
+    await vi.waitFor(() => expect(sink.put_).toHaveLength(64));
+    expect(new Set(sink.ids).size).toBe(64);
+    expect(recorded.dropped.backpressure).toBeUndefined();
+  });
+
   it('records a gap it cannot fill (Polygon futures have no REST fill) with its start and end', async () => {
     const fake = await fakeOf('polygon');
     const sink = new MemorySink();

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { providerFeeds, subscriptionOn } from '#runtime/feed-service';
+
+const base = {
+  credentials: { APCA_API_KEY_ID: 'a', APCA_API_SECRET_KEY: 'b', POLYGON_API_KEY: 'c' },
+  sink: { put: async () => {} },
+  log: { info: () => {}, warn: () => {}, error: () => {} },
+  symbols: ['AAPL', 'SPY', 'ES1!', 'NQ1!'],
+};
+
+describe('providerFeeds', () => {
+  it('gives Alpaca the stocks and ETFs, and names the futures it does not carry', () => {
+    const { feeds, uncovered } = providerFeeds({ ...base, provider: 'alpaca' });
+    expect(feeds.map(({ feed, symbols }) => [feed.name, symbols])).toEqual([['alpaca', ['AAPL', 'SPY']]]);
+    expect(uncovered).toEqual(['ES1!', 'NQ1!']);
+  });
+
+  it('gives Polygon one feed per cluster', () => {
+    const { feeds, uncovered } = providerFeeds({ ...base, provider: 'polygon' });
+    expect(feeds.map(({ feed, symbols }) => [feed.name, symbols])).toEqual([
+      ['polygon-stocks', ['AAPL', 'SPY']],
+      ['polygon-futures', ['ES1!', 'NQ1!']],
+    ]);
+    expect(uncovered).toEqual([]);
+  });
+});
+
+describe('subscriptionOn', () => {
+  it('maps provider symbols to universe symbols on the New York date, futures to the front contract', () => {
+    // 2026-12-10 01:00 UTC is still December 9 in New York: ESZ6 is the front until the 10th's session.
+    expect([...subscriptionOn(['AAPL', 'ES1!'], Date.parse('2026-12-10T01:00:00Z'))]).toEqual([
+      ['AAPL', 'AAPL'],
+      ['ESZ6', 'ES1!'],
+    ]);
+    expect([...subscriptionOn(['ES1!'], Date.parse('2026-12-10T15:00:00Z'))]).toEqual([['ESH7', 'ES1!']]);
+  });
+});

@@ -1,0 +1,71 @@
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FeedSettingsError, feedCredentials, feedEnvironment, feedSymbols } from '#runtime/feed-settings';
+
+const secrets = mockClient(SecretsManagerClient);
+afterEach(() => secrets.reset());
+
+describe('feedEnvironment', () => {
+  it('reads the contract names', () => {
+    expect(
+      feedEnvironment({ FEED_PROVIDER: 'polygon', TRADES_STREAM_NAME: 'trades', FEED_SYMBOLS: 'AAPL,ES1!' }),
+    ).toEqual({ FEED_PROVIDER: 'polygon', TRADES_STREAM_NAME: 'trades', FEED_SYMBOLS: 'AAPL,ES1!' });
+  });
+
+  it('names the variable that is wrong', () => {
+    expect(() => feedEnvironment({ FEED_PROVIDER: 'iex' })).toThrow(FeedSettingsError);
+    expect(() => feedEnvironment({ FEED_PROVIDER: 'iex' })).toThrow(/FEED_PROVIDER/);
+    expect(() => feedEnvironment({ FEED_PROVIDER: 'alpaca', FEED_URL: 'not a url' })).toThrow(/FEED_URL/);
+  });
+});
+
+describe('feedCredentials', () => {
+  it('reads the provider names from the environment without a secret', async () => {
+    expect(await feedCredentials('polygon', undefined, { POLYGON_API_KEY: 'k' })).toEqual({
+      POLYGON_API_KEY: 'k',
+    });
+  });
+
+  it('reads the secret JSON when a secret is named, once', async () => {
+    secrets.on(GetSecretValueCommand, { SecretId: 'arn:secret' }).resolves({
+      SecretString: JSON.stringify({ APCA_API_KEY_ID: 'id', APCA_API_SECRET_KEY: 's', extra: 'x' }),
+    });
+    expect(await feedCredentials('alpaca', 'arn:secret', {})).toEqual({
+      APCA_API_KEY_ID: 'id',
+      APCA_API_SECRET_KEY: 's',
+    });
+    expect(secrets.commandCalls(GetSecretValueCommand)).toHaveLength(1);
+  });
+
+  it('says which names are missing, never their values', async () => {
+    const error = await feedCredentials('alpaca', undefined, { APCA_API_KEY_ID: 'visible-id' }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(FeedSettingsError);
+    expect(String(error)).toContain('APCA_API_SECRET_KEY missing from the environment');
+    expect(String(error)).not.toContain('visible-id');
+  });
+
+  it('refuses a secret that is not JSON', async () => {
+    secrets.on(GetSecretValueCommand).resolves({ SecretString: 'POLYGON_API_KEY=k' });
+    await expect(feedCredentials('polygon', 'arn:secret', {})).rejects.toThrow(/does not hold JSON/);
+  });
+});
+
+describe('feedSymbols', () => {
+  it('takes FEED_SYMBOLS when set, trimmed and upper-cased', () => {
+    expect(feedSymbols(' aapl, ES1! ,')).toEqual(['AAPL', 'ES1!']);
+  });
+
+  it('defaults to the universe, index futures included', () => {
+    const symbols = feedSymbols(undefined);
+    expect(symbols).toContain('AAPL');
+    expect(symbols).toEqual(expect.arrayContaining(['ES1!', 'NQ1!', 'RTY1!', 'YM1!']));
+    expect(symbols.length).toBeGreaterThan(500);
+  });
+
+  it('says what to do when the universe file is not there', () => {
+    expect(() => feedSymbols(undefined, 'nowhere.csv')).toThrow(/set FEED_SYMBOLS/);
+  });
+});
