@@ -34,7 +34,7 @@ export const FEED_CREDENTIAL_NAMES = {
   polygon: ['POLYGON_API_KEY'],
 } as const satisfies Record<FeedProvider, readonly string[]>;
 
-/** The `service` dimension of the connector's metrics (functions/contracts/metrics.ts, FEED_METRICS). */
+/** The `service` dimension of the connector's metrics (the `feed*` entries of functions/contracts/metrics.ts). */
 export const FEED_SERVICE_NAME = 'feed-connector';
 
 /** The connector's process entry, bundled into the container image (functions/containers/). */
