@@ -2,7 +2,7 @@ import pLimit from 'p-limit';
 import { MS_PER_DAY } from '#domain/calendar/time-zone';
 import type { BarFile, BarFileInterval, FileBar } from '#domain/market-data/bar-file';
 import { DERIVED_INTERVALS, deriveBars, periodOfBar } from '#domain/market-data/bar-history';
-import type { Bar, FormingBar } from '#domain/market-data/bars';
+import { type Bar, barOf, type FormingBar } from '#domain/market-data/bars';
 import type { Interval } from '#domain/market-data/intervals';
 import type { BarStore, LedgerStore, PriceStore, Series } from '#domain/market-data/ports';
 import { HISTORY_TRADE_ID, ledgerKey, mergeHistoryIntoLedger } from '#domain/strat/history-ledger';
@@ -89,7 +89,7 @@ function sessionsOf(base: BarFileInterval, rows: readonly FileBar[]): FileSessio
   if (base === '1d') {
     return rows.map((row) => {
       const period = periodOfBar('1d', '1d', row.time);
-      return { daily: { ...plain(row), startMs: period.startMs, endMs: period.endMs }, minutes: [] };
+      return { daily: { ...barOf(row), startMs: period.startMs, endMs: period.endMs }, minutes: [] };
     });
   }
   const sessions: FileSession[] = [];
@@ -107,17 +107,6 @@ function sessionsOf(base: BarFileInterval, rows: readonly FileBar[]): FileSessio
     start = index;
   }
   return sessions;
-}
-
-function plain(bar: Bar): Bar {
-  return {
-    time: bar.time,
-    open: bar.open,
-    high: bar.high,
-    low: bar.low,
-    close: bar.close,
-    volume: bar.volume,
-  };
 }
 
 function sameBar(a: Bar, b: Bar): boolean {
@@ -213,7 +202,7 @@ async function importSymbol(
     if (base === '1m') {
       const minutes = imported.flatMap(({ minutes }) => minutes);
       series['1m'] = minutes.map((bar) => ({
-        ...plain(bar),
+        ...barOf(bar),
         startMs: bar.time * 1000,
         endMs: bar.time * 1000 + 60_000,
       }));
@@ -260,7 +249,7 @@ async function importSymbol(
         return;
       written.add(key);
       const stage = interval === '1d' ? 2 : interval === '1m' ? 1 : 0;
-      (writes[stage] as (Series & { bar: Bar })[]).push({ symbol, interval, bar: plain(bar) });
+      (writes[stage] as (Series & { bar: Bar })[]).push({ symbol, interval, bar: barOf(bar) });
     };
     for (const [interval, bars] of Object.entries(series) as [Interval, FormingBar[]][]) {
       const times = toWrite.get(interval);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, MarketDataError } from '../../clients/typescript/src/index.ts';
-import { startTestStack, type TestStack } from '../support/local-stack.ts';
+import { startStratWeekStack, type TestStack } from '../support/local-stack.ts';
 
 /**
  * The client library against the local stack: every REST route, its typed errors and the pollers. The data is
@@ -19,8 +19,7 @@ const client = () =>
   createClient({ baseUrl: local.stack.restUrl, apiKey: local.stack.demoKey, fetch: countingFetch });
 
 beforeAll(async () => {
-  local = await startTestStack({ clock: { start: new Date('2024-11-22T16:00:00Z'), speed: 1 } });
-  await local.replay('test/fixtures/strat-week.csv');
+  local = await startStratWeekStack();
 }, 60_000);
 afterAll(async () => {
   await local.stop();

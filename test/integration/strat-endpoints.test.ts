@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inForceAlertSchema, simultaneousBreakSchema } from '#domain/strat/alerts';
 import { setupRowSchema } from '#domain/strat/current-setups';
 import { stateSnapshotSchema } from '#domain/strat/state-snapshot';
-import { startTestStack, type TestStack } from '../support/local-stack.ts';
+import { startStratWeekStack, type TestStack } from '../support/local-stack.ts';
 
 /**
  * test/fixtures/strat-week.csv: for ES1!, NQ1!, RTY1!, YM1! and AAPL (each at its own scale), one minute
@@ -15,8 +15,7 @@ import { startTestStack, type TestStack } from '../support/local-stack.ts';
 let local: TestStack;
 
 beforeAll(async () => {
-  local = await startTestStack({ clock: { start: new Date('2024-11-22T16:00:00Z'), speed: 1 } });
-  await local.replay('test/fixtures/strat-week.csv');
+  local = await startStratWeekStack();
 }, 60_000);
 afterAll(async () => {
   await local.stop();

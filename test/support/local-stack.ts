@@ -10,6 +10,20 @@ export async function startTestStack(options: Partial<LocalStackOptions> = {}): 
   return new TestStack(stack);
 }
 
+/**
+ * A test stack whose service clock reads Friday 2024-11-22 11:00 New York, with test/fixtures/strat-week.csv
+ * replayed: the Strat week that test/integration/strat-endpoints.test.ts describes (daily 1-2U setups going
+ * in force on Friday, simultaneous breaks of the index futures).
+ */
+export async function startStratWeekStack(options: Partial<LocalStackOptions> = {}): Promise<TestStack> {
+  const local = await startTestStack({
+    clock: { start: new Date('2024-11-22T16:00:00Z'), speed: 1 },
+    ...options,
+  });
+  await local.replay('test/fixtures/strat-week.csv');
+  return local;
+}
+
 export class TestStack {
   constructor(readonly stack: LocalStack) {}
 
