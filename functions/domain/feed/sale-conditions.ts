@@ -55,6 +55,8 @@ export const SALE_CONDITIONS: readonly ConditionRow[] = [
   { name: 'Prior Reference Price', updates: [N, Y, N, Y], cta: 'P', utp: 'P', polygon: [22] },
   { name: 'Rule 127 / Rule 155 Trade', updates: [Y, Y, Y, Y], cta: 'K', utp: 'K', polygon: [23, 24] },
   { name: 'Stopped Stock (Regular Trade)', updates: [Y, Y, Y, Y], utp: '1', polygon: [27] },
+  { name: 'Stopped Stock (Sold Last)', updates: [Y, Y, Y, Y], utp: '2', polygon: [31] },
+  { name: 'Stopped Stock (Sold Out of Sequence)', updates: [N, Y, N, Y], utp: '3', polygon: [33] },
   { name: 'Seller', updates: [N, N, N, Y], cta: 'R', utp: 'R', polygon: [29] },
   { name: 'Sold Last', updates: [Y, Y, Y, Y], cta: 'L', utp: 'L', polygon: [30] },
   { name: 'Sold (Out of Sequence)', updates: [N, Y, N, Y], cta: 'Z', utp: 'Z', polygon: [32] },
@@ -63,7 +65,7 @@ export const SALE_CONDITIONS: readonly ConditionRow[] = [
   { name: 'Odd Lot Trade', updates: [N, N, N, Y], cta: 'I', utp: 'I', polygon: [37] },
   {
     name: 'Corrected Consolidated Close (per listing market)',
-    updates: [Y, N, N, N],
+    updates: [Y, Y, Y, N],
     cta: '9',
     utp: '9',
     polygon: [38],
@@ -71,6 +73,21 @@ export const SALE_CONDITIONS: readonly ConditionRow[] = [
   { name: 'Trade Thru Exempt (611 exempt)', updates: [Y, Y, Y, Y], cta: '8', utp: '8', polygon: [41] },
   { name: 'Contingent Trade', updates: [N, N, N, Y], cta: 'V', utp: 'V', polygon: [52] },
   { name: 'Qualified Contingent Trade', updates: [N, N, N, Y], cta: '7', utp: '7', polygon: [53] },
+  { name: 'CAP Election', updates: [Y, Y, Y, Y], polygon: [6] },
+  { name: 'Stock Option', updates: [Y, Y, Y, Y], polygon: [35] },
+  { name: 'Opening / Reopening Trade Detail', updates: [Y, Y, Y, Y], polygon: [55] },
+  { name: 'Placeholder (tape C)', updates: [N, N, N, Y], utp: 'E' },
+  /**
+   * Not sale conditions: Massive sends a trade's short-sale-restriction (57-60) and financial-status (62-71)
+   * indicators among its conditions ([12, 60] on an extended-hours print). They restrict nothing: a regular
+   * sale tagged with one stays a regular sale.
+   */
+  { name: 'Short-sale restriction indicator', updates: [Y, Y, Y, Y], polygon: [57, 58, 59, 60] },
+  {
+    name: 'Financial status indicator',
+    updates: [Y, Y, Y, Y],
+    polygon: [62, 63, 64, 65, 66, 67, 68, 69, 70, 71],
+  },
 ];
 
 /** How Alpaca and the CTA / UTP plans name the tape a trade printed on. */

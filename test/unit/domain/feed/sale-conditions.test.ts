@@ -22,6 +22,9 @@ describe('sale conditions', () => {
     ['cta', ['B'], 'volume-only'],
     ['utp', ['B'], 'full'],
     ['cta', [], 'full'],
+    ['utp', ['2'], 'full'],
+    ['utp', ['3'], 'volume-only'],
+    ['utp', ['E'], 'volume-only'],
   ] as const)('on the %s plan, conditions %j count %s', (plan, codes, counting) => {
     expect(countingOf(letterConditionsEffect(plan, codes).effect)).toBe(counting);
   });
@@ -33,9 +36,27 @@ describe('sale conditions', () => {
     [[12, 37], 'volume-only'],
     [[15], 'excluded'],
     [[16], 'excluded'],
+    [[38], 'excluded'],
     [[], 'full'],
+    [[60], 'full'],
+    [[14, 57], 'full'],
+    [[12, 60], 'volume-only'],
+    [[0, 67], 'full'],
+    [[31], 'full'],
+    [[33], 'volume-only'],
+    [[6], 'full'],
   ] as const)('Polygon conditions %j count %s', (ids, counting) => {
     expect(countingOf(numericConditionsEffect(ids).effect)).toBe(counting);
+  });
+
+  it('reads a corrected consolidated close as moving prices but not volume (so not put: the fold has no price-only print)', () => {
+    expect(numericConditionsEffect([38]).effect).toEqual({
+      lastPrice: true,
+      highLow: true,
+      openClose: true,
+      volume: false,
+    });
+    expect(numericConditionsEffect([60]).unknown).toEqual([]);
   });
 
   it('counts an unknown code in volume only and reports it', () => {
