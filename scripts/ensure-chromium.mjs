@@ -18,7 +18,10 @@ if (!existsSync(chromium)) {
   console.log(`[chromium] none at ${chromium}: installing Debian's chromium package`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   execFileSync('apt-get', ['update'], { stdio: 'inherit', env });
-  execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'chromium'], { stdio: 'inherit', env });
+  execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'chromium'], {
+    stdio: 'inherit',
+    env,
+  });
   if (!existsSync(chromium)) {
     console.error(`apt-get installed chromium, but nothing is at ${chromium}: set CHROMIUM_PATH`);
     process.exit(1);
