@@ -56,7 +56,7 @@ describe('the console data access (the client library, as in a browser)', () => 
       // @ts-expect-error: an interval the service does not know, as a page could send
       .getCandles('AAPL', { interval: '2d' })
       .catch((error: unknown) => error);
-    expect(badInterval).toMatchObject({ status: 404, code: 'http_error' });
+    expect(badInterval).toMatchObject({ status: 404, code: 'unknown_interval' });
     const noKey = createClient({ baseUrl: local.stack.restUrl, apiKey: 'nope' });
     expect(await noKey.getMarketStatus().catch((error: unknown) => error)).toMatchObject({
       status: 401,
