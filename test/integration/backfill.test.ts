@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { candlesSchema } from '#domain/market-data/candles';
 import { stateSnapshotSchema } from '#domain/strat/state-snapshot';
 import { localDocumentClient } from '../../scripts/local/dynamo.ts';
 import { startTestStack, type TestStack } from '../support/local-stack.ts';
@@ -52,9 +51,7 @@ function backfill(file: string) {
 }
 
 async function candles(symbol: string, interval: string) {
-  const response = await local.get(`/candles/${symbol}?interval=${interval}&start=2023-01-01`);
-  expect(response.status).toBe(200);
-  return candlesSchema.parse(response.body).bars;
+  return (await local.candles(symbol, `?interval=${interval}&start=2023-01-01`)).bars;
 }
 
 async function itemCount(table: string): Promise<number> {

@@ -1,7 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { candlesSchema } from '#domain/market-data/candles';
 import { alpacaTrade, FakeProvider } from '../support/fake-providers.ts';
 import { startTestStack, type TestStack } from '../support/local-stack.ts';
 import { spawnScript, waitForOutput } from '../support/processes.ts';
@@ -64,11 +63,7 @@ afterAll(async () => {
   await local.stop();
 });
 
-async function candles(query: string) {
-  const response = await local.get(`/candles/AAPL${query}`);
-  expect(response.status).toBe(200);
-  return candlesSchema.parse(response.body);
-}
+const candles = (query: string) => local.candles('AAPL', query);
 
 describe('npm run feed against a fake Alpaca stream, into the local stack', () => {
   it('serves 1m candles equal to the trades sent, by the sale-condition rules', async () => {

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { candlesSchema } from '#domain/market-data/candles';
 import { startTestStack, type TestStack } from '../support/local-stack.ts';
 import { runScript } from '../support/processes.ts';
 
@@ -31,11 +30,7 @@ afterAll(async () => {
   await local.stop();
 });
 
-async function candles(query: string) {
-  const response = await local.get(`/candles/AAPL${query}`);
-  expect(response.status).toBe(200);
-  return candlesSchema.parse(response.body);
-}
+const candles = (query: string) => local.candles('AAPL', query);
 
 describe('a replayed minute-bar file, read back over REST', () => {
   it('gives back the 1m bars themselves, the after-hours bar ignored, never partial', async () => {

@@ -1,3 +1,4 @@
+import { type Candles, candlesSchema } from '#domain/market-data/candles';
 import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../scripts/local/stack.ts';
 import { runScript } from './processes.ts';
 
@@ -37,6 +38,14 @@ export class TestStack {
       text,
       body: text ? JSON.parse(text) : undefined,
     };
+  }
+
+  /** GET /candles/{symbol}{query} with the demo key: the response checked 200 and parsed with its schema. */
+  async candles(symbol: string, query = ''): Promise<Candles> {
+    const response = await this.get(`/candles/${symbol}${query}`);
+    if (response.status !== 200)
+      throw new Error(`GET /candles/${symbol}${query}: ${response.status} ${response.text}`);
+    return candlesSchema.parse(response.body);
   }
 
   /** A raw request, for methods and paths outside the REST base. */
