@@ -1,6 +1,6 @@
 /**
  * Alpaca Market Data v2 stock stream (`wss://stream.data.alpaca.markets/v2/iex` or `/v2/sip`) and its REST
- * trades endpoint, as one TradeFeed (docs/data-sources.md#alpaca). JSON frames, each an array of messages:
+ * trades endpoint, as one TradeFeed (docs/data-sources.md#providers-and-what-each-covers). JSON frames, each an array of messages:
  *
  * - handshake: `[{"T":"success","msg":"connected"}]`, then `{"action":"auth","key":...,"secret":...}` is
  *   answered `[{"T":"success","msg":"authenticated"}]`, then `{"action":"subscribe","trades":[...]}` is

@@ -1,7 +1,7 @@
 /**
  * Polygon.io (now Massive) WebSocket clusters for stocks (`wss://socket.massive.com/stocks`) and futures
  * (`wss://socket.massive.com/futures`), each a TradeFeed of its own (an account gets one connection per
- * cluster; docs/data-sources.md#polygonio-massive). JSON frames, each an array of events:
+ * cluster; docs/data-sources.md#providers-and-what-each-covers). JSON frames, each an array of events:
  *
  * - handshake: `[{"ev":"status","status":"connected",...}]`, then `{"action":"auth","params":KEY}` is answered
  *   with status `auth_success` (or `auth_failed`, `auth_timeout`), then
