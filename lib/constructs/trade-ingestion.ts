@@ -62,8 +62,8 @@ export class TradeIngestion extends Construct implements EventSourceFailures {
       tables: props.tables,
       bindings: INGEST.tables,
       // A full batch (up to 10,000 records of up to 100 trades each) reads and writes the ledgers and bars of
-      // every symbol in it; more memory also means more CPU on Lambda. The timeout leaves room for DynamoDB retries without letting a stuck
-      // invocation hold its shard for long.
+      // every symbol in it; more memory also means more CPU on Lambda. The timeout leaves room for DynamoDB
+      // retries without letting a stuck invocation hold its shard for long.
       memorySize: 1024,
       timeout: Duration.seconds(60),
     });
