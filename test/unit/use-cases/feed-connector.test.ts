@@ -50,6 +50,7 @@ function recordingMetrics() {
     dropped: {} as Partial<Record<FeedDropReason, number>>,
     amendments: [] as string[],
     connected: [] as boolean[],
+    outsideBand: 0,
   };
   const metrics: FeedMetrics = {
     tradesReceived: (count) => {
@@ -72,6 +73,9 @@ function recordingMetrics() {
     },
     amendment: (outcome) => {
       recorded.amendments.push(outcome);
+    },
+    outsideBand: (count) => {
+      recorded.outsideBand += count;
     },
   };
   return { metrics, recorded };
