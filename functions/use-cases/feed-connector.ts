@@ -36,7 +36,7 @@ import type {
   FeedTrade,
   TradeFeed,
 } from '#domain/feed/ports';
-import { type LuldTier, PriceBands } from '#domain/feed/price-band';
+import { type LuldTier, PriceBands, tradeAfterBand } from '#domain/feed/price-band';
 import { reconnectDelayMs } from '#domain/feed/reconnect';
 import type { Trade } from '#domain/market-data/bars';
 import type { TradeSink } from '#domain/market-data/ports';
@@ -285,16 +285,17 @@ export class FeedConnector {
   private withinBand(feedTrade: FeedTrade): Trade {
     const { trade, counting, auction } = feedTrade;
     const verdict = this.bands.check({ ...trade, counting, ...(auction ? { auction } : {}) });
-    if (verdict.kind !== 'outside') return trade;
-    this.ports.metrics.outsideBand(1);
-    this.ports.log.warn('Print outside the LULD band: counted in volume only', {
-      symbol: trade.symbol,
-      tradeId: trade.tradeId,
-      price: trade.price,
-      reference: verdict.reference,
-      band: verdict.band,
-    });
-    return { ...trade, volumeOnly: true };
+    if (verdict.kind === 'outside') {
+      this.ports.metrics.outsideBand(1);
+      this.ports.log.warn('Print outside the LULD band: counted in volume only', {
+        symbol: trade.symbol,
+        tradeId: trade.tradeId,
+        price: trade.price,
+        reference: verdict.reference,
+        band: verdict.band,
+      });
+    }
+    return tradeAfterBand(trade, verdict);
   }
 
   private pauseReading(): void {

@@ -110,6 +110,14 @@ export function isInside(price: number, band: Band): boolean {
   return price >= band.lower - tolerance && price <= band.upper + tolerance;
 }
 
+/** The trade to put after its verdict: volume-only when outside the band, else the very same trade. */
+export function tradeAfterBand<T extends { readonly volumeOnly?: boolean }>(
+  trade: T,
+  verdict: BandVerdict,
+): T {
+  return verdict.kind === 'outside' ? { ...trade, volumeOnly: true } : trade;
+}
+
 /** The eligible prints of the last five minutes of one symbol, in per-second buckets. */
 class FiveMinuteMean {
   private readonly seconds = new Float64Array(WINDOW_SECONDS).fill(-1);
