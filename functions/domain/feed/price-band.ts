@@ -26,6 +26,7 @@
  * Memory: per symbol three 300-slot Float64Arrays (7.2 KB) and a few numbers; one state per symbol fed.
  */
 import { type Session, sessionAt } from '../calendar/sessions.ts';
+import type { Trade } from '../market-data/bars.ts';
 import { isContinuousFuture } from './futures-roll.ts';
 import type { Counting } from './sale-conditions.ts';
 
@@ -111,10 +112,7 @@ export function isInside(price: number, band: Band): boolean {
 }
 
 /** The trade to put after its verdict: volume-only when outside the band, else the very same trade. */
-export function tradeAfterBand<T extends { readonly volumeOnly?: boolean }>(
-  trade: T,
-  verdict: BandVerdict,
-): T {
+export function tradeAfterBand(trade: Trade, verdict: BandVerdict): Trade {
   return verdict.kind === 'outside' ? { ...trade, volumeOnly: true } : trade;
 }
 
