@@ -56,7 +56,10 @@ export type BandVerdict =
   /** The Plan does not apply the band to it. */
   | { readonly kind: 'exempt'; readonly reason: 'auction' | 'moves-no-price' }
   /** No band to judge by: a future, outside regular hours, or no reference price yet. */
-  | { readonly kind: 'unbanded'; readonly reason: 'not-nms-stock' | 'outside-session' | 'no-reference' };
+  | {
+      readonly kind: 'unbanded';
+      readonly reason: 'not-nms-stock' | 'outside-session' | 'earlier-session' | 'no-reference';
+    };
 
 const WINDOW_SECONDS = 300;
 const WINDOW_MS = WINDOW_SECONDS * 1_000;
@@ -195,10 +198,11 @@ export class PriceBands {
     const session = sessionAt(new Date(print.timestamp));
     if (session === undefined) return { kind: 'unbanded', reason: 'outside-session' };
     const state = this.stateOf(print.symbol, session, print.timestamp);
+    if (state === undefined) return { kind: 'unbanded', reason: 'earlier-session' };
     if (print.counting !== 'full') return { kind: 'exempt', reason: 'moves-no-price' };
     if (print.auction !== undefined) {
       if (print.auction === 'close') state.window.add(print.timestamp, print.price);
-      else this.anchor(state, print.timestamp, [print.price]);
+      else this.anchor(state, print.timestamp, print.price);
       return { kind: 'exempt', reason: 'auction' };
     }
     const reference = state.reference;
@@ -217,9 +221,8 @@ export class PriceBands {
     state.run.sum += print.price;
     if (state.run.count >= RUN_TO_REANCHOR && print.timestamp - state.run.firstMs >= RUN_SPAN_MS) {
       // Too many prints, for too long, to be errors: the reference was lost (a pause the feed did not show).
-      const { count, sum } = state.run;
-      this.anchor(state, print.timestamp, [sum / count]);
-      const anchored = state.reference as number;
+      const anchored = state.run.sum / state.run.count;
+      this.anchor(state, print.timestamp, anchored);
       return {
         kind: 'inside',
         band: bandAround(anchored, bandHalfWidth(tier, state.bracketPrice, anchored, doubled)),
@@ -228,8 +231,10 @@ export class PriceBands {
     return { kind: 'outside', band, reference };
   }
 
-  private stateOf(symbol: string, session: Session, timestamp: number): SymbolBand {
+  /** The symbol's state for the print's session (a new session starts afresh); undefined for an earlier one. */
+  private stateOf(symbol: string, session: Session, timestamp: number): SymbolBand | undefined {
     let state = this.states.get(symbol);
+    if (state !== undefined && session.date < state.date) return undefined;
     if (state === undefined || state.date !== session.date) {
       state = {
         date: session.date,
@@ -262,12 +267,12 @@ export class PriceBands {
   }
 
   /** A new starting point (an opening or reopening print, or a lost reference found again). */
-  private anchor(state: SymbolBand, timestamp: number, prices: readonly number[]): void {
+  private anchor(state: SymbolBand, timestamp: number, price: number): void {
     state.window.clear();
-    for (const price of prices) state.window.add(timestamp, price);
+    state.window.add(timestamp, price);
     state.run.count = 0;
     state.watchedFromMs = timestamp;
-    this.setReference(state, state.window.mean() as number, timestamp);
+    this.setReference(state, price, timestamp);
   }
 
   private setReference(state: SymbolBand, reference: number, timestamp: number): void {

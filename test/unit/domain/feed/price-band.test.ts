@@ -235,6 +235,16 @@ describe('the reference price', () => {
     });
   });
 
+  it('does not let a late print of an earlier session reset today’s reference', () => {
+    const bands = new PriceBands(() => 1);
+    bands.check(print(100, at('2026-11-27', 10, 0), { auction: 'open' }));
+    expect(bands.check(print(90, at(DAY, 15, 0), { counting: 'volume-only' }))).toEqual({
+      kind: 'unbanded',
+      reason: 'earlier-session',
+    });
+    expect(bands.check(print(1000, at('2026-11-27', 10, 1))).kind).toBe('outside');
+  });
+
   it('is taken again after a reopening print (a trading pause)', () => {
     const bands = anchored(100);
     expect(bands.check(print(120, at(DAY, 10, 10), { auction: 'reopen' }))).toEqual({
