@@ -119,6 +119,13 @@ export const METRICS = {
     dimension: 'Reason',
     service: FEED_SERVICE_NAME,
   },
+  feedPrintsOutsideBand: {
+    name: 'FeedPrintsOutsideBand',
+    unit: 'Count',
+    description:
+      'Equity prints outside the Limit Up-Limit Down band, put counting in volume only (also in FeedTradesPut)',
+    service: FEED_SERVICE_NAME,
+  },
 } as const satisfies Record<string, MetricDefinition>;
 
 export type MetricId = keyof typeof METRICS;

@@ -17,6 +17,8 @@ export interface FeedTotals {
   dropped: Partial<Record<FeedDropReason, number>>;
   amendmentsApplied: number;
   amendmentsRecorded: number;
+  /** Prints put volume-only for lying outside the LULD band: a part of `put`, not a drop. */
+  outsideBand: number;
 }
 
 /**
@@ -34,6 +36,7 @@ export class FeedMetricsRecorder {
     dropped: {},
     amendmentsApplied: 0,
     amendmentsRecorded: 0,
+    outsideBand: 0,
   };
   private readonly metrics = new Metrics({
     namespace: process.env[METRICS_NAMESPACE_ENV] ?? METRICS_NAMESPACE,
@@ -82,6 +85,10 @@ export class FeedMetricsRecorder {
       amendment: (outcome) => {
         if (outcome === 'applied') totals.amendmentsApplied++;
         else totals.amendmentsRecorded++;
+      },
+      outsideBand: (count) => {
+        totals.outsideBand += count;
+        this.add('feedPrintsOutsideBand', count);
       },
     };
   }

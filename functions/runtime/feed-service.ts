@@ -12,9 +12,11 @@ import { sessionAt } from '#domain/calendar/sessions';
 import { newYorkDate } from '#domain/calendar/time-zone';
 import { isContinuousFuture, providerSymbolOn } from '#domain/feed/futures-roll';
 import type { FeedLog, TradeFeed } from '#domain/feed/ports';
+import { luldTierOf } from '#domain/feed/price-band';
 import type { TradeSink } from '#domain/market-data/ports';
 import { FeedConnector, type FeedConnectorSettings } from '#use-cases/feed-connector';
 import { FeedMetricsRecorder, type FeedTotals } from './feed-metrics.ts';
+import { luldTier1Symbols } from './feed-settings.ts';
 
 export interface FeedServiceOptions {
   readonly provider: FeedProvider;
@@ -30,6 +32,8 @@ export interface FeedServiceOptions {
   readonly settings?: Partial<FeedConnectorSettings>;
   /** Emit the Feed* metrics as EMF on stdout (on AWS); false: keep totals only (`npm run feed`). */
   readonly emitMetrics?: boolean;
+  /** The LULD Tier 1 symbols (default: the universe file's, functions/runtime/feed-settings.ts); others Tier 2. */
+  readonly luldTier1?: ReadonlySet<string>;
 }
 
 interface CoveredFeed {
@@ -101,6 +105,7 @@ export class FeedService {
       this.options.log.warn('Symbols this provider does not carry: not fed', { symbols: uncovered });
     }
     if (feeds.length === 0) throw new Error('no symbol to feed: the provider carries none of them');
+    const tier1 = this.options.luldTier1 ?? luldTier1Symbols();
     for (const { feed, symbols } of feeds) {
       this.up.set(feed.name, false);
       this.connectors.push(
@@ -110,6 +115,7 @@ export class FeedService {
             sink: this.options.sink,
             symbolsOn: (nowMs) => subscriptionOn(symbols, nowMs),
             isSessionOpen: (nowMs) => sessionAt(new Date(nowMs)) !== undefined,
+            luldTierOf: (symbol) => luldTierOf(symbol, tier1),
             nowMs: Date.now,
             random: Math.random,
             metrics: this.recorder.port((connected) => this.up.set(feed.name, connected)),

@@ -66,3 +66,20 @@ export function feedSymbols(symbols: string | undefined, universeFile = 'data/un
   const rows = parse(text, { columns: true, skip_empty_lines: true }) as { symbol: string }[];
   return rows.map((row) => row.symbol);
 }
+
+/**
+ * The symbols the LULD band treats as Tier 1 (docs/data-sources.md#erroneous-prints-the-luld-band): every
+ * symbol of the universe file, whose stocks are S&P 500 constituents and whose ETPs are broad index funds,
+ * all Tier 1 under the Plan. A symbol fed from outside it (FEED_SYMBOLS, `--symbols`) is Tier 2, the wider
+ * band. An unreadable file leaves every symbol Tier 2.
+ */
+export function luldTier1Symbols(universeFile = 'data/universe.csv'): Set<string> {
+  let text: string;
+  try {
+    text = readFileSync(universeFile, 'utf8');
+  } catch {
+    return new Set();
+  }
+  const rows = parse(text, { columns: true, skip_empty_lines: true }) as { symbol: string }[];
+  return new Set(rows.map((row) => row.symbol));
+}

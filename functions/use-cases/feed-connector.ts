@@ -20,6 +20,8 @@
  *   provider) and it resumes below half of it; above `dropAt` a trade is dropped and counted `backpressure`.
  * - Corrections and cancels apply to trades still queued, and are otherwise recorded
  *   (functions/domain/feed/amendments.ts).
+ * - Erroneous prints: a price-moving equity print outside the Limit Up-Limit Down band is put volume-only
+ *   and counted (functions/domain/feed/price-band.ts).
  * - Futures contracts roll: the subscription is recomputed from `symbolsOn` each minute and, when it changes,
  *   the roll is logged and the feed resubscribed.
  */
@@ -31,8 +33,10 @@ import type {
   FeedEvent,
   FeedLog,
   FeedMetrics,
+  FeedTrade,
   TradeFeed,
 } from '#domain/feed/ports';
+import { type LuldTier, PriceBands, tradeAfterBand } from '#domain/feed/price-band';
 import { reconnectDelayMs } from '#domain/feed/reconnect';
 import type { Trade } from '#domain/market-data/bars';
 import type { TradeSink } from '#domain/market-data/ports';
@@ -74,6 +78,8 @@ export interface FeedConnectorPorts {
   readonly symbolsOn: (nowMs: number) => ReadonlyMap<string, string>;
   /** Whether the regular session is open (the market calendar). */
   readonly isSessionOpen: (nowMs: number) => boolean;
+  /** The LULD tier of a universe symbol; undefined (or no function): no band (futures). */
+  readonly luldTierOf?: (symbol: string) => LuldTier | undefined;
   readonly nowMs: () => number;
   readonly random: () => number;
   readonly metrics: FeedMetrics;
@@ -109,6 +115,7 @@ export class FeedConnector {
   private subscription: ReadonlyMap<string, string> = new Map();
   private readonly timers: NodeJS.Timeout[] = [];
   private flushing: Promise<void> = Promise.resolve();
+  private readonly bands: PriceBands;
 
   constructor(
     private readonly ports: FeedConnectorPorts,
@@ -116,6 +123,7 @@ export class FeedConnector {
   ) {
     this.settings = { ...FEED_CONNECTOR_SETTINGS, ...settings };
     this.seen = new LRUCache({ max: this.settings.dedupeWindow });
+    this.bands = new PriceBands(ports.luldTierOf ?? (() => undefined));
   }
 
   get isConnected(): boolean {
@@ -267,10 +275,27 @@ export class FeedConnector {
         this.ports.metrics.dropped('backpressure', 1);
         continue;
       }
-      this.queue.push(trade);
+      this.queue.push(this.withinBand(event.feedTrade));
     }
     if (received > 0) this.ports.metrics.tradesReceived(received);
     if (this.queue.length >= this.settings.pauseAt) this.pauseReading();
+  }
+
+  /** The trade to put: volume-only when its price lies outside the LULD band (counted and logged). */
+  private withinBand(feedTrade: FeedTrade): Trade {
+    const { trade, counting, auction } = feedTrade;
+    const verdict = this.bands.check({ ...trade, counting, ...(auction ? { auction } : {}) });
+    if (verdict.kind === 'outside') {
+      this.ports.metrics.outsideBand(1);
+      this.ports.log.warn('Print outside the LULD band: counted in volume only', {
+        symbol: trade.symbol,
+        tradeId: trade.tradeId,
+        price: trade.price,
+        reference: verdict.reference,
+        band: verdict.band,
+      });
+    }
+    return tradeAfterBand(trade, verdict);
   }
 
   private pauseReading(): void {

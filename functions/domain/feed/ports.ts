@@ -6,7 +6,7 @@
  */
 import type { Trade } from '../market-data/bars.ts';
 import type { Amendment } from './amendments.ts';
-import type { Counting } from './sale-conditions.ts';
+import type { Auction, Counting } from './sale-conditions.ts';
 
 /** A trade as the provider printed it, mapped to the universe's symbol, with how it counts. */
 export interface FeedTrade {
@@ -14,6 +14,8 @@ export interface FeedTrade {
   readonly counting: Counting;
   /** Condition codes the sale-condition table does not know. */
   readonly unknownConditions: readonly (string | number)[];
+  /** An opening, reopening or closing auction print (exempt from the LULD band: functions/domain/feed/price-band.ts). */
+  readonly auction?: Auction;
 }
 
 export type FeedEvent =
@@ -109,6 +111,8 @@ export interface FeedMetrics {
   connected(up: boolean): void;
   dropped(reason: FeedDropReason, count: number): void;
   amendment(outcome: 'applied' | 'recorded'): void;
+  /** Trades put volume-only because their price lay outside the LULD band (they are counted in put too). */
+  outsideBand(count: number): void;
 }
 
 export interface FeedLog {

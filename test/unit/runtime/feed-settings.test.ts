@@ -1,7 +1,14 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FeedSettingsError, feedCredentials, feedEnvironment, feedSymbols } from '#runtime/feed-settings';
+import { luldTierOf } from '#domain/feed/price-band';
+import {
+  FeedSettingsError,
+  feedCredentials,
+  feedEnvironment,
+  feedSymbols,
+  luldTier1Symbols,
+} from '#runtime/feed-settings';
 
 const secrets = mockClient(SecretsManagerClient);
 afterEach(() => secrets.reset());
@@ -67,5 +74,20 @@ describe('feedSymbols', () => {
 
   it('says what to do when the universe file is not there', () => {
     expect(() => feedSymbols(undefined, 'nowhere.csv')).toThrow(/set FEED_SYMBOLS/);
+  });
+});
+
+describe('luldTier1Symbols', () => {
+  it('puts the universe (S&P 500 stocks, index ETFs) in Tier 1, any other stock in Tier 2, futures in none', () => {
+    const tier1 = luldTier1Symbols();
+    expect(luldTierOf('AAPL', tier1)).toBe(1);
+    expect(luldTierOf('SPY', tier1)).toBe(1);
+    expect(luldTierOf('QQQ', tier1)).toBe(1);
+    expect(luldTierOf('GME', tier1)).toBe(2);
+    expect(luldTierOf('ES1!', tier1)).toBeUndefined();
+  });
+
+  it('leaves every stock Tier 2 (the wider band) when the universe file cannot be read', () => {
+    expect(luldTierOf('AAPL', luldTier1Symbols('nowhere.csv'))).toBe(2);
   });
 });

@@ -10,12 +10,19 @@ const totals = {
   dropped: { condition: 7, duplicate: 3 },
   amendmentsApplied: 0,
   amendmentsRecorded: 0,
+  outsideBand: 0,
 };
 
 describe('statusLine', () => {
   it('says connected, the rate since the last line, gaps and drops', () => {
     expect(statusLine({ connected: true, feeds: 1, totals }, 600, 30)).toBe(
       'feed: connected | 20.0 trades/s | 1200 put | gaps 2 (1 filled) | reconnects 1 | dropped: condition 7, duplicate 3',
+    );
+  });
+
+  it('shows the prints the LULD band held back to volume only, when there are any', () => {
+    expect(statusLine({ connected: true, feeds: 1, totals: { ...totals, outsideBand: 4 } }, 600, 30)).toBe(
+      'feed: connected | 20.0 trades/s | 1200 put | outside band 4 (volume only) | gaps 2 (1 filled) | reconnects 1 | dropped: condition 7, duplicate 3',
     );
   });
 

@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { alpacaFeed } from '#adapters/feed/alpaca';
 import { polygonFeed } from '#adapters/feed/polygon';
+import { newYorkWallTimeToUtc } from '#domain/calendar/time-zone';
 import type { FeedDropReason, FeedMetrics, TradeFeed } from '#domain/feed/ports';
+import { type LuldTier, luldTierOf } from '#domain/feed/price-band';
 import type { Trade } from '#domain/market-data/bars';
 import type { TradeSink } from '#domain/market-data/ports';
 import { FeedConnector, type FeedConnectorSettings } from '#use-cases/feed-connector';
@@ -50,6 +52,7 @@ function recordingMetrics() {
     dropped: {} as Partial<Record<FeedDropReason, number>>,
     amendments: [] as string[],
     connected: [] as boolean[],
+    outsideBand: 0,
   };
   const metrics: FeedMetrics = {
     tradesReceived: (count) => {
@@ -72,6 +75,9 @@ function recordingMetrics() {
     },
     amendment: (outcome) => {
       recorded.amendments.push(outcome);
+    },
+    outsideBand: (count) => {
+      recorded.outsideBand += count;
     },
   };
   return { metrics, recorded };
@@ -117,6 +123,7 @@ function start(
     settings?: Partial<FeedConnectorSettings>;
     symbolsOn?: () => ReadonlyMap<string, string>;
     open?: boolean;
+    luldTierOf?: (symbol: string) => LuldTier | undefined;
   } = {},
 ) {
   const connector = new FeedConnector(
@@ -125,6 +132,7 @@ function start(
       sink,
       symbolsOn: options.symbolsOn ?? (() => SYMBOLS),
       isSessionOpen: () => options.open ?? true,
+      ...(options.luldTierOf ? { luldTierOf: options.luldTierOf } : {}),
       nowMs: () => Date.now(),
       random: () => 0,
       metrics,
@@ -286,6 +294,62 @@ describe('FeedConnector', () => {
       ['D-1', undefined],
       ['D-3', true],
     ]);
+  });
+
+  it.each(['alpaca', 'polygon'] as const)(
+    '%s: puts a 10x print outside the LULD band volume-only and counts it',
+    async (dialect) => {
+      const fake = await fakeOf(dialect);
+      const sink = new MemorySink();
+      const { metrics, recorded } = recordingMetrics();
+      const tier1 = new Set(['AAPL', 'MSFT']);
+      start(feedOf(fake), sink, metrics, { luldTierOf: (symbol) => luldTierOf(symbol, tier1) });
+      await fake.subscribed(1);
+      const open = newYorkWallTimeToUtc('2026-11-25', 10 * 60).getTime();
+      const trade = (id: number, atMs: number, price: number) =>
+        dialect === 'alpaca' ? alpacaTrade('AAPL', id, atMs, price) : polygonTrade('AAPL', id, atMs, price);
+      fake.publish([
+        // The opening print (an Opening Trade condition): the day's first reference price.
+        dialect === 'alpaca'
+          ? alpacaTrade('AAPL', 1, open, 180, ['O'])
+          : polygonTrade('AAPL', 1, open, 180, [17]),
+        trade(2, open + 1_000, 180.1),
+        trade(3, open + 2_500, 1800), // 10x: erroneous
+        trade(4, open + 3_000, 180.2),
+        trade(5, open + 3_500, 189), // on the band's edge (180 + 5%): a regular trade
+      ]);
+      await vi.waitFor(() => expect(sink.put_).toHaveLength(5));
+      expect(sink.put_.map((put) => [put.price, put.volumeOnly])).toEqual([
+        [180, undefined],
+        [180.1, undefined],
+        [1800, true],
+        [180.2, undefined],
+        [189, undefined],
+      ]);
+      expect(recorded.outsideBand).toBe(1);
+      // The counts add up: every trade received was put (the band print among them, volume-only).
+      expect(recorded.received).toBe(recorded.put);
+      expect(recorded.dropped).toEqual({});
+    },
+  );
+
+  it('does not judge futures by the LULD band (CME rejects orders outside its own bands)', async () => {
+    const fake = await fakeOf('polygon');
+    const sink = new MemorySink();
+    const { metrics, recorded } = recordingMetrics();
+    start(feedOf(fake, 'futures'), sink, metrics, {
+      symbolsOn: () => new Map([['ESZ6', 'ES1!']]),
+      luldTierOf: (symbol) => luldTierOf(symbol, new Set()),
+    });
+    await fake.subscribed(1);
+    const open = newYorkWallTimeToUtc('2026-11-25', 10 * 60).getTime();
+    fake.publish([
+      { ev: 'T', sym: 'ESZ6', p: 6000, s: 1, t: open, q: 1 },
+      { ev: 'T', sym: 'ESZ6', p: 60_000, s: 1, t: open + 400_000, q: 2 },
+    ]);
+    await vi.waitFor(() => expect(sink.put_).toHaveLength(2));
+    expect(sink.put_.map((put) => put.volumeOnly)).toEqual([undefined, undefined]);
+    expect(recorded.outsideBand).toBe(0);
   });
 
   it('applies a cancel to a trade still held and records one of a trade already put', async () => {
