@@ -274,7 +274,11 @@ export class FakeProvider {
       .sort((a, b) => String(a.S).localeCompare(String(b.S)));
     const token = url.searchParams.get('page_token');
     const offset = token === null ? 0 : Number(Buffer.from(token, 'base64url').toString());
-    const { items, next, page } = this.pageOf(matching, offset, Number(url.searchParams.get('limit') ?? 1000));
+    const { items, next, page } = this.pageOf(
+      matching,
+      offset,
+      Number(url.searchParams.get('limit') ?? 1000),
+    );
     const trades: Record<string, Message[]> = {};
     for (const message of items) {
       const { T: _type, S: symbol, ...rest } = message;
@@ -321,7 +325,8 @@ export class FakeProvider {
         sip_timestamp: sipNanosOf(message),
       };
     });
-    const nextUrl = next === undefined ? null : `${origin}/v3/trades/${encodeURIComponent(symbol)}?cursor=${nextCursor}`;
+    const nextUrl =
+      next === undefined ? null : `${origin}/v3/trades/${encodeURIComponent(symbol)}?cursor=${nextCursor}`;
     return { page, symbol, body: { ...template, next_url: nextUrl, results } };
   }
 }

@@ -23,8 +23,8 @@ import {
   type TradeFeed,
 } from '#domain/feed/ports';
 import { letterConditionsEffect, planOfTape } from '#domain/feed/sale-conditions';
-import { feedTradeOf } from './feed-trades.ts';
 import { epochMsOf } from './exact-time.ts';
+import { feedTradeOf } from './feed-trades.ts';
 import {
   openProviderSocket,
   type ProviderMessage,

@@ -28,8 +28,8 @@ import {
   type TradeFeed,
 } from '#domain/feed/ports';
 import { numericConditionsEffect } from '#domain/feed/sale-conditions';
-import { feedTradeOf } from './feed-trades.ts';
 import { epochMsOfNanos, parseJsonKeepingIntegers } from './exact-time.ts';
+import { feedTradeOf } from './feed-trades.ts';
 import {
   openProviderSocket,
   type ProviderMessage,
@@ -234,7 +234,12 @@ export function polygonFeed(
   const feed: TradeFeed = {
     name: `polygon-${cluster}`,
     connect(symbols: ReadonlyMap<string, string>, listener: FeedListener): Promise<FeedConnection> {
-      return openProviderSocket(socketUrl, polygonProtocol(cluster, apiKey, symbols), listener, options.socket);
+      return openProviderSocket(
+        socketUrl,
+        polygonProtocol(cluster, apiKey, symbols),
+        listener,
+        options.socket,
+      );
     },
   };
   if (cluster === 'futures') return feed;

@@ -93,7 +93,7 @@ export function openProviderSocket(
     /** Each ping interval: a socket silent past the deadline is terminated, otherwise pinged. */
     const checkLiveness = () => {
       // A paused socket is not read, so its pongs go unheard: its silence proves nothing.
-      if (paused) return heard();
+      if (paused) heard();
       const silentMs = Date.now() - lastFrameAtMs;
       if (silentMs >= deadAfterMs) {
         closeError ??= new FeedError(

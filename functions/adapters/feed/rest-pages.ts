@@ -32,7 +32,9 @@ export const REST_RETRY: RestRetryPolicy = {
   nowMs: Date.now,
 };
 
-export type PageOutcome = { readonly ok: true; readonly text: string } | { readonly ok: false; readonly reason: string };
+export type PageOutcome =
+  | { readonly ok: true; readonly text: string }
+  | { readonly ok: false; readonly reason: string };
 
 /** Milliseconds a `Retry-After` header asks to wait (delta-seconds or an HTTP date), or undefined. */
 export function retryAfterMs(header: string | null, nowMs: number): number | undefined {

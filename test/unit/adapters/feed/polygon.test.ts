@@ -155,7 +155,11 @@ describe('polygonFeed against a fake Polygon (Massive) cluster', () => {
       printFive();
       fake.failRest({ page: 2, status: 429, retryAfter: '3' });
       const slept: number[] = [];
-      const fill = await feed('stocks', { restRetry: instantRetry(slept) }).tradesBetween?.(msft, at, at + 1000);
+      const fill = await feed('stocks', { restRetry: instantRetry(slept) }).tradesBetween?.(
+        msft,
+        at,
+        at + 1000,
+      );
       expect(fill?.trades.map(({ trade }) => trade.tradeId)).toEqual(['4-1', '4-2', '4-3', '4-4', '4-5']);
       expect(fill?.unfilled).toEqual([]);
       expect(slept).toEqual([3_000]);
@@ -167,7 +171,11 @@ describe('polygonFeed against a fake Polygon (Massive) cluster', () => {
       printFive();
       fake.failRest({ page: 2, status: 503, times: Number.POSITIVE_INFINITY });
       const slept: number[] = [];
-      const fill = await feed('stocks', { restRetry: instantRetry(slept) }).tradesBetween?.(msft, at, at + 1000);
+      const fill = await feed('stocks', { restRetry: instantRetry(slept) }).tradesBetween?.(
+        msft,
+        at,
+        at + 1000,
+      );
       expect(fill?.trades.map(({ trade }) => trade.tradeId)).toEqual(['4-1', '4-2']);
       expect(fill?.unfilled).toEqual([
         { symbol: 'MSFT', startMs: at + 200, endMs: at + 1000, reason: expect.stringMatching(/503/) },
