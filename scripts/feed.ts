@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { FEED_PROVIDERS, type FeedProvider } from '#contracts/feed';
 import type { FeedLog } from '#domain/feed/ports';
 import { FeedService } from '#runtime/feed-service';
-import { FeedSettingsError, feedCredentials, feedSymbols } from '#runtime/feed-settings';
+import { FeedSettingsError, feedCredentials, feedSymbols, secureEndpoint } from '#runtime/feed-settings';
 import { exitWith, UsageError } from './lib/cli.ts';
 import { statusLine } from './lib/feed-status.ts';
 import { DEFAULT_DATA_DIR } from './lib/project.ts';
@@ -55,8 +55,8 @@ try {
   const service = new FeedService({
     provider,
     credentials,
-    ...(values.url ? { url: values.url } : {}),
-    ...(values['rest-url'] ? { restUrl: values['rest-url'] } : {}),
+    ...(values.url ? { url: secureEndpoint('--url', values.url, 'wss:') } : {}),
+    ...(values['rest-url'] ? { restUrl: secureEndpoint('--rest-url', values['rest-url'], 'https:') } : {}),
     symbols: feedSymbols(values.symbols),
     sink: await tradeSinkFor({
       stack: values.stack,
