@@ -60,7 +60,7 @@ export class FakeProvider {
   pings = 0;
   private readonly restFaults: RestFault[] = [];
   private active: WebSocket | undefined;
-  private halfOpen = false;
+  private halfOpen: WebSocket | undefined;
   private readonly subscribers = new Set<() => void>();
 
   private constructor(
@@ -113,7 +113,7 @@ export class FakeProvider {
     for (const message of messages) {
       if (message.T === 't' || message.ev === 'T') this.printed.push(message);
     }
-    if (this.active?.readyState === WebSocket.OPEN && !this.halfOpen) {
+    if (this.active?.readyState === WebSocket.OPEN && this.active !== this.halfOpen) {
       this.active.send(JSON.stringify(messages));
     }
   }
@@ -128,7 +128,7 @@ export class FakeProvider {
    * no ping and no close frame) nor writes, and sends no FIN.
    */
   goHalfOpen(): void {
-    this.halfOpen = true;
+    this.halfOpen = this.active;
     this.active?.pause();
   }
 

@@ -246,6 +246,28 @@ describe('FeedConnector', () => {
     expect(recorded.gaps[0]?.endMs).toBeGreaterThan(at);
   });
 
+  it('notices a half-open connection by its unanswered pings, reconnects and fills the gap', async () => {
+    const fake = await fakeOf('polygon');
+    const sink = new MemorySink();
+    const { metrics, recorded } = recordingMetrics();
+    const feed = polygonFeed('stocks', 'key', {
+      socketUrl: fake.url('/stocks'),
+      restUrl: fake.restUrl,
+      socket: { pingIntervalMs: 20, deadAfterMs: 100 },
+    });
+    start(feed, sink, metrics);
+    const base = Date.now() - 30_000;
+    await fake.subscribed(1);
+    fake.publish([polygonTrade('MSFT', 1, base, 10)]);
+    await vi.waitFor(() => expect(sink.ids).toEqual(['4-1']));
+    fake.goHalfOpen();
+    fake.publish([polygonTrade('MSFT', 2, base + 100, 10)]); // printed, never delivered on the dead socket
+    await fake.subscribed(2);
+    await vi.waitFor(() => expect(sink.ids).toEqual(['4-1', '4-2']));
+    expect(recorded.reconnects).toBe(1);
+    expect(recorded.gaps).toEqual([expect.objectContaining({ filled: true })]);
+  });
+
   it('closes a silent socket during the session and subscribes again', async () => {
     const fake = await fakeOf('alpaca');
     const { metrics, recorded } = recordingMetrics();
