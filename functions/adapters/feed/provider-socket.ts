@@ -11,8 +11,8 @@ export const HANDSHAKE_TIMEOUT_MS = 15_000;
  * Dead sockets (docs/data-sources.md#dead-sockets): once open, a WebSocket ping goes out every
  * PING_INTERVAL_MS, and a socket from which no frame at all (pong, data, ping) arrived for DEAD_AFTER_MS is
  * terminated, without waiting for a close handshake the peer will never answer: a half-open connection is
- * noticed 10 to 15 s after it went quiet. Both providers' servers answer pings (their official clients ping
- * too). A `close()` whose handshake has not completed after CLOSE_TIMEOUT_MS is terminated as well (the ws
+ * noticed 10 to 15 s after it went quiet. A WebSocket endpoint answers a ping with a pong as the protocol
+ * requires (RFC 6455), so a live but quiet provider is never taken for dead. A `close()` whose handshake has not completed after CLOSE_TIMEOUT_MS is terminated as well (the ws
  * library would otherwise wait 30 s).
  */
 export const PING_INTERVAL_MS = 5_000;
