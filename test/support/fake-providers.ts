@@ -38,6 +38,8 @@ export interface RestFault {
   readonly status: number;
   /** The `Retry-After` header, as sent. */
   readonly retryAfter?: string;
+  /** The `Location` header (a redirect). */
+  readonly location?: string;
   /** How many times (default 1; Infinity: for good). */
   times?: number;
   /** Massive: only this ticker's fill. */
@@ -248,7 +250,10 @@ export class FakeProvider {
     );
     if (fault !== undefined) {
       fault.times = (fault.times ?? 1) - 1;
-      const headers = fault.retryAfter === undefined ? {} : { 'retry-after': fault.retryAfter };
+      const headers = {
+        ...(fault.retryAfter === undefined ? {} : { 'retry-after': fault.retryAfter }),
+        ...(fault.location === undefined ? {} : { location: fault.location }),
+      };
       response.writeHead(fault.status, headers).end('{"message":"fault"}');
       return;
     }

@@ -2,7 +2,8 @@
  * One page of a provider's REST endpoint, fetched with retries (docs/data-sources.md#gap-fills-that-finish):
  * a 429, a 5xx, a network error or a time-out is tried again after an exponential backoff with full jitter,
  * or after the `Retry-After` the provider names (seconds or an HTTP date), up to a bounded number of
- * attempts. Any other answer (401, 403, 404...) fails at once: trying again cannot change it. The caller
+ * attempts. Any other answer (401, 403, 404, a redirect...) fails at once: trying again cannot change it,
+ * and a redirect is never followed (the credentials go to the configured origin only). The caller
  * keeps the pages it already has and resumes from the failing one.
  */
 
@@ -57,7 +58,12 @@ export async function getPage(
   for (let attempt = 0; attempt < policy.attempts; attempt++) {
     let asked: number | undefined;
     try {
-      const response = await fetch(url, { headers, signal: AbortSignal.timeout(policy.requestTimeoutMs) });
+      // A redirect is not followed: the credentials in `headers` would go wherever it points.
+      const response = await fetch(url, {
+        headers,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(policy.requestTimeoutMs),
+      });
       if (response.ok) return { ok: true, text: await response.text() };
       await response.body?.cancel();
       reason = `answered ${response.status}`;

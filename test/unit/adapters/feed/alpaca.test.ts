@@ -219,6 +219,22 @@ describe('alpacaFeed against a fake Alpaca stream', () => {
     });
   });
 
+  it('never follows a redirect, so the credentials go nowhere else', async () => {
+    const elsewhere = await FakeProvider.start('alpaca', { key: 'other', secret: 'other' });
+    try {
+      fake.failRest({ page: 1, status: 302, location: `${elsewhere.restUrl}/v2/stocks/trades` });
+      const at = Date.parse('2024-05-15T14:00:00Z');
+      const fill = await feed().tradesBetween?.(symbols, at, at + 1000);
+      expect(fill?.unfilled.map(({ reason }) => reason)).toEqual([
+        expect.stringMatching(/302/),
+        expect.stringMatching(/302/),
+      ]);
+      expect(elsewhere.restRequests).toEqual([]);
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
   describe('connection-limit kicks after the handshake', () => {
     it.each([
       ['alpaca/connection-limit', 'connection_limit'],
