@@ -2,6 +2,11 @@
  * Local fakes of the providers' protocols (docs/data-sources.md), real servers on free ports: a WebSocket
  * endpoint speaking the documented handshake and messages (test/fixtures/providers/), and the REST trades
  * endpoint serving every trade the fake "printed", whether or not a client was connected to receive it.
+ *
+ * As the providers behave: REST pages as small as a test likes (Alpaca's opaque `next_page_token`, Massive's
+ * `next_url` with a cursor), Massive's SIP times in nanoseconds written as JSON integers, TRF ids; and their
+ * faults on demand: a page answered 429 with `Retry-After`, 5xx for good, a redirect, a `next_url` naming
+ * another host, a half-open connection (no reading, no writing, no FIN), a kick sent before a close.
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
