@@ -333,7 +333,8 @@ export class FeedConnector {
           feed: this.ports.feed.name,
           start: new Date(gapStartMs).toISOString(),
           end: new Date(gapEndMs).toISOString(),
-          symbols: unfilled.map((span) => span.symbol),
+          symbols: unfilled.length,
+          some: unfilled.slice(0, 10).map((span) => span.symbol),
           reasons: [...new Set(unfilled.map((span) => span.reason))],
         });
       }
