@@ -9,16 +9,22 @@
  *   --stack NAME     put on the deployed stack's Kinesis trades stream instead [--region R]
  *   --local-url U    a local stack's origin (default: the running one's, from .data/local-stack.json)
  *   --rest-url U     the provider's REST origin for gap fills (default: the provider's)
+ *   -h, --help       this text
+ *
+ * `--url` must be wss:// and `--rest-url` https://, except to a loopback address (a local fake): the
+ * credentials never travel in clear text (docs/data-sources.md#endpoints-and-credentials).
  */
 import { parseArgs } from 'node:util';
 import { FEED_PROVIDERS, type FeedProvider } from '#contracts/feed';
 import type { FeedLog } from '#domain/feed/ports';
 import { FeedService } from '#runtime/feed-service';
-import { FeedSettingsError, feedCredentials, feedSymbols } from '#runtime/feed-settings';
-import { exitWith, UsageError } from './lib/cli.ts';
+import { FeedSettingsError, feedCredentials, feedSymbols, secureEndpoint } from '#runtime/feed-settings';
+import { answerHelp, exitWith, UsageError } from './lib/cli.ts';
 import { statusLine } from './lib/feed-status.ts';
 import { DEFAULT_DATA_DIR } from './lib/project.ts';
 import { tradeSinkFor } from './lib/trade-sinks.ts';
+
+answerHelp(import.meta.url);
 
 const STATUS_EVERY_MS = 30_000;
 
@@ -55,8 +61,8 @@ try {
   const service = new FeedService({
     provider,
     credentials,
-    ...(values.url ? { url: values.url } : {}),
-    ...(values['rest-url'] ? { restUrl: values['rest-url'] } : {}),
+    ...(values.url ? { url: secureEndpoint('--url', values.url, 'wss:') } : {}),
+    ...(values['rest-url'] ? { restUrl: secureEndpoint('--rest-url', values['rest-url'], 'https:') } : {}),
     symbols: feedSymbols(values.symbols),
     sink: await tradeSinkFor({
       stack: values.stack,

@@ -19,7 +19,31 @@ export function feedEnvironment(env: NodeJS.ProcessEnv = process.env): FeedEnvir
     const issues = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
     throw new FeedSettingsError(`bad feed configuration: ${issues.join('; ')}`);
   }
+  const url = parsed.data[FEED_ENV.url];
+  if (url !== undefined) secureEndpoint(FEED_ENV.url, url, 'wss:');
   return parsed.data;
+}
+
+const LOOPBACK_HOSTS = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
+/**
+ * A provider endpoint the credentials may be sent to (docs/data-sources.md#endpoints-and-credentials):
+ * `wss:` for a stream, `https:` for REST; the clear-text `ws:` / `http:` only to a loopback address (a
+ * local fake). Anything else is refused with one line naming the setting.
+ */
+export function secureEndpoint(name: string, url: string, secure: 'wss:' | 'https:'): string {
+  const clear = secure === 'wss:' ? 'ws:' : 'http:';
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new FeedSettingsError(`${name} is not a URL: ${url}`);
+  }
+  if (parsed.protocol === secure) return url;
+  if (parsed.protocol === clear && LOOPBACK_HOSTS.test(parsed.hostname)) return url;
+  throw new FeedSettingsError(
+    `${name} must be a ${secure}// URL (${clear}// only to a loopback address): ${parsed.protocol}//${parsed.host} would carry the credentials ${parsed.protocol === clear ? 'in clear text' : 'over another protocol'}`,
+  );
 }
 
 /**

@@ -34,7 +34,9 @@ import type {
   FeedLog,
   FeedMetrics,
   FeedTrade,
+  GapFill,
   TradeFeed,
+  UnfilledSpan,
 } from '#domain/feed/ports';
 import { type LuldTier, PriceBands, tradeAfterBand } from '#domain/feed/price-band';
 import { reconnectDelayMs } from '#domain/feed/reconnect';
@@ -310,40 +312,55 @@ export class FeedConnector {
     this.connection?.resume();
   }
 
-  /** Fills [startMs, endMs) from the REST endpoint, or records it; then releases the live trades held. */
+  /**
+   * Fills [startMs, endMs) from the REST endpoint and applies what it fetched; records as a gap what it could
+   * not fetch (the fill's unfilled spans, or all of it without an endpoint); then releases the live trades held.
+   */
   private async closeGap(lastTradeMs: number, endMs: number): Promise<void> {
     const startMs = lastTradeMs - this.settings.fillOverlapMs;
     const inSession = this.ports.isSessionOpen(lastTradeMs) || this.ports.isSessionOpen(endMs);
-    let filled = false;
+    let unfilled: readonly UnfilledSpan[] = [];
     if (inSession && this.ports.feed.tradesBetween !== undefined) {
+      let fill: GapFill;
       try {
-        const trades = await this.ports.feed.tradesBetween(this.subscription, startMs, endMs);
-        // In slices, waiting for the flusher to drain between them: a long gap is not dropped as back-pressure.
-        for (let start = 0; start < trades.length; start += this.settings.batchSize) {
-          while (this.queue.length >= this.settings.pauseAt && !this.stopped) {
-            await this.sleep(this.settings.flushIntervalMs, true);
-          }
-          const slice = trades.slice(start, start + this.settings.batchSize);
-          this.apply(slice.map((feedTrade) => ({ type: 'trade', feedTrade })));
-        }
-        filled = true;
-        this.ports.log.info('Gap filled', {
-          feed: this.ports.feed.name,
-          start: new Date(lastTradeMs).toISOString(),
-          end: new Date(endMs).toISOString(),
-          trades: trades.length,
-        });
+        fill = await this.ports.feed.tradesBetween(this.subscription, startMs, endMs);
       } catch (error) {
-        this.ports.log.warn('Gap fill failed', { feed: this.ports.feed.name, error: String(error) });
+        fill = { trades: [], unfilled: [{ symbol: '*', startMs, endMs, reason: String(error) }] };
       }
+      const { trades } = fill;
+      unfilled = fill.unfilled;
+      // In slices, waiting for the flusher to drain between them: a long gap is not dropped as back-pressure.
+      for (let start = 0; start < trades.length; start += this.settings.batchSize) {
+        while (this.queue.length >= this.settings.pauseAt && !this.stopped) {
+          await this.sleep(this.settings.flushIntervalMs, true);
+        }
+        const slice = trades.slice(start, start + this.settings.batchSize);
+        this.apply(slice.map((feedTrade) => ({ type: 'trade', feedTrade })));
+      }
+      this.ports.log.info(unfilled.length === 0 ? 'Gap filled' : 'Gap partly filled', {
+        feed: this.ports.feed.name,
+        start: new Date(lastTradeMs).toISOString(),
+        end: new Date(endMs).toISOString(),
+        trades: trades.length,
+      });
+    } else if (inSession) {
+      unfilled = [{ symbol: '*', startMs: lastTradeMs, endMs, reason: 'no REST trades endpoint' }];
     }
     if (inSession) {
-      this.ports.metrics.gap(lastTradeMs, endMs, filled);
-      if (!filled) {
+      if (unfilled.length === 0) {
+        this.ports.metrics.gap(lastTradeMs, endMs, true);
+      } else {
+        // What is left: from the earliest unfetched time (never before the last trade received) to the end.
+        const gapStartMs = Math.max(lastTradeMs, Math.min(...unfilled.map((span) => span.startMs)));
+        const gapEndMs = Math.max(...unfilled.map((span) => span.endMs));
+        this.ports.metrics.gap(gapStartMs, gapEndMs, false);
         this.ports.log.warn('Gap recorded', {
           feed: this.ports.feed.name,
-          start: new Date(lastTradeMs).toISOString(),
-          end: new Date(endMs).toISOString(),
+          start: new Date(gapStartMs).toISOString(),
+          end: new Date(gapEndMs).toISOString(),
+          symbols: unfilled.length,
+          some: unfilled.slice(0, 10).map((span) => span.symbol),
+          reasons: [...new Set(unfilled.map((span) => span.reason))],
         });
       }
     }

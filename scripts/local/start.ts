@@ -18,9 +18,12 @@ import { rm } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { previousSession, sessionAt, sessionOn } from '#domain/calendar/sessions';
 import { formatNewYorkIso, newYorkDate } from '#domain/calendar/time-zone';
+import { answerHelp } from '../lib/cli.ts';
 import { isProcessAlive, localStackStateFile } from '../lib/local-stack-state.ts';
 import { DEFAULT_DATA_DIR } from '../lib/project.ts';
 import { type LocalStack, startLocalStack } from './stack.ts';
+
+answerHelp(import.meta.url);
 
 function fail(message: string): never {
   process.stderr.write(`npm start: ${message}\n`);

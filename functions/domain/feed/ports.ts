@@ -79,12 +79,30 @@ export interface TradeFeed {
   /**
    * The trades of `symbols` in [startMs, endMs) from the provider's REST trades endpoint, per symbol in
    * order; undefined when the provider has no such endpoint for this feed (the gap is then recorded).
+   * Never throws for a page it could not fetch: it keeps what it fetched and names what is left.
    */
   readonly tradesBetween?: (
     symbols: ReadonlyMap<string, string>,
     startMs: number,
     endMs: number,
-  ) => Promise<FeedTrade[]>;
+  ) => Promise<GapFill>;
+}
+
+/** What a gap fill fetched, and what it could not (docs/data-sources.md#gap-fills-that-finish). */
+export interface GapFill {
+  readonly trades: readonly FeedTrade[];
+  /** Spans still unfetched after the retries (empty when the fill is complete). */
+  readonly unfilled: readonly UnfilledSpan[];
+}
+
+/** Part of a gap a fill could not fetch: one symbol's trades from `startMs` (inclusive) to `endMs`. */
+export interface UnfilledSpan {
+  /** The universe symbol. */
+  readonly symbol: string;
+  readonly startMs: number;
+  readonly endMs: number;
+  /** Why (the last answer, or a refused `next_url`), for the log. */
+  readonly reason: string;
 }
 
 /** Why the connector did not put a trade it received (each counted, none silently). */

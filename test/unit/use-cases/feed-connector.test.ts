@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { alpacaFeed } from '#adapters/feed/alpaca';
 import { polygonFeed } from '#adapters/feed/polygon';
+import { REST_RETRY } from '#adapters/feed/rest-pages';
 import { newYorkWallTimeToUtc } from '#domain/calendar/time-zone';
 import type { FeedDropReason, FeedMetrics, TradeFeed } from '#domain/feed/ports';
 import { type LuldTier, luldTierOf } from '#domain/feed/price-band';
@@ -211,6 +212,32 @@ describe('FeedConnector', () => {
     expect(recorded.dropped.backpressure).toBeUndefined();
   });
 
+  it('applies what a gap fill fetched and records only the span it could not fetch', async () => {
+    const fake = await FakeProvider.start('polygon', { key: 'key', restPageSize: 2 });
+    fakes.push(fake);
+    const sink = new MemorySink();
+    const { metrics, recorded } = recordingMetrics();
+    const noWait = { ...REST_RETRY, sleep: async () => {} };
+    const feed = polygonFeed('stocks', 'key', {
+      socketUrl: fake.url('/stocks'),
+      restUrl: fake.restUrl,
+      restRetry: noWait,
+    });
+    start(feed, sink, metrics, { symbolsOn: () => new Map([['MSFT', 'MSFT']]) });
+    const base = Date.now() - 30_000;
+    await fake.subscribed(1);
+    fake.publish([polygonTrade('MSFT', 1, base + 100, 10)]);
+    await vi.waitFor(() => expect(sink.put_).toHaveLength(1));
+    fake.drop();
+    fake.publish(range(2, 6).map((n) => polygonTrade('MSFT', n, base + n * 100, 10)));
+    fake.failRest({ page: 2, status: 503, times: Number.POSITIVE_INFINITY });
+    await vi.waitFor(() => expect(recorded.gaps).toHaveLength(1));
+    // Page 1 (trades 1 and 2) applied, trade 1 once; page 2 failed for good: recorded from trade 2 on.
+    await vi.waitFor(() => expect(sink.ids).toEqual(['4-1', '4-2']));
+    expect(recorded.gaps[0]).toMatchObject({ startMs: base + 200, filled: false });
+    expect(recorded.gaps[0]?.endMs).toBeGreaterThan(base + 600);
+  });
+
   it('records a gap it cannot fill (Polygon futures have no REST fill) with its start and end', async () => {
     const fake = await fakeOf('polygon');
     const sink = new MemorySink();
@@ -225,6 +252,28 @@ describe('FeedConnector', () => {
     await vi.waitFor(() => expect(recorded.gaps).toHaveLength(1));
     expect(recorded.gaps[0]).toMatchObject({ startMs: at, filled: false });
     expect(recorded.gaps[0]?.endMs).toBeGreaterThan(at);
+  });
+
+  it('notices a half-open connection by its unanswered pings, reconnects and fills the gap', async () => {
+    const fake = await fakeOf('polygon');
+    const sink = new MemorySink();
+    const { metrics, recorded } = recordingMetrics();
+    const feed = polygonFeed('stocks', 'key', {
+      socketUrl: fake.url('/stocks'),
+      restUrl: fake.restUrl,
+      socket: { pingIntervalMs: 20, deadAfterMs: 100 },
+    });
+    start(feed, sink, metrics);
+    const base = Date.now() - 30_000;
+    await fake.subscribed(1);
+    fake.publish([polygonTrade('MSFT', 1, base, 10)]);
+    await vi.waitFor(() => expect(sink.ids).toEqual(['4-1']));
+    fake.goHalfOpen();
+    fake.publish([polygonTrade('MSFT', 2, base + 100, 10)]); // printed, never delivered on the dead socket
+    await fake.subscribed(2);
+    await vi.waitFor(() => expect(sink.ids).toEqual(['4-1', '4-2']));
+    expect(recorded.reconnects).toBe(1);
+    expect(recorded.gaps).toEqual([expect.objectContaining({ filled: true })]);
   });
 
   it('closes a silent socket during the session and subscribes again', async () => {
