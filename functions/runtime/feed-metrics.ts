@@ -12,6 +12,8 @@ export interface FeedTotals {
   received: number;
   put: number;
   reconnects: number;
+  displacements: number;
+  identitiesEvicted: number;
   gaps: number;
   gapsFilled: number;
   dropped: Partial<Record<FeedDropReason, number>>;
@@ -29,6 +31,8 @@ export class FeedMetricsRecorder {
     received: 0,
     put: 0,
     reconnects: 0,
+    displacements: 0,
+    identitiesEvicted: 0,
     gaps: 0,
     gapsFilled: 0,
     dropped: {},
@@ -65,6 +69,14 @@ export class FeedMetricsRecorder {
       reconnect: () => {
         totals.reconnects++;
         this.add('feedReconnects', 1);
+      },
+      displaced: () => {
+        totals.displacements++;
+        this.add('feedDisplaced', 1);
+      },
+      identitiesEvicted: (count) => {
+        totals.identitiesEvicted += count;
+        this.add('feedIdentitiesEvicted', count);
       },
       gap: (startMs, endMs, filled) => {
         totals.gaps++;
