@@ -1,6 +1,9 @@
-import type { FeedStatus } from '#runtime/feed-service';
+import { describeFeeds, type FeedStatus } from '#runtime/feed-service';
 
-/** One line: connected, trades/s since the last line, what was put, gaps, reconnects, drops. */
+/**
+ * One line: each feed's connection (connected, or reconnecting since when, a gap open since when), trades/s
+ * since the last line, what was put, gaps, reconnects, displacements, drops.
+ */
 export function statusLine(status: FeedStatus, previousPut: number, seconds: number): string {
   const { totals } = status;
   const rate = seconds > 0 ? (totals.put - previousPut) / seconds : 0;
@@ -8,11 +11,12 @@ export function statusLine(status: FeedStatus, previousPut: number, seconds: num
     .map(([reason, count]) => `${reason} ${count}`)
     .join(', ');
   return [
-    `feed: ${status.connected ? 'connected' : 'not connected'}`,
+    `feed: ${describeFeeds(status)}`,
     `${rate.toFixed(1)} trades/s`,
     `${totals.put} put`,
     `gaps ${totals.gaps} (${totals.gapsFilled} filled)`,
     `reconnects ${totals.reconnects}`,
+    ...(totals.displacements > 0 ? [`displaced ${totals.displacements}`] : []),
     ...(dropped ? [`dropped: ${dropped}`] : []),
   ].join(' | ');
 }
