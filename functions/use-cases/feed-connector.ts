@@ -210,7 +210,13 @@ export class FeedConnector {
     }
     let attempt = 0;
     let gapStartMs = await this.restartGapStart();
-    this.gapOpenSinceMs = gapStartMs;
+    const startedMs = this.ports.nowMs();
+    if (
+      gapStartMs !== undefined &&
+      (this.ports.isSessionOpen(gapStartMs) || this.ports.isSessionOpen(startedMs))
+    ) {
+      this.gapOpenSinceMs = gapStartMs;
+    }
     try {
       while (!this.stopped) {
         this.subscription = this.ports.symbolsOn(this.ports.nowMs());
