@@ -26,6 +26,8 @@ export interface FakeProviderOptions {
   readonly secret?: string;
   /** Most symbols one connection may subscribe (Alpaca's 405). */
   readonly symbolLimit?: number;
+  /** A flapping server: closes each connection this long after acknowledging its subscription. */
+  readonly closeAfterSubscribeMs?: number;
 }
 
 export class FakeProvider {
@@ -171,6 +173,9 @@ export class FakeProvider {
   }
 
   private acknowledge(symbols: string[]): void {
+    const flapAfterMs = this.options.closeAfterSubscribeMs;
+    const socket = this.active;
+    if (flapAfterMs !== undefined && socket !== undefined) setTimeout(() => socket.close(), flapAfterMs);
     this.subscriptions.push(symbols);
     for (const resolve of this.subscribers) resolve();
     this.subscribers.clear();

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { alpacaFeed } from '#adapters/feed/alpaca';
 import { polygonFeed } from '#adapters/feed/polygon';
 import { FeedError, type FeedPositionStore, type TradeFeed } from '#domain/feed/ports';
+import { mostConnectionsWithin, RECONNECT } from '#domain/feed/reconnect';
 import { FeedConnector, type FeedConnectorSettings } from '#use-cases/feed-connector';
 import { alpacaTrade, type Dialect, FakeProvider, polygonTrade } from '../../support/fake-providers.ts';
 import { countingMetrics, MemoryPositions, MemorySink, recordingLog } from '../../support/scripted-feed.ts';
@@ -49,7 +50,14 @@ function feedOf(fake: FakeProvider): TradeFeed {
     : polygonFeed('stocks', 'key', { socketUrl: fake.url('/stocks'), restUrl: fake.restUrl });
 }
 
-function start(feed: TradeFeed, options: { sink?: MemorySink; positions?: FeedPositionStore } = {}) {
+function start(
+  feed: TradeFeed,
+  options: {
+    sink?: MemorySink;
+    positions?: FeedPositionStore;
+    settings?: Partial<FeedConnectorSettings>;
+  } = {},
+) {
   const sink = options.sink ?? new MemorySink();
   const { metrics, counts, gaps } = countingMetrics();
   const { log, lines } = recordingLog();
@@ -65,7 +73,7 @@ function start(feed: TradeFeed, options: { sink?: MemorySink; positions?: FeedPo
       log,
       ...(options.positions ? { positions: options.positions } : {}),
     },
-    FAST,
+    { ...FAST, ...options.settings },
   );
   const run = connector.run();
   run.catch(() => {});
@@ -120,6 +128,31 @@ describe('two connectors on one key (Massive: the newer connection takes the key
     // Neither put a trade twice.
     for (const { sink } of [first, second]) expect(new Set(sink.ids).size).toBe(sink.ids.length);
   }, 20_000);
+});
+
+describe('a flapping server (accepts, subscribes, closes after 50 ms)', () => {
+  it.each(['alpaca', 'polygon'] as const)(
+    '%s: gets a bounded number of connections, the backoff growing',
+    async (dialect) => {
+      const fake = await FakeProvider.start(dialect, {
+        key: 'key',
+        secret: 'secret',
+        closeAfterSubscribeMs: 50,
+      });
+      fakes.push(fake);
+      // The production backoff: the issue's server got 13 connections in 4 s when every subscription reset it.
+      const { counts } = start(feedOf(fake), { settings: { reconnect: RECONNECT } });
+      await fake.subscribed(1);
+      const spanMs = 2_000;
+      await new Promise((resolve) => setTimeout(resolve, spanMs));
+      // Each wait is at least its floor, whatever the jitter draws: real time can only add to them.
+      const bound = mostConnectionsWithin(spanMs);
+      expect(fake.connections).toBeLessThanOrEqual(bound);
+      expect(fake.connections).toBeGreaterThanOrEqual(2);
+      expect(counts.reconnects).toBeLessThanOrEqual(bound);
+    },
+    10_000,
+  );
 });
 
 describe('a restart loses nothing', () => {
