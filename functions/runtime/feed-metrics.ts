@@ -53,8 +53,11 @@ export class FeedMetricsRecorder {
     this.metrics.addMetric(definition.name, definition.unit as MetricUnit, value);
   }
 
-  /** A FeedMetrics port for one feed's connector; `up` tells the recorder whether that feed is connected. */
-  port(up: (connected: boolean) => void): FeedMetrics {
+  /**
+   * A FeedMetrics port for one feed's connector; `up`, if given, hears whether that feed is connected (the
+   * status reads each connector's state instead: FeedService.status()).
+   */
+  port(up: (connected: boolean) => void = () => {}): FeedMetrics {
     const totals = this.totals;
     return {
       tradesReceived: (count) => {

@@ -121,7 +121,7 @@ export class FeedService {
             isSessionOpen: (nowMs) => sessionAt(new Date(nowMs)) !== undefined,
             nowMs: Date.now,
             random: Math.random,
-            metrics: this.recorder.port(() => {}),
+            metrics: this.recorder.port(),
             log: this.options.log,
             ...(this.options.positions ? { positions: this.options.positions } : {}),
             latestSessionOpenMs,
