@@ -96,6 +96,9 @@ export const FEED_CONNECTOR_SETTINGS: FeedConnectorSettings = {
 /** Failed puts after `stop()` before the connector gives up on what it still holds (counted `unsent`). */
 const STOPPING_PUT_ATTEMPTS = 3;
 
+/** How long a stop waits for a position write (a hung store must not outlast the task's stop timeout). */
+const POSITION_STOP_WAIT_MS = 2_000;
+
 export interface FeedConnectorPorts {
   readonly feed: TradeFeed;
   readonly sink: TradeSink;
@@ -157,6 +160,8 @@ export class FeedConnector {
   /** After a restart: trades stamped at or before the stored position were put before it (duplicates). */
   private deliveredBeforeStartMs: number | undefined;
   private positionWriting: Promise<void> = Promise.resolve();
+  /** A position write is under way: the next waits for the next tick (a hung store never piles them up). */
+  private positionPending = false;
 
   constructor(
     private readonly ports: FeedConnectorPorts,
@@ -281,8 +286,9 @@ export class FeedConnector {
       for (const timer of this.timers) clearInterval(timer);
       await this.flushing;
       this.enter('stopped', this.ports.nowMs());
+      await this.settlePositionWrite(POSITION_STOP_WAIT_MS);
       this.savePosition();
-      await this.positionWriting;
+      await this.settlePositionWrite(POSITION_STOP_WAIT_MS);
     }
   }
 
@@ -330,9 +336,11 @@ export class FeedConnector {
     const positions = this.ports.positions;
     const through = this.deliveredThroughMs;
     if (positions === undefined || through === undefined) return;
-    if (this.positionWritten !== undefined && through <= this.positionWritten) return;
-    this.positionWriting = this.positionWriting.then(async () => {
-      if (this.positionWritten !== undefined && through <= this.positionWritten) return;
+    if (this.positionPending || (this.positionWritten !== undefined && through <= this.positionWritten)) {
+      return;
+    }
+    this.positionPending = true;
+    this.positionWriting = (async () => {
       try {
         await positions.put(this.ports.feed.name, through);
         this.positionWritten = through;
@@ -341,8 +349,22 @@ export class FeedConnector {
           feed: this.ports.feed.name,
           error: String(error),
         });
+      } finally {
+        this.positionPending = false;
       }
-    });
+    })();
+  }
+
+  /** Waits for the position write under way, at most `ms`. */
+  private async settlePositionWrite(ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.positionWriting,
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, ms);
+      }),
+    ]);
+    clearTimeout(timer);
   }
 
   /** A close for the connection limit after being subscribed: counted; too many and the connector stops. */

@@ -87,7 +87,7 @@ beforeEach(() => {
 afterEach(async () => {
   for (const { connector, running } of started.splice(0)) {
     connector.stop();
-    await advance(1_000);
+    await advance(5_000);
     await running.catch(() => {});
   }
   vi.useRealTimers();
@@ -283,6 +283,25 @@ describe('the position', () => {
     await advance(20_000);
     // Unchanged: not written again.
     expect(positions.writes).toEqual([DAY_ONE - 3_001, DAY_ONE - 2_000]);
+  });
+
+  it('writes one at a time: a store that hangs gets no pile of writes', async () => {
+    const feed = new ScriptedFeed();
+    let puts = 0;
+    const hanging: FeedPositionStore = {
+      get: async () => undefined,
+      put: () => {
+        puts++;
+        return new Promise(() => {});
+      },
+    };
+    start(feed, { positions: hanging, settings: { positionEveryMs: 1_000 } });
+    await advance(10);
+    for (let n = 1; n <= 30; n++) {
+      feed.send([trade(`D-${n}`, DAY_ONE - 60_000 + n)]);
+      await advance(1_000);
+    }
+    expect(puts).toBe(1);
   });
 
   it('after a restart, fills from the stored position exactly what was missed, and reports the gap', async () => {
