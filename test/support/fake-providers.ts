@@ -35,6 +35,8 @@ export interface FakeProviderOptions {
   readonly restPageSize?: number;
   /** Massive: the origin its `next_url` names (default: its own), as a hostile or misconfigured server. */
   readonly nextUrlOrigin?: string;
+  /** A flapping server: closes each connection this long after acknowledging its subscription. */
+  readonly closeAfterSubscribeMs?: number;
 }
 
 /** A REST page answered with an error instead (page 1 is a fill's first request). */
@@ -230,6 +232,9 @@ export class FakeProvider {
   }
 
   private acknowledge(symbols: string[]): void {
+    const flapAfterMs = this.options.closeAfterSubscribeMs;
+    const socket = this.active;
+    if (flapAfterMs !== undefined && socket !== undefined) setTimeout(() => socket.close(), flapAfterMs);
     this.subscriptions.push(symbols);
     for (const resolve of this.subscribers) resolve();
     this.subscribers.clear();

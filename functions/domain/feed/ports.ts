@@ -34,7 +34,12 @@ export type FeedErrorCode =
   /** The provider said something the protocol does not allow, or closed during the handshake. */
   | 'protocol'
   /** The provider found us too slow and dropped us. */
-  | 'slow_client';
+  | 'slow_client'
+  /**
+   * Kicked for the connection limit after being subscribed too often: another connection uses the same key
+   * (docs/data-sources.md#two-connectors-on-one-key). The connector stops rather than fight it.
+   */
+  | 'displaced';
 
 /** A provider's refusal or a protocol failure, told apart by its code. */
 export class FeedError extends Error {
@@ -48,7 +53,12 @@ export class FeedError extends Error {
 
   /** Whether trying again (after a backoff) may succeed. */
   get retryable(): boolean {
-    return this.code !== 'auth_failed' && this.code !== 'not_entitled' && this.code !== 'symbol_limit';
+    return (
+      this.code !== 'auth_failed' &&
+      this.code !== 'not_entitled' &&
+      this.code !== 'symbol_limit' &&
+      this.code !== 'displaced'
+    );
   }
 }
 
@@ -125,12 +135,27 @@ export interface FeedMetrics {
   tradesReceived(count: number): void;
   tradesPut(count: number, lagMs: number): void;
   reconnect(): void;
+  /** Closed for the connection limit after being subscribed: another connection took the key. */
+  displaced(): void;
+  /** Trade ids forgotten for the de-duplication cap while still inside its time window. */
+  identitiesEvicted(count: number): void;
   gap(startMs: number, endMs: number, filled: boolean): void;
   connected(up: boolean): void;
   dropped(reason: FeedDropReason, count: number): void;
   amendment(outcome: 'applied' | 'recorded'): void;
   /** Trades put volume-only because their price lay outside the LULD band (they are counted in put too). */
   outsideBand(count: number): void;
+}
+
+/**
+ * Where a feed's position is kept across restarts (docs/data-sources.md#a-restart-loses-nothing): the trade
+ * time through which every trade the connector received has been put by the sink.
+ */
+export interface FeedPositionStore {
+  /** The stored position of `feed` (unix ms), or undefined when none was ever stored. */
+  get(feed: string): Promise<number | undefined>;
+  /** Stores `throughMs` unless a later position is stored already (a position never moves back). */
+  put(feed: string, throughMs: number): Promise<void>;
 }
 
 export interface FeedLog {

@@ -49,6 +49,8 @@ function recordingMetrics() {
     received: 0,
     put: 0,
     reconnects: 0,
+    displaced: 0,
+    evicted: 0,
     gaps: [] as { startMs: number; endMs: number; filled: boolean }[],
     dropped: {} as Partial<Record<FeedDropReason, number>>,
     amendments: [] as string[],
@@ -64,6 +66,12 @@ function recordingMetrics() {
     },
     reconnect: () => {
       recorded.reconnects++;
+    },
+    displaced: () => {
+      recorded.displaced++;
+    },
+    identitiesEvicted: (count) => {
+      recorded.evicted += count;
     },
     gap: (startMs, endMs, filled) => {
       recorded.gaps.push({ startMs, endMs, filled });
