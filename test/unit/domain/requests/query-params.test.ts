@@ -54,7 +54,8 @@ describe('optionalIntParam', () => {
 
   it.each([
     ['9007199254740991', 9007199254740991],
-    ['-9007199254740991', -9007199254740991],
+    ['0', 0],
+    ['-0', 0],
     ['42.9', 42],
   ])('takes %s as %d', (raw, expected) => {
     expect(parseParams(sinceId, { since_id: raw }).since_id).toBe(expected);
@@ -64,6 +65,15 @@ describe('optionalIntParam', () => {
     'refuses %s, which a number cannot hold exactly, as invalid_parameter',
     (raw) => {
       expect(() => parseParams(sinceId, { since_id: raw })).toThrow(InvalidParameterError);
+    },
+  );
+
+  it.each(['-1', '-0.5', '-9007199254740991', '-1e3'])(
+    'refuses the negative %s as invalid_parameter, as ids start at 0',
+    (raw) => {
+      expect(() => parseParams(sinceId, { since_id: raw })).toThrow(
+        new InvalidParameterError('since_id', raw === '-1e3' ? 'must be a number' : 'must not be negative'),
+      );
     },
   );
 });
