@@ -12,7 +12,13 @@ import { CLOSE_CODES, CLOSE_REASONS, type CloseCode, WS_BASE_PATH, WS_STAGE } fr
 import { selectedSubprotocol } from '#domain/streaming/subprotocol';
 import type { WebSocketEvent } from '#runtime/websocket';
 import { invokeLocally } from './lambda-context.ts';
-import { type AuthorizerHandler, type HttpAnswer, isAllowed, requestHeaders } from './rest-gateway.ts';
+import {
+  type AuthorizerHandler,
+  type HttpAnswer,
+  isAllowed,
+  requestHeaders,
+  requestNameMap,
+} from './rest-gateway.ts';
 
 /**
  * The local stand-in for API Gateway's WebSocket API
@@ -152,7 +158,13 @@ export class LocalWebSocketGateway {
       socket.end('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
       return;
     }
-    this.track(this.open(request, socket, head, url));
+    this.track(
+      this.open(request, socket, head, url).catch((error: unknown) => {
+        // Whatever failed, the handshake is answered: a socket is never left open without an answer.
+        if (!socket.destroyed) socket.destroy();
+        throw error;
+      }),
+    );
   }
 
   /** `{MANAGEMENT_PATH}/@connections/{id}`: POST a message, DELETE the connection, GET its details. */
@@ -211,7 +223,8 @@ export class LocalWebSocketGateway {
       sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
     };
     const { headers, multiValueHeaders } = requestHeaders(request);
-    const queryStringParameters = Object.fromEntries(url.searchParams);
+    const queryStringParameters = requestNameMap<string>();
+    for (const [name, value] of url.searchParams) queryStringParameters[name] = value;
 
     let authorization: APIGatewayAuthorizerResult;
     try {

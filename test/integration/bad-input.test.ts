@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REST_ROUTES } from '#contracts/routes';
 import { startTestStack, type TestStack } from '../support/local-stack.ts';
+import { TestWebSocketClient } from '../support/ws-client.ts';
 
 /**
  * The standard: bad input always gets the partner error envelope (docs/partner-guide.md#errors) or a
@@ -134,6 +135,48 @@ describe('a candle range that ends before it starts', () => {
     );
     expect(within.status).toBe(200);
     expect(within.body.bars).toEqual([]);
+  });
+});
+
+/** Names of Object.prototype's properties: a map keyed by a request's names must not meet them. */
+const PROTOTYPE_NAMES = [
+  'constructor',
+  '__proto__',
+  'toString',
+  'valueOf',
+  'hasOwnProperty',
+  'isPrototypeOf',
+  'propertyIsEnumerable',
+  'toLocaleString',
+  '__defineGetter__',
+  '__lookupSetter__',
+];
+
+describe('names that are Object.prototype properties', () => {
+  it.each(REST_ROUTES.map((route) => [route.path] as const))(
+    '%s answers a query parameter or header named after one with 2xx or an enveloped 4xx',
+    async (path) => {
+      for (const name of PROTOTYPE_NAMES) {
+        const response = await local.request(
+          `/api/market/v1${pathOf(path, 'SPY')}?${encodeURIComponent(name)}=1&symbols=SPY`,
+          { headers: { 'X-API-Key': local.stack.demoKey, [name]: 'x' } },
+        );
+        expect(response.status, `${path} with ${name}`).toBeLessThan(500);
+      }
+    },
+  );
+
+  it('answers or closes a WebSocket upgrade with such a header, never leaving it open', async () => {
+    for (const name of PROTOTYPE_NAMES) {
+      const client = TestWebSocketClient.connect(`${local.stack.wsUrl}?${name}=1`, {
+        'X-API-Key': local.stack.demoKey,
+        [name]: 'x',
+      });
+      client.socket.on('error', () => undefined);
+      await client.opened().catch(() => undefined);
+      client.socket.close();
+      expect((await client.closed).code, name).toBeGreaterThan(0);
+    }
   });
 });
 
