@@ -51,13 +51,43 @@ export function isLoopbackAddress(address: string | undefined): boolean {
 }
 
 /**
- * The `/_local/` endpoints (the trades stream here, the `@connections` API of the WebSocket gateway) answer
- * only this machine: started with `--host 0.0.0.0`, the stack serves the API to other hosts, but a request
- * from one of them under `/_local/` is a 404 `not_found`, as if the path did not exist. Undefined: serve it.
+ * A request's path as the local stack routes it and as its loopback rule checks it: one value for both,
+ * resolved as a URL resolves it (`.` and `..` segments, `%2e%2e`, backslashes), so no spelling of a path can
+ * pass the rule as one path and be served as another.
  */
-export function refusedFromAfar(request: IncomingMessage): HttpAnswer | undefined {
-  const path = new URL(request.url ?? '/', 'http://localhost').pathname;
-  if (!path.startsWith(CONTROL_PREFIX) || isLoopbackAddress(request.socket.remoteAddress)) return undefined;
+export function routedPath(request: IncomingMessage): string {
+  return new URL(request.url ?? '/', 'http://localhost').pathname;
+}
+
+/** A Host header naming this machine: a page of another site rebound to 127.0.0.1 names its own host. */
+export function isLoopbackHost(host: string | undefined): boolean {
+  const name = (host ?? '').replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1');
+  return name === 'localhost' || isLoopbackAddress(name);
+}
+
+/**
+ * No Origin (a program: curl, `npm run replay`, the handlers' AWS SDK clients), or the origin of the stack
+ * itself (the console's page): a page of any other origin (another site, another port of this machine, a
+ * sandboxed `null`) is refused, text/plain POSTs included, which a browser sends without asking first.
+ */
+function isOwnOrigin(origin: string | undefined, host: string | undefined): boolean {
+  return origin === undefined || origin === `http://${host}`;
+}
+
+/**
+ * The `/_local/` endpoints (the trades stream, the dead-letter queue, metrics, usage, the demo key, the
+ * `@connections` API of the WebSocket gateway) answer only this machine, and only programs or pages of this
+ * stack's own origin (docs/architecture.md#local-stack-the-same-code-on-embedded-parts): a request from
+ * another host (`--host 0.0.0.0`), with a Host that is not a loopback name (DNS rebinding), or with an Origin
+ * other than the stack's (a cross-site request) is a 404 `not_found`, as if the path did not exist. `path`
+ * is {@link routedPath}'s. Undefined: serve it.
+ */
+export function refusedControlRequest(request: IncomingMessage, path: string): HttpAnswer | undefined {
+  if (!path.startsWith(CONTROL_PREFIX)) return undefined;
+  const { host, origin } = request.headers;
+  if (isLoopbackAddress(request.socket.remoteAddress) && isLoopbackHost(host) && isOwnOrigin(origin, host)) {
+    return undefined;
+  }
   return answer(404, { error: { code: 'not_found', message: 'not found' } });
 }
 

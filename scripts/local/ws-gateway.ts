@@ -149,6 +149,11 @@ export class LocalWebSocketGateway {
     return [...this.connections.values()].filter((connection) => connection.socket).length;
   }
 
+  /** The ids of the connections open right now (tests). */
+  openConnectionIds(): string[] {
+    return [...this.connections.values()].filter((connection) => connection.socket).map(({ id }) => id);
+  }
+
   /** The HTTP server's `upgrade` event: the API's path, or a 404. */
   handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
     // A client that resets the connection during the handshake must not take the process with it.
