@@ -104,7 +104,7 @@ describe('a forged Host or Origin', () => {
 
   it('leaves a program without Origin, and the stack own page, served', async () => {
     const port = new URL(local.stack.restUrl).port;
-    for (const headers of [{}, { Origin: `http://127.0.0.1:${port}` }]) {
+    for (const headers of [{}, { Origin: `http://127.0.0.1:${port}` }] as Record<string, string>[]) {
       const response = await raw('/_local/records', { method: 'POST', headers, body: tradeRecords(601) });
       expect(response.status).toBe(200);
     }
