@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import * as z from 'zod/mini';
 import type { HttpAnswer } from './rest-gateway.ts';
-import type { LocalTradeStream } from './trade-stream.ts';
+import { LOCAL_STREAM_CAPACITY, type LocalTradeStream } from './trade-stream.ts';
 
 /**
  * Local-only endpoints beside the API, under `/_local/` (never on AWS): how `npm run replay` and tests put
@@ -11,7 +11,9 @@ import type { LocalTradeStream } from './trade-stream.ts';
 /** Every local-only path: these control endpoints and the WebSocket gateway's `@connections` API. */
 export const CONTROL_PREFIX = '/_local/';
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
-const MAX_RECORDS = 50_000;
+const MAX_RECORDS = LOCAL_STREAM_CAPACITY;
+/** How long a producer refused by a full stream waits before sending again. */
+const RETRY_AFTER_SECONDS = 1;
 
 const putRecordsSchema = z.object({
   records: z
@@ -106,7 +108,15 @@ export async function handleControl(request: IncomingMessage, stream: LocalTrade
     if (!parsed.success) {
       return answer(400, { error: { code: 'invalid_body', message: z.prettifyError(parsed.error) } });
     }
-    stream.put(parsed.data.records);
+    if (!stream.offer(parsed.data.records)) {
+      // Back-pressure (docs/replay.md#back-pressure): the producer waits and sends the same records again.
+      return {
+        ...answer(503, {
+          error: { code: 'stream_full', message: 'the local trades stream is full: retry after a second' },
+        }),
+        headers: { 'Content-Type': 'application/json', 'Retry-After': String(RETRY_AFTER_SECONDS) },
+      };
+    }
     await stream.flush();
     return answer(200, { accepted: parsed.data.records.length, deadLetters: stream.deadLetters.length });
   }

@@ -136,6 +136,21 @@ function configureHandlerEnvironment(
  */
 const DEFAULT_CLOCK_TICK_MS = 5_000;
 
+/** How long a stop lets the trades queued and the history backfill go on before leaving them. */
+const STOP_GRACE_MS = 3_000;
+
+/** Waits for `work`, but no longer than STOP_GRACE_MS. */
+async function withinGrace(work: Promise<unknown> | undefined): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    work?.catch(() => undefined),
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, STOP_GRACE_MS);
+    }),
+  ]);
+  clearTimeout(timer);
+}
+
 const importEntry = (entry: string) => import(pathToFileURL(join(PROJECT_ROOT, entry)).href);
 
 function listen(server: Server, port: number, host: string): Promise<number> {
@@ -375,8 +390,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       clearInterval(heartbeats);
       clearInterval(summaries);
       localMetrics.stop();
-      await (await simulation)?.stop();
-      await trades.stop();
+      // Within a few seconds: the market and the history backfill stop taking work; the trades still queued
+      // after STOP_GRACE_MS are left, and said so (docs/replay.md#back-pressure).
+      await withinGrace((await simulation)?.stop());
+      const left = await trades.stop(STOP_GRACE_MS);
+      if (left > 0) options.log?.(`Stopped with ${left} queued trades not ingested.`);
       await webSocket.stop();
       await changes.stop();
       server.closeAllConnections();

@@ -1,6 +1,13 @@
 import type { IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { isLoopbackAddress, refusedControlRequest, routedPath } from '#scripts/local/control-plane';
+import {
+  handleControl,
+  isLoopbackAddress,
+  refusedControlRequest,
+  routedPath,
+} from '#scripts/local/control-plane';
+import { LocalTradeStream } from '#scripts/local/trade-stream';
 
 /** A request as the local stack's server sees it: its path, its peer's address and its headers. */
 function requestFrom(
@@ -97,5 +104,28 @@ describe('refusedControlRequest: Host and Origin', () => {
       origin: 'http://attacker.example',
     });
     expect(refusedControlRequest(request, routedPath(request))).toBeUndefined();
+  });
+});
+
+describe('POST /_local/records when the trades stream is full', () => {
+  it('answers 503 stream_full with Retry-After, taking none of the records', async () => {
+    const stream = new LocalTradeStream(() => new Promise(() => undefined), {
+      capacity: 2,
+      batchWindowMs: 0,
+    });
+    stream.offer([
+      { partitionKey: 'SPY', data: '1' },
+      { partitionKey: 'SPY', data: '2' },
+    ]);
+    const body = JSON.stringify({ records: [{ partitionKey: 'SPY', data: '3' }] });
+    const request = Object.assign(Readable.from([Buffer.from(body)]), {
+      url: '/_local/records',
+      method: 'POST',
+    }) as unknown as IncomingMessage;
+    const answer = await handleControl(request, stream);
+    expect(answer.statusCode).toBe(503);
+    expect(answer.headers['Retry-After']).toBe('1');
+    expect(JSON.parse(answer.body).error.code).toBe('stream_full');
+    expect(stream.queued).toBe(2);
   });
 });
