@@ -79,7 +79,7 @@ function isOwnOrigin(origin: string | undefined, host: string | undefined): bool
 /**
  * The `/_local/` endpoints (the trades stream, the dead-letter queue, metrics, usage, the demo key, the
  * `@connections` API of the WebSocket gateway) answer only this machine, and only programs or pages of this
- * stack's own origin (docs/architecture.md#local-stack-the-same-code-on-embedded-parts): a request from
+ * stack's own origin (docs/architecture.md#the-local-control-plane): a request from
  * another host (`--host 0.0.0.0`), with a Host that is not a loopback name (DNS rebinding), or with an Origin
  * other than the stack's (a cross-site request) is a 404 `not_found`, as if the path did not exist. `path`
  * is {@link routedPath}'s. Undefined: serve it.

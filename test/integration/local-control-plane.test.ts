@@ -4,7 +4,7 @@ import { startTestStack, type TestStack } from '../support/local-stack.ts';
 import { TestWebSocketClient } from '../support/ws-client.ts';
 
 /**
- * The local stack's control plane (`/_local/*`, docs/architecture.md#local-stack-the-same-code-on-embedded-parts)
+ * The local stack's control plane (`/_local/*`, docs/architecture.md#the-local-control-plane)
  * over real HTTP: routed on the path its loopback rule checks, and refused to a forged Host or Origin.
  */
 let local: TestStack;

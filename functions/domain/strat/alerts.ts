@@ -149,8 +149,8 @@ export const NEXT_SINCE_ID_HEADER = 'X-Next-Since-Id';
 export const nextSinceIdHeader = {
   description:
     `The id of the last event the request examined (at most ${ALERTS_MAX_EXAMINED} are examined per ` +
-    'request); absent when it examined none. Pass the larger of it and the highest `id` received as the ' +
-    'next `since_id`.',
+    `request, for at most about ${ALERTS_READ_BUDGET_MS / 1000} seconds); absent when it examined none. ` +
+    'Pass the larger of it and the highest `id` received as the next `since_id`.',
   schema: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
 } as const;
 
