@@ -11,6 +11,7 @@ import * as z from 'zod/mini';
 import { CLOSE_CODES, CLOSE_REASONS, type CloseCode, WS_BASE_PATH, WS_STAGE } from '#contracts/websocket';
 import { selectedSubprotocol } from '#domain/streaming/subprotocol';
 import type { WebSocketEvent } from '#runtime/websocket';
+import { readBody } from './control-plane.ts';
 import { invokeLocally } from './lambda-context.ts';
 import {
   type AuthorizerHandler,
@@ -182,9 +183,16 @@ export class LocalWebSocketGateway {
     if (!connection) return goneAnswer(id);
 
     if (request.method === 'POST') {
-      const chunks: Buffer[] = [];
-      for await (const chunk of request) chunks.push(chunk as Buffer);
-      this.post(connection, Buffer.concat(chunks).toString('utf8'));
+      // PostToConnection's limit is one WebSocket message; the rest of a longer body is not read.
+      const body = await readBody(request, MAX_MESSAGE_BYTES);
+      if (body === undefined) {
+        return {
+          statusCode: 413,
+          headers: { 'Content-Type': 'application/json', 'x-amzn-errortype': 'PayloadTooLargeException' },
+          body: JSON.stringify({ message: `a message is at most ${MAX_MESSAGE_BYTES} bytes` }),
+        };
+      }
+      this.post(connection, body);
       return { statusCode: 200, headers: {}, body: '' };
     }
     if (request.method === 'DELETE') {

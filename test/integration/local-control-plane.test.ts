@@ -110,3 +110,19 @@ describe('a forged Host or Origin', () => {
     }
   });
 });
+
+describe('the local @connections API', () => {
+  it('refuses a message over one WebSocket message (128 KB) with 413, leaving the connection open', async () => {
+    const client = TestWebSocketClient.connect(local.stack.wsUrl, { 'X-API-Key': local.stack.demoKey });
+    await client.opened();
+    const [id] = local.stack.webSocket.openConnectionIds();
+    const response = await raw(`/_local/ws/@connections/${encodeURIComponent(id ?? '')}`, {
+      method: 'POST',
+      body: JSON.stringify({ padding: 'x'.repeat(200 * 1024) }),
+    });
+    expect(response.status).toBe(413);
+    expect(client.socket.readyState).toBe(client.socket.OPEN);
+    client.socket.close();
+    await client.closed;
+  });
+});
