@@ -47,10 +47,16 @@ describe('one connection flooding pings', () => {
     );
     const client = TestWebSocketClient.connect(local.stack.wsUrl, { 'X-API-Key': rawKey });
     await client.opened();
+    const callsBefore = await local.stack.dynamoRequestCount();
     // Enough that, however a window boundary splits the burst, one window holds closeAt messages.
     const sent = 2 * CLIENT_MESSAGE_RATE.closeAt + 10;
     for (let id = 1; id <= sent; id++) client.send({ op: 'ping', id });
     const closed = await client.closed;
+    // Each admitted message costs a few DynamoDB calls (its count, the key and account through the
+    // authorizer's cache, here off, the connection's ownership): at most two windows' allowance of them,
+    // whatever the connection sent, and nothing for what it sent beyond.
+    const calls = (await local.stack.dynamoRequestCount()) - callsBefore;
+    expect(calls).toBeLessThan(2 * CLIENT_MESSAGE_RATE.messages * 4 + 20);
     expect(closed.code).toBe(CLOSE_CODES.messageRateExceeded);
     expect(closed.reason).toBe(CLOSE_REASONS[CLOSE_CODES.messageRateExceeded]);
     const refused = client.messages.filter((message) => message.op === 'error');
