@@ -2,7 +2,8 @@
  * `npm run feed -- --provider alpaca|polygon [--url URL] [--symbols A,B] [--stack NAME]`: feeds a provider's
  * live trades to the running local stack (found as `npm run replay` finds it) or to a deployed stack's trades
  * stream, until Ctrl-C (docs/data-sources.md#locally). Prints a status line every 30 s. Keeps each feed's
- * position in the stack's feed-positions table and, started again, fills what it missed since.
+ * position in the stack's feed-positions table and, started again, fills what it missed since. Feeding a local
+ * stack that runs on a virtual clock (`npm start -- --clock T --speed N`), it runs on that service clock too.
  *
  *   --provider P     alpaca (APCA_API_KEY_ID, APCA_API_SECRET_KEY) or polygon (POLYGON_API_KEY), from the environment
  *   --url URL        another endpoint of the same protocol: Alpaca's stream URL (`.../v2/sip`), Polygon's cluster root
@@ -23,8 +24,9 @@ import { FeedService } from '#runtime/feed-service';
 import { FeedSettingsError, feedCredentials, feedSymbols, secureEndpoint } from '#runtime/feed-settings';
 import { answerHelp, exitWith, UsageError } from './lib/cli.ts';
 import { statusLine } from './lib/feed-status.ts';
+import { localServiceClock } from './lib/local-clock.ts';
 import { DEFAULT_DATA_DIR } from './lib/project.ts';
-import { feedPositionsFor, tradeSinkFor } from './lib/trade-sinks.ts';
+import { feedPositionsFor, localOrigin, tradeSinkFor } from './lib/trade-sinks.ts';
 
 answerHelp(import.meta.url);
 
@@ -73,8 +75,17 @@ try {
       'No local DynamoDB found (--endpoint): the position is not kept; a restart fills nothing',
     );
   }
+  // Feeding a local stack on a virtual clock (`npm start -- --clock ...`): the connector's sessions, windows and
+  // restart fill run on that service time too, or every session check would read the wall clock.
+  const serviceClock = values.stack
+    ? undefined
+    : await localServiceClock(await localOrigin(values['local-url'], values['data-dir']));
+  if (serviceClock !== undefined) {
+    consoleLog.info("On the local stack's service clock", { now: new Date(serviceClock()).toISOString() });
+  }
   const service = new FeedService({
     provider,
+    ...(serviceClock ? { nowMs: serviceClock } : {}),
     credentials,
     ...(values.url ? { url: secureEndpoint('--url', values.url, 'wss:') } : {}),
     ...(values['rest-url'] ? { restUrl: secureEndpoint('--rest-url', values['rest-url'], 'https:') } : {}),

@@ -38,6 +38,8 @@ export interface FeedServiceOptions {
   readonly luldTier1?: ReadonlySet<string>;
   /** Where each feed's position is kept across restarts; without it a start fills nothing it missed. */
   readonly positions?: FeedPositionStore;
+  /** The service clock, Unix ms (default: the wall clock; a local stack's virtual clock under `npm run feed`). */
+  readonly nowMs?: () => number;
 }
 
 interface CoveredFeed {
@@ -125,7 +127,7 @@ export class FeedService {
             symbolsOn: (nowMs) => subscriptionOn(symbols, nowMs),
             isSessionOpen: (nowMs) => sessionAt(new Date(nowMs)) !== undefined,
             luldTierOf: (symbol) => luldTierOf(symbol, tier1),
-            nowMs: Date.now,
+            nowMs: this.options.nowMs ?? Date.now,
             random: Math.random,
             metrics: this.recorder.port(),
             log: this.options.log,

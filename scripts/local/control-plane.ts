@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import * as z from 'zod/mini';
+import type { VirtualClockSettings } from '#domain/calendar/clock';
 import type { HttpAnswer } from './rest-gateway.ts';
 import { LOCAL_STREAM_CAPACITY, type LocalTradeStream } from './trade-stream.ts';
 
@@ -10,6 +11,13 @@ import { LOCAL_STREAM_CAPACITY, type LocalTradeStream } from './trade-stream.ts'
  */
 /** Every local-only path: these control endpoints and the WebSocket gateway's `@connections` API. */
 export const CONTROL_PREFIX = '/_local/';
+
+/**
+ * `GET /_local/clock`: the service clock the stack's handlers read, `{ "clock": { start, anchorMs, speed } }`,
+ * or `{ "clock": null }` on the wall clock. A process beside the stack (`npm run feed`) reads it to run on the
+ * same service time (scripts/lib/local-clock.ts).
+ */
+export const LOCAL_CLOCK_PATH = '/_local/clock';
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 const MAX_RECORDS = LOCAL_STREAM_CAPACITY;
 /** How long a producer refused by a full stream waits before sending again. */
@@ -84,6 +92,13 @@ function isOwnOrigin(origin: string | undefined, host: string | undefined): bool
  * other than the stack's (a cross-site request) is a 404 `not_found`, as if the path did not exist. `path`
  * is {@link routedPath}'s. Undefined: serve it.
  */
+/** The answer of {@link LOCAL_CLOCK_PATH}. */
+export function clockAnswer(clock: VirtualClockSettings | undefined): HttpAnswer {
+  return answer(200, {
+    clock: clock ? { start: clock.start.toISOString(), anchorMs: clock.anchorMs, speed: clock.speed } : null,
+  });
+}
+
 export function refusedControlRequest(request: IncomingMessage, path: string): HttpAnswer | undefined {
   if (!path.startsWith(CONTROL_PREFIX)) return undefined;
   const { host, origin } = request.headers;

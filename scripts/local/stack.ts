@@ -23,7 +23,14 @@ import { LOCAL_STACK_STATE_FILE } from '../lib/project.ts';
 import { seedUniverse } from '../lib/universe.ts';
 import { type ChangeConsumer, LocalChangeStreams, localStreamTables } from './change-streams.ts';
 import { CONSOLE_PATH, demoKeyAnswer, LOCAL_DEMO_KEY_PATH, LocalConsoleSite } from './console-site.ts';
-import { CONTROL_PREFIX, handleControl, refusedControlRequest, routedPath } from './control-plane.ts';
+import {
+  CONTROL_PREFIX,
+  clockAnswer,
+  handleControl,
+  LOCAL_CLOCK_PATH,
+  refusedControlRequest,
+  routedPath,
+} from './control-plane.ts';
 import { LOCAL_SQS_PATH, LocalDeadLetterQueue } from './dead-letter-queue.ts';
 import { ensureDemoKey } from './demo-key.ts';
 import { LOCAL_AWS, localDocumentClient, localDynamoClient, startLocalDynamo } from './dynamo.ts';
@@ -277,6 +284,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     if (path === LOCAL_SQS_PATH || path.startsWith(`${LOCAL_SQS_PATH}/`))
       return deadLetterQueue.handle(request);
     if (path === LOCAL_METRICS_PATH) return Promise.resolve(metricsAnswer(localMetrics));
+    if (path === LOCAL_CLOCK_PATH) return Promise.resolve(clockAnswer(clock));
     if (path === LOCAL_USAGE_PATH) return Promise.resolve(usageAnswer(gateway.usage, request.url ?? '/'));
     return handleControl(request, trades);
   };

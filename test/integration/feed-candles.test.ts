@@ -29,6 +29,7 @@ const PRINTS: [string, number, number, number, string[]][] = [
 let local: TestStack;
 let fake: FakeProvider;
 let feed: ChildProcess;
+let startOutput = '';
 
 beforeAll(async () => {
   local = await startTestStack({ clock: { start: new Date('2024-11-26T15:00:00Z'), speed: 1 } });
@@ -43,7 +44,7 @@ beforeAll(async () => {
   feed.stderr?.on('data', (chunk) => {
     errors += chunk;
   });
-  await waitForOutput(feed, /Feed subscribed/).catch((error: Error) => {
+  startOutput = await waitForOutput(feed, /Feed subscribed/).catch((error: Error) => {
     throw new Error(`${error.message}\n${errors}`);
   });
   fake.publish(
@@ -66,6 +67,13 @@ afterAll(async () => {
 const candles = (query: string) => local.candles('AAPL', query);
 
 describe('npm run feed against a fake Alpaca stream, into the local stack', () => {
+  it("runs on the local stack's service clock (its sessions are the stack's, not the wall clock's)", () => {
+    const line = /On the local stack's service clock (\{.*\})/.exec(startOutput);
+    expect(line).not.toBeNull();
+    const { now } = JSON.parse(line?.[1] ?? '{}') as { now: string };
+    expect(now.slice(0, 10)).toBe('2024-11-26');
+  });
+
   it('serves 1m candles equal to the trades sent, by the sale-condition rules', async () => {
     await vi.waitFor(
       async () => {
