@@ -68,7 +68,7 @@ function queryParameters(contract: Contract) {
       in: 'query',
       required: form.required ?? false,
       ...(form.description ? { description: form.description } : {}),
-      ...(form.commaSeparated ? { style: 'form', explode: false } : {}),
+      ...(form.commaSeparated ? { style: 'form', explode: true } : {}),
       schema: form.schema,
     };
   });

@@ -9,6 +9,9 @@ import { type ClampedLimit, MAX_SYMBOLS_PER_REQUEST } from './limits.ts';
  */
 export type RawParams = Readonly<Record<string, string | undefined>> | null | undefined;
 
+/** Every value of each parameter, in order, as API Gateway hands them over (`multiValueQueryStringParameters`). */
+export type RepeatedParams = Readonly<Record<string, readonly string[] | undefined>> | null | undefined;
+
 const DECIMAL_NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
 
 /**
@@ -20,7 +23,10 @@ export interface WireForm {
   /** The parameter's JSON schema (OpenAPI 3.1). */
   readonly schema: Readonly<Record<string, unknown>>;
   readonly description?: string;
-  /** A list written as one comma-separated value (OpenAPI `style: form, explode: false`). */
+  /**
+   * A list: the parameter repeated (`symbols=AAPL&symbols=MSFT`, OpenAPI `style: form, explode: true`) or one
+   * comma-separated value, or both combined.
+   */
   readonly commaSeparated?: boolean;
   /** Whether the route refuses a request without it (its own error, not a parse error). */
   readonly required?: boolean;
@@ -70,7 +76,7 @@ export function symbolListParam(options: { required?: boolean } = {}) {
   });
   return withWireForm(schema, {
     schema: { type: 'array', items: { type: 'string' }, ...(options.required ? { minItems: 1 } : {}) },
-    description: `Comma-separated tickers, case-insensitive; the first ${MAX_SYMBOLS_PER_REQUEST} distinct ones count.`,
+    description: `Tickers, case-insensitive: the parameter repeated (\`symbols=AAPL&symbols=MSFT\`), comma-separated (\`symbols=AAPL,MSFT\`) or both; the first ${MAX_SYMBOLS_PER_REQUEST} distinct ones count.`,
     commaSeparated: true,
     ...(options.required ? { required: true } : {}),
   });
@@ -142,7 +148,7 @@ export function choiceListParam<Choice extends string>(choices: readonly Choice[
   });
   return withWireForm(schema, {
     schema: { type: 'array', items: { type: 'string', enum: [...choices] } },
-    description: 'Comma-separated, case-insensitive.',
+    description: 'Case-insensitive; the parameter repeated, comma-separated or both.',
     commaSeparated: true,
   });
 }
@@ -154,9 +160,37 @@ function canonicalChoice<Choice extends string>(
   return choices.find((candidate) => candidate.toLowerCase() === value.toLowerCase());
 }
 
-/** Parses raw parameters with a schema of the blocks above; the first problem becomes the 400. */
-export function parseParams<Schema extends z.ZodMiniType>(schema: Schema, raw: RawParams): z.output<Schema> {
-  const result = schema.safeParse(raw ?? {});
+/**
+ * One string per parameter from what API Gateway hands over: a list parameter given more than once
+ * (`symbols=AAPL&symbols=MSFT`, as OpenAPI's default `style: form, explode: true` and most generated clients
+ * send arrays) is every value joined with commas, so repeats and the comma form combine; any other parameter
+ * given twice must repeat the same value, else it is refused rather than one value silently dropped
+ * (docs/partner-guide.md#lists-in-query-parameters).
+ */
+function mergeRepeated(schema: z.ZodMiniType, raw: RawParams, repeated: RepeatedParams): RawParams {
+  if (!repeated || !(schema instanceof z.ZodMiniObject)) return raw;
+  const merged: Record<string, string | undefined> = { ...raw };
+  const shape = schema.shape as Record<string, z.ZodMiniType>;
+  for (const [name, values] of Object.entries(repeated)) {
+    if (!values || values.length < 2 || !Object.hasOwn(shape, name)) continue;
+    const field = shape[name] as z.ZodMiniType;
+    if (wireForms.get(field)?.commaSeparated) merged[name] = values.join(',');
+    else if (new Set(values.map((value) => value.trim())).size > 1)
+      throw new InvalidParameterError(name, 'is given more than once with different values');
+  }
+  return merged;
+}
+
+/**
+ * Parses raw parameters with a schema of the blocks above; `repeated` (the multi-value map) lets a list
+ * parameter be given more than once. The first problem becomes the 400.
+ */
+export function parseParams<Schema extends z.ZodMiniType>(
+  schema: Schema,
+  raw: RawParams,
+  repeated?: RepeatedParams,
+): z.output<Schema> {
+  const result = schema.safeParse(mergeRepeated(schema, raw, repeated) ?? {});
   if (result.success) return result.data;
   const [issue] = result.error.issues;
   const parameter = issue?.path.map(String).join('.') || 'query';

@@ -71,11 +71,11 @@ describe('the OpenAPI document', () => {
     });
   });
 
-  it('requires symbols on /prices/latest only, as a comma-separated list', () => {
+  it('requires symbols on /prices/latest only, as a list (repeated or comma-separated)', () => {
     expect(parameter('/prices/latest', 'symbols')).toMatchObject({
       required: true,
       style: 'form',
-      explode: false,
+      explode: true,
       schema: { type: 'array', minItems: 1 },
     });
     expect(parameter('/instruments', 'symbols')?.required).toBe(false);
