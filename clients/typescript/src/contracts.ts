@@ -358,7 +358,7 @@ export interface ErrorEnvelope {
 }
 export interface ListInstrumentsQuery {
   /**
-   * Comma-separated tickers, case-insensitive; the first 250 distinct ones count.
+   * Tickers, case-insensitive: the parameter repeated (`symbols=AAPL&symbols=MSFT`), comma-separated (`symbols=AAPL,MSFT`) or both; the first 250 distinct ones count.
    */
   symbols?: string[];
   search?: string;
@@ -366,6 +366,10 @@ export interface ListInstrumentsQuery {
    * Default 50; a fraction is truncated and a value outside 1..200 is clamped.
    */
   limit?: number;
+  /**
+   * Opaque: where the previous page ended. Take it from the `rel="next"` link of the `Link` header, which carries the same parameters; without it the listing starts at its first symbol.
+   */
+  cursor?: string;
 }
 export interface InstrumentList {
   items: Instrument[];
@@ -386,7 +390,7 @@ export interface MarketStatus {
 }
 export interface LatestPricesQuery {
   /**
-   * Comma-separated tickers, case-insensitive; the first 250 distinct ones count.
+   * Tickers, case-insensitive: the parameter repeated (`symbols=AAPL&symbols=MSFT`), comma-separated (`symbols=AAPL,MSFT`) or both; the first 250 distinct ones count.
    *
    * @minItems 1
    */
@@ -416,17 +420,21 @@ export interface CandlesQuery {
 export interface GetStateQuery {}
 export interface CurrentSetupsQuery {
   /**
-   * Comma-separated tickers, case-insensitive; the first 250 distinct ones count.
+   * Tickers, case-insensitive: the parameter repeated (`symbols=AAPL&symbols=MSFT`), comma-separated (`symbols=AAPL,MSFT`) or both; the first 250 distinct ones count.
    */
   symbols?: string[];
   /**
-   * Comma-separated, case-insensitive.
+   * Case-insensitive; the parameter repeated, comma-separated or both.
    */
   timeframes?: ('15' | '30' | '60' | '4H' | 'D' | 'W' | 'M' | 'Q' | 'Y')[];
   /**
    * Default 100; a fraction is truncated and a value outside 1..1000 is clamped.
    */
   limit?: number;
+  /**
+   * Opaque: where the previous page ended. Take it from the `rel="next"` link of the `Link` header, which carries the same parameters; without it the listing starts at its first symbol.
+   */
+  cursor?: string;
 }
 export interface CurrentSetups {
   items: SetupRow[];
@@ -450,7 +458,7 @@ export interface InForceAlertsQuery {
    */
   direction?: 'all' | 'bullish' | 'bearish';
   /**
-   * Comma-separated tickers, case-insensitive; the first 250 distinct ones count.
+   * Tickers, case-insensitive: the parameter repeated (`symbols=AAPL&symbols=MSFT`), comma-separated (`symbols=AAPL,MSFT`) or both; the first 250 distinct ones count.
    */
   symbols?: string[];
   /**
