@@ -214,6 +214,10 @@ export class InMemoryEventFeed<Body> implements EventFeed<Body> {
     return { events, ...(lastExaminedId === undefined ? {} : { lastExaminedId }) };
   }
 
+  async head() {
+    return this.events.length;
+  }
+
   async readBySymbol(symbol: string, fromMs: number, toMs: number) {
     return this.events.filter(
       (event) => event.symbol === symbol && event.triggeredAtMs >= fromMs && event.triggeredAtMs <= toMs,

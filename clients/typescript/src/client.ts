@@ -152,6 +152,10 @@ export function createClient(options: ClientOptions) {
               signal,
             ),
           breaks: (sinceId, _symbols, signal) => breaksPage({ ...catchUpQuery, since_id: sinceId }, signal),
+          head: async (feed, signal) => {
+            const page = await (feed === 'alerts' ? inForcePage : breaksPage)({ since_id: 'latest' }, signal);
+            return page.nextSinceId ?? 0;
+          },
         },
         streamOptions,
       );

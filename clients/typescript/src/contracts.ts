@@ -448,7 +448,10 @@ export interface InForceAlertsQuery {
    * Default 100; a fraction is truncated and a value outside 1..1000 is clamped.
    */
   limit?: number;
-  since_id?: number;
+  /**
+   * Only events with a greater id. `latest` (any case) answers no items and the feed's newest id as `X-Next-Since-Id` (0 for an empty feed): where a poll that wants only new events starts.
+   */
+  since_id?: number | 'latest';
   /**
    * Case-insensitive.
    */
@@ -478,7 +481,10 @@ export interface SimultaneousBreaksQuery {
    * Default 100; a fraction is truncated and a value outside 1..1000 is clamped.
    */
   limit?: number;
-  since_id?: number;
+  /**
+   * Only events with a greater id. `latest` (any case) answers no items and the feed's newest id as `X-Next-Since-Id` (0 for an empty feed): where a poll that wants only new events starts.
+   */
+  since_id?: number | 'latest';
   /**
    * Case-insensitive.
    */

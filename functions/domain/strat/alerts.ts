@@ -5,6 +5,8 @@ import {
   clampedIntParam,
   optionalIntParam,
   symbolListParam,
+  wireForms,
+  withWireForm,
 } from '#domain/requests/query-params';
 import { breakKey, type SimultaneousBreakEvent } from './breaks.ts';
 import { CANDLE_TYPES } from './candle-types.ts';
@@ -53,10 +55,38 @@ export type SimultaneousBreak = z.infer<typeof simultaneousBreakSchema>;
 export type InForceAlertBody = Omit<InForceAlert, 'id'>;
 export type SimultaneousBreakBody = Omit<SimultaneousBreak, 'id'>;
 
+/** The `since_id` word asking for the feed's head (docs/partner-guide.md#starting-from-now). */
+export const LATEST = 'latest';
+
+/**
+ * `since_id`: a whole number (optionalIntParam), or `latest` (any case): no items, and the feed's head as
+ * `X-Next-Since-Id`, one cheap read whatever the feed's length.
+ */
+function sinceIdParam() {
+  const number = optionalIntParam();
+  const schema = z.pipe(
+    z.optional(z.string()),
+    z.transform((raw: string | undefined, payload): number | typeof LATEST | undefined => {
+      if (raw?.trim().toLowerCase() === LATEST) return LATEST;
+      const parsed = number.safeParse(raw);
+      if (parsed.success) return parsed.data;
+      for (const issue of parsed.error.issues) payload.issues.push({ ...issue, input: raw } as never);
+      return z.NEVER;
+    }),
+  );
+  const numberForm = wireForms.get(number);
+  return withWireForm(schema, {
+    schema: { anyOf: [numberForm?.schema ?? { type: 'integer' }, { type: 'string', enum: [LATEST] }] },
+    description:
+      "Only events with a greater id. `latest` (any case) answers no items and the feed's newest id as " +
+      '`X-Next-Since-Id` (0 for an empty feed): where a poll that wants only new events starts.',
+  });
+}
+
 const common = {
   window_minutes: clampedIntParam(ALERTS_WINDOW_MINUTES),
   limit: clampedIntParam(ALERTS_LIMIT),
-  since_id: optionalIntParam(),
+  since_id: sinceIdParam(),
   timeframe: choiceParam(['all', ...TIMEFRAMES], 'all'),
   direction: choiceParam(['all', ...DIRECTIONS], 'all'),
 };
@@ -128,7 +158,7 @@ export const nextSinceIdHeader = {
     `The id of the last event the request examined (at most ${ALERTS_MAX_EXAMINED} are examined per ` +
     'request); absent when it examined none. Pass the larger of it and the highest `id` received as the ' +
     'next `since_id`.',
-  schema: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+  schema: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
 } as const;
 
 /**
@@ -156,6 +186,7 @@ export async function listInForceAlerts(
   feed: EventFeed<InForceAlertBody>,
   nowMs: number,
 ): Promise<FeedListing<InForceAlert>> {
+  if (query.since_id === LATEST) return { body: { items: [] }, nextSinceId: await feed.head() };
   const symbols = query.symbols ? new Set(query.symbols) : undefined;
   const page = await feed.read({
     sinceId: query.since_id,
@@ -180,6 +211,7 @@ export async function listSimultaneousBreaks(
   feed: EventFeed<SimultaneousBreakBody>,
   nowMs: number,
 ): Promise<FeedListing<SimultaneousBreak>> {
+  if (query.since_id === LATEST) return { body: { items: [] }, nextSinceId: await feed.head() };
   const page = await feed.read({
     sinceId: query.since_id,
     fromMs: nowMs - query.window_minutes * MS_PER_MINUTE,

@@ -88,6 +88,8 @@ export interface EventFeed<Body> {
    * examining at most `maxExamined`.
    */
   read(query: FeedReadQuery<Body>): Promise<FeedPage<Body>>;
+  /** The highest id committed (0 for an empty feed): one read. */
+  head(): Promise<number>;
   /** Events of one symbol triggered in [fromMs, toMs], any order. */
   readBySymbol(symbol: string, fromMs: number, toMs: number): Promise<StoredEvent<Body>[]>;
 }
