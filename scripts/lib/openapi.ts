@@ -69,7 +69,7 @@ function queryParameters(contract: Contract) {
       required: form.required ?? false,
       ...(form.description ? { description: form.description } : {}),
       ...(form.commaSeparated ? { style: 'form', explode: true } : {}),
-      schema: form.schema,
+      schema: form.accepts ?? form.schema,
     };
   });
 }

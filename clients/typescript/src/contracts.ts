@@ -196,7 +196,23 @@ export interface PriceItem {
 export interface SetupRow {
   symbol: string;
   timeframe: '15' | '30' | '60' | '4H' | 'D' | 'W' | 'M' | 'Q' | 'Y';
-  shape: string;
+  shape:
+    | '1-1'
+    | '1-2U'
+    | '1-2D'
+    | '1-3'
+    | '2U-1'
+    | '2U-2U'
+    | '2U-2D'
+    | '2U-3'
+    | '2D-1'
+    | '2D-2U'
+    | '2D-2D'
+    | '2D-3'
+    | '3-1'
+    | '3-2U'
+    | '3-2D'
+    | '3-3';
   in_force: boolean;
   p3: boolean;
   pmg: number | null;
@@ -225,16 +241,32 @@ export interface InForceAlert {
   symbol: string;
   timeframe: '15' | '30' | '60' | '4H' | 'D' | 'W' | 'M' | 'Q' | 'Y';
   direction: 'bullish' | 'bearish';
-  shape: string;
+  shape:
+    | '1-1'
+    | '1-2U'
+    | '1-2D'
+    | '1-3'
+    | '2U-1'
+    | '2U-2U'
+    | '2U-2D'
+    | '2U-3'
+    | '2D-1'
+    | '2D-2U'
+    | '2D-2D'
+    | '2D-3'
+    | '3-1'
+    | '3-2U'
+    | '3-2D'
+    | '3-3';
   price: number;
   triggered_at: string;
-  cc: string;
+  cc: '1' | '3' | '2U' | '2D';
 }
 export interface SimultaneousBreak {
   id: number;
   timeframe: '15' | '30' | '60' | '4H' | 'D' | 'W' | 'M' | 'Q' | 'Y';
   direction: 'bullish' | 'bearish';
-  threshold: number;
+  threshold: 2 | 3 | 4;
   symbols: string[];
   triggered_at: string;
 }
@@ -248,7 +280,7 @@ export interface Bar {
 }
 export interface Candles {
   symbol: string;
-  interval: string;
+  interval: '1m' | '15m' | '30m' | '60m' | '4h' | '1d' | '1w' | '1mo' | '1q' | '1y';
   bars: Bar[];
   partial_bar_included: boolean;
 }
@@ -363,7 +395,7 @@ export interface ListInstrumentsQuery {
   symbols?: string[];
   search?: string;
   /**
-   * Default 50; a fraction is truncated and a value outside 1..200 is clamped.
+   * Default 50. Any decimal number is accepted: a fraction is truncated toward zero, then a value outside 1..200 is clamped into it (0 reads as 1, 2000 as 200).
    */
   limit?: number;
   /**
@@ -382,9 +414,9 @@ export interface MarketStatus {
   is_open: boolean;
   session: {
     label: string;
-    session_date: string;
-    open_ts: string;
-    close_ts: string;
+    session_date: string | '';
+    open_ts: string | '';
+    close_ts: string | '';
   };
   now: string;
 }
@@ -401,7 +433,7 @@ export interface LatestPrices {
 }
 export interface CandlesQuery {
   /**
-   * Case-insensitive. An interval not listed is answered 404 with an empty body.
+   * One of 1m, 15m, 30m, 60m, 4h, 1d, 1w, 1mo, 1q, 1y, in any case (`1D` reads as `1d`). An interval not listed is answered 404 with an empty body.
    */
   interval?: '1m' | '15m' | '30m' | '60m' | '4h' | '1d' | '1w' | '1mo' | '1q' | '1y';
   /**
@@ -413,7 +445,7 @@ export interface CandlesQuery {
    */
   end?: string;
   /**
-   * Default 500; a fraction is truncated and a value outside 1..5000 is clamped.
+   * Default 500. Any decimal number is accepted: a fraction is truncated toward zero, then a value outside 1..5000 is clamped into it (0 reads as 1, 50000 as 5000).
    */
   limit?: number;
 }
@@ -428,7 +460,7 @@ export interface CurrentSetupsQuery {
    */
   timeframes?: ('15' | '30' | '60' | '4H' | 'D' | 'W' | 'M' | 'Q' | 'Y')[];
   /**
-   * Default 100; a fraction is truncated and a value outside 1..1000 is clamped.
+   * Default 100. Any decimal number is accepted: a fraction is truncated toward zero, then a value outside 1..1000 is clamped into it (0 reads as 1, 10000 as 1000).
    */
   limit?: number;
   /**
@@ -441,11 +473,11 @@ export interface CurrentSetups {
 }
 export interface InForceAlertsQuery {
   /**
-   * Default 1440; a fraction is truncated and a value outside 1..10080 is clamped.
+   * Default 1440. Any decimal number is accepted: a fraction is truncated toward zero, then a value outside 1..10080 is clamped into it (0 reads as 1, 100800 as 10080).
    */
   window_minutes?: number;
   /**
-   * Default 100; a fraction is truncated and a value outside 1..1000 is clamped.
+   * Default 100. Any decimal number is accepted: a fraction is truncated toward zero, then a value outside 1..1000 is clamped into it (0 reads as 1, 10000 as 1000).
    */
   limit?: number;
   /**
@@ -453,11 +485,11 @@ export interface InForceAlertsQuery {
    */
   since_id?: number | 'latest';
   /**
-   * Case-insensitive.
+   * One of all, 15, 30, 60, 4H, D, W, M, Q, Y, in any case (read as the form listed).
    */
   timeframe?: 'all' | '15' | '30' | '60' | '4H' | 'D' | 'W' | 'M' | 'Q' | 'Y';
   /**
-   * Case-insensitive.
+   * One of all, bullish, bearish, in any case (read as the form listed).
    */
   direction?: 'all' | 'bullish' | 'bearish';
   /**
@@ -465,7 +497,7 @@ export interface InForceAlertsQuery {
    */
   symbols?: string[];
   /**
-   * Case-insensitive.
+   * One of all, 1, 2U, 2D, 3, in any case (read as the form listed).
    */
   cc?: 'all' | '1' | '2U' | '2D' | '3';
 }
@@ -474,11 +506,11 @@ export interface InForceAlertList {
 }
 export interface SimultaneousBreaksQuery {
   /**
-   * Default 1440; a fraction is truncated and a value outside 1..10080 is clamped.
+   * Default 1440. Any decimal number is accepted: a fraction is truncated toward zero, then a value outside 1..10080 is clamped into it (0 reads as 1, 100800 as 10080).
    */
   window_minutes?: number;
   /**
-   * Default 100; a fraction is truncated and a value outside 1..1000 is clamped.
+   * Default 100. Any decimal number is accepted: a fraction is truncated toward zero, then a value outside 1..1000 is clamped into it (0 reads as 1, 10000 as 1000).
    */
   limit?: number;
   /**
@@ -486,15 +518,15 @@ export interface SimultaneousBreaksQuery {
    */
   since_id?: number | 'latest';
   /**
-   * Case-insensitive.
+   * One of all, 15, 30, 60, 4H, D, W, M, Q, Y, in any case (read as the form listed).
    */
   timeframe?: 'all' | '15' | '30' | '60' | '4H' | 'D' | 'W' | 'M' | 'Q' | 'Y';
   /**
-   * Case-insensitive.
+   * One of all, bullish, bearish, in any case (read as the form listed).
    */
   direction?: 'all' | 'bullish' | 'bearish';
   /**
-   * Case-insensitive.
+   * One of all, 2, 3, 4, in any case (read as the form listed).
    */
   threshold?: 'all' | '2' | '3' | '4';
 }

@@ -20,8 +20,14 @@ const DECIMAL_NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
  * caller sends (a number with its bounds, a comma-separated list, one of a few values).
  */
 export interface WireForm {
-  /** The parameter's JSON schema (OpenAPI 3.1). */
+  /** The parameter's JSON schema in its canonical form (what the client library sends). */
   readonly schema: Readonly<Record<string, unknown>>;
+  /**
+   * Everything the service accepts, when wider than `schema` (a number it clamps, a fraction it truncates, a
+   * value in another case): the OpenAPI document declares this one, so a validating proxy refuses nothing
+   * the service serves (docs/partner-guide.md#what-the-service-accepts).
+   */
+  readonly accepts?: Readonly<Record<string, unknown>>;
   readonly description?: string;
   /**
    * A list: the parameter repeated (`symbols=AAPL&symbols=MSFT`, OpenAPI `style: form, explode: true`) or one
@@ -38,6 +44,22 @@ export const wireForms = z.registry<WireForm>();
 export function withWireForm<Schema extends z.ZodMiniType>(schema: Schema, form: WireForm): Schema {
   wireForms.add(schema, form);
   return schema;
+}
+
+/** A regular expression matching `word` in any case (`1d` → `1[dD]`), for a case-insensitive enum. */
+function anyCase(word: string): string {
+  return [...word]
+    .map((char) => {
+      const lower = char.toLowerCase();
+      const upper = char.toUpperCase();
+      return lower === upper ? char.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') : `[${lower}${upper}]`;
+    })
+    .join('');
+}
+
+/** The JSON schema of a string equal to one of `choices` in any case. */
+export function anyCaseChoice(choices: readonly string[]): Record<string, unknown> {
+  return { type: 'string', pattern: `^(?:${choices.map(anyCase).join('|')})$` };
 }
 
 function present(raw: string | undefined): string | undefined {
@@ -99,7 +121,11 @@ export function clampedIntParam(limit: ClampedLimit) {
   });
   return withWireForm(schema, {
     schema: { type: 'integer', minimum: limit.min, maximum: limit.max, default: limit.default },
-    description: `Default ${limit.default}; a fraction is truncated and a value outside ${limit.min}..${limit.max} is clamped.`,
+    accepts: { type: 'number', default: limit.default },
+    description:
+      `Default ${limit.default}. Any decimal number is accepted: a fraction is truncated toward zero, then a ` +
+      `value outside ${limit.min}..${limit.max} is clamped into it (0 reads as ${limit.min}, ` +
+      `${limit.max * 10} as ${limit.max}).`,
   });
 }
 
@@ -116,7 +142,10 @@ export function optionalIntParam() {
     if (!Number.isSafeInteger(whole)) return refuse(`must be at most ${Number.MAX_SAFE_INTEGER} either way`);
     return whole;
   });
-  return withWireForm(schema, { schema: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } });
+  return withWireForm(schema, {
+    schema: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+    accepts: { type: 'number', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+  });
 }
 
 /** One of `choices`, matched case-insensitively and answered in its canonical form; absent gives `fallback`. */
@@ -127,7 +156,8 @@ export function choiceParam<Choice extends string>(choices: readonly Choice[], f
   });
   return withWireForm(schema, {
     schema: { type: 'string', enum: [...choices], default: fallback },
-    description: 'Case-insensitive.',
+    accepts: { ...anyCaseChoice(choices), default: fallback },
+    description: `One of ${choices.join(', ')}, in any case (read as the form listed).`,
   });
 }
 
@@ -148,6 +178,7 @@ export function choiceListParam<Choice extends string>(choices: readonly Choice[
   });
   return withWireForm(schema, {
     schema: { type: 'array', items: { type: 'string', enum: [...choices] } },
+    accepts: { type: 'array', items: anyCaseChoice(choices) },
     description: 'Case-insensitive; the parameter repeated, comma-separated or both.',
     commaSeparated: true,
   });

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { ALERTS_LIMIT, ALERTS_MAX_EXAMINED, ALERTS_WINDOW_MINUTES } from '#domain/requests/limits';
 import {
+  anyCaseChoice,
   choiceParam,
   clampedIntParam,
   optionalIntParam,
@@ -8,8 +9,8 @@ import {
   wireForms,
   withWireForm,
 } from '#domain/requests/query-params';
-import { breakKey, type SimultaneousBreakEvent } from './breaks.ts';
-import { CANDLE_TYPES } from './candle-types.ts';
+import { BREAK_THRESHOLDS, breakKey, type SimultaneousBreakEvent } from './breaks.ts';
+import { CANDLE_TYPES, SHAPE_LABELS } from './candle-types.ts';
 import { DIRECTIONS } from './directions.ts';
 import { type InForceEvent, inForceKey } from './in-force.ts';
 import type { EventFeed, FeedEvent, FeedPage, StoredEvent } from './ports.ts';
@@ -23,24 +24,24 @@ const MS_PER_MINUTE = 60_000;
 
 /** An in-force alert (docs/partner-guide.md#in-force-alert). */
 export const inForceAlertSchema = z.object({
-  id: z.int(),
+  id: z.int().check(z.gte(0)),
   symbol: z.string(),
   timeframe: z.enum(TIMEFRAMES),
   direction: z.enum(DIRECTIONS),
-  shape: z.string(),
+  shape: z.enum(SHAPE_LABELS),
   price: z.number(),
-  triggered_at: z.string(),
-  cc: z.string(),
+  triggered_at: z.iso.datetime(),
+  cc: z.enum(CANDLE_TYPES),
 });
 
 /** A simultaneous break (docs/partner-guide.md#simultaneous-break). */
 export const simultaneousBreakSchema = z.object({
-  id: z.int(),
+  id: z.int().check(z.gte(0)),
   timeframe: z.enum(TIMEFRAMES),
   direction: z.enum(DIRECTIONS),
-  threshold: z.int(),
+  threshold: z.literal(BREAK_THRESHOLDS),
   symbols: z.array(z.string()),
-  triggered_at: z.string(),
+  triggered_at: z.iso.datetime(),
 });
 
 /**
@@ -77,6 +78,9 @@ function sinceIdParam() {
   const numberForm = wireForms.get(number);
   return withWireForm(schema, {
     schema: { anyOf: [numberForm?.schema ?? { type: 'integer' }, { type: 'string', enum: [LATEST] }] },
+    accepts: {
+      anyOf: [numberForm?.accepts ?? numberForm?.schema ?? { type: 'number' }, anyCaseChoice([LATEST])],
+    },
     description:
       "Only events with a greater id. `latest` (any case) answers no items and the feed's newest id as " +
       '`X-Next-Since-Id` (0 for an empty feed): where a poll that wants only new events starts.',

@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { SETUPS_LIMIT } from '#domain/requests/limits';
 import { cursorParam, type PagePosition } from '#domain/requests/page-cursor';
 import { choiceListParam, clampedIntParam, symbolListParam } from '#domain/requests/query-params';
+import { SHAPE_LABELS } from './candle-types.ts';
 import type { SetupStore, StateStore } from './ports.ts';
 import type { SetupRow } from './setups.ts';
 import { TIMEFRAMES, type Timeframe, timeframeRank } from './timeframes.ts';
@@ -10,7 +11,7 @@ import { TIMEFRAMES, type Timeframe, timeframeRank } from './timeframes.ts';
 export const setupRowSchema = z.object({
   symbol: z.string(),
   timeframe: z.enum(TIMEFRAMES),
-  shape: z.string(),
+  shape: z.enum(SHAPE_LABELS),
   in_force: z.boolean(),
   p3: z.boolean(),
   pmg: z.nullable(z.number()),

@@ -50,25 +50,30 @@ describe('the OpenAPI document', () => {
   });
 
   // docs/partner-guide.md#limits-and-throttling
-  it('types limit, window_minutes and since_id as integers with their bounds and defaults', () => {
-    expect(parameter('/instruments', 'limit')?.schema).toEqual({
-      type: 'integer',
-      minimum: 1,
-      maximum: 200,
-      default: 50,
-    });
-    expect(parameter('/candles/{symbol}', 'limit')?.schema).toMatchObject({ minimum: 1, maximum: 5000 });
+  it('declares limit, window_minutes and since_id as any number, saying how each is clamped', () => {
+    expect(parameter('/instruments', 'limit')?.schema).toEqual({ type: 'number', default: 50 });
+    expect(parameter('/instruments', 'limit')?.description).toContain('a value outside 1..200 is clamped');
+    expect(parameter('/candles/{symbol}', 'limit')?.description).toContain('1..5000');
     expect(parameter('/alerts/in-force', 'window_minutes')?.schema).toEqual({
-      type: 'integer',
-      minimum: 1,
-      maximum: 10_080,
+      type: 'number',
       default: 1440,
     });
-    expect(parameter('/alerts/simultaneous-breaks', 'since_id')?.schema).toEqual({
-      type: 'integer',
-      minimum: 0,
-      maximum: Number.MAX_SAFE_INTEGER,
+    expect(parameter('/alerts/simultaneous-breaks', 'since_id')?.schema).toMatchObject({
+      anyOf: [{ type: 'number', minimum: 0, maximum: Number.MAX_SAFE_INTEGER }, { type: 'string' }],
     });
+  });
+
+  it('declares enumerated parameters case-insensitive: 1D, d and LATEST are valid', () => {
+    const matches = (path: string, name: string, value: string) => {
+      const schema = parameter(path, name)?.schema as { pattern?: string; anyOf?: { pattern?: string }[] };
+      const pattern = schema.pattern ?? schema.anyOf?.find((branch) => branch.pattern)?.pattern ?? '';
+      return new RegExp(pattern).test(value);
+    };
+    expect(matches('/candles/{symbol}', 'interval', '1D')).toBe(true);
+    expect(matches('/candles/{symbol}', 'interval', '2d')).toBe(false);
+    expect(matches('/alerts/in-force', 'timeframe', 'd')).toBe(true);
+    expect(matches('/alerts/in-force', 'direction', 'BULLISH')).toBe(true);
+    expect(matches('/alerts/in-force', 'since_id', 'Latest')).toBe(true);
   });
 
   it('requires symbols on /prices/latest only, as a list (repeated or comma-separated)', () => {
@@ -81,12 +86,10 @@ describe('the OpenAPI document', () => {
     expect(parameter('/instruments', 'symbols')?.required).toBe(false);
   });
 
-  it('lists the enumerated values of interval, direction and timeframes', () => {
-    expect(parameter('/candles/{symbol}', 'interval')?.schema.enum).toContain('1mo');
-    expect(parameter('/alerts/in-force', 'direction')?.schema).toMatchObject({
-      enum: ['all', 'bullish', 'bearish'],
-      default: 'all',
-    });
+  it('lists the enumerated values of interval, direction and timeframes in their descriptions', () => {
+    expect(parameter('/candles/{symbol}', 'interval')?.description).toContain('1mo');
+    expect(parameter('/alerts/in-force', 'direction')?.description).toContain('all, bullish, bearish');
+    expect(parameter('/alerts/in-force', 'direction')?.schema).toMatchObject({ default: 'all' });
     expect(parameter('/setups/current', 'timeframes')?.schema).toMatchObject({ type: 'array' });
   });
 
@@ -115,7 +118,12 @@ describe('the OpenAPI document', () => {
   it('declares X-Next-Since-Id on the 200 of the alert routes', () => {
     expect(get('/alerts/in-force').responses[200]?.headers).toHaveProperty('X-Next-Since-Id');
     expect(get('/alerts/simultaneous-breaks').responses[200]?.headers).toHaveProperty('X-Next-Since-Id');
-    expect(get('/instruments').responses[200]?.headers).toBeUndefined();
+    expect(get('/market-status').responses[200]?.headers).toBeUndefined();
+  });
+
+  it('declares the Link header of the paged listings', () => {
+    expect(get('/instruments').responses[200]?.headers).toHaveProperty('Link');
+    expect(get('/setups/current').responses[200]?.headers).toHaveProperty('Link');
   });
 
   it('has tags on every operation, a contact and a license', () => {
