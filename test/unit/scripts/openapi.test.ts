@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Ajv2020 from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { REST_ROUTES } from '#contracts/routes';
 import { PROJECT_ROOT } from '#lib/project-root';
@@ -10,7 +12,13 @@ interface Parameter {
   required: boolean;
   style?: string;
   explode?: boolean;
+  description?: string;
   schema: Record<string, unknown>;
+}
+interface MediaType {
+  schema: unknown;
+  example?: unknown;
+  examples?: Record<string, { value: unknown }>;
 }
 interface Operation {
   operationId: string;
@@ -20,6 +28,8 @@ interface Operation {
 }
 const document = (await openApiDocument()) as {
   info: { contact?: unknown; license?: unknown };
+  servers: { url: string; variables?: Record<string, { default: string }> }[];
+  components: { schemas: Record<string, unknown> };
   tags: { name: string }[];
   paths: Record<string, { get: Operation }>;
 };
@@ -100,8 +110,16 @@ describe('the OpenAPI document', () => {
   });
 
   it('declares only the errors a route can give', () => {
-    expect(Object.keys(get('/market-status').responses)).toEqual(['200', '401', '403', '429', '500']);
-    expect(Object.keys(get('/prices/latest').responses)).toEqual(['200', '400', '401', '403', '429', '500']);
+    expect(Object.keys(get('/market-status').responses)).toEqual(['200', '401', '403', '429', '431', '500']);
+    expect(Object.keys(get('/prices/latest').responses)).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '429',
+      '431',
+      '500',
+    ]);
     expect(get('/prices/latest').responses[400]?.description).toContain('missing_symbols');
     expect(get('/prices/latest').responses[400]?.description).not.toContain('invalid_parameter');
     expect(Object.keys(get('/states/{symbol}').responses)).toEqual([
@@ -110,6 +128,7 @@ describe('the OpenAPI document', () => {
       '403',
       '404',
       '429',
+      '431',
       '500',
     ]);
     expect(get('/market-status').responses[429]?.headers).toHaveProperty('Retry-After');
@@ -124,6 +143,46 @@ describe('the OpenAPI document', () => {
   it('declares the Link header of the paged listings', () => {
     expect(get('/instruments').responses[200]?.headers).toHaveProperty('Link');
     expect(get('/setups/current').responses[200]?.headers).toHaveProperty('Link');
+  });
+
+  it('names the local stack among its servers, beside the AWS one', () => {
+    const urls = document.servers.map((server) =>
+      server.url.replace(/\{(\w+)\}/g, (_, name: string) => server.variables?.[name]?.default ?? ''),
+    );
+    expect(urls).toEqual(['https://api.example.com/api/market/v1', 'http://127.0.0.1:3000/api/market/v1']);
+  });
+
+  it('declares the 431 of headers too large on every route', () => {
+    for (const [path] of Object.entries(document.paths)) {
+      expect(get(path).responses[431]?.description).toContain('bad_request');
+    }
+  });
+
+  it('has an example of every answer with a body, each valid against its schema', () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats.default(ajv);
+    ajv.addSchema({ $id: 'doc', components: document.components });
+    let checked = 0;
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const [status, response] of Object.entries(item.get.responses)) {
+        const media = (response.content as Record<string, MediaType> | undefined)?.['application/json'];
+        if (!media) continue;
+        const examples =
+          media.example !== undefined
+            ? [media.example]
+            : Object.values(media.examples ?? {}).map(({ value }) => value);
+        expect(examples.length, `${path} ${status} has an example`).toBeGreaterThan(0);
+        const schema = JSON.parse(
+          JSON.stringify(media.schema).replaceAll('"#/components/', '"doc#/components/'),
+        ) as object;
+        const validate = ajv.compile(schema);
+        for (const example of examples) {
+          expect(validate(example), `${path} ${status}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+          checked += 1;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(50);
   });
 
   it('has tags on every operation, a contact and a license', () => {
