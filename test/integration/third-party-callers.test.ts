@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import Ajv2020 from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UNIVERSE_CSV } from '#scripts/lib/project';
 import { parseUniverseCsv } from '#scripts/lib/universe';
@@ -113,5 +114,83 @@ describe('paging by the Link header', () => {
     }
     expect(rows.length).toBeGreaterThan(7);
     expect(rows).toEqual(whole.body.items.map((item) => `${item.symbol}/${item.timeframe}`));
+  });
+});
+
+interface OpenApiParameter {
+  name: string;
+  in: string;
+  schema: Record<string, unknown>;
+}
+
+const openapi = JSON.parse(readFileSync('docs/openapi.json', 'utf8')) as {
+  paths: Record<string, { get: { parameters: OpenApiParameter[] } }>;
+};
+
+/** A path's OpenAPI template: `/candles/AAPL` is `/candles/{symbol}`. */
+function templateOf(path: string): string {
+  const template = Object.keys(openapi.paths).find((candidate) =>
+    new RegExp(`^${candidate.replace(/\{\w+\}/g, '[^/]+')}$`).test(path),
+  );
+  if (!template) throw new Error(`no OpenAPI path for ${path}`);
+  return template;
+}
+
+/**
+ * Validates a request's query as a validating proxy (Prism) does: each parameter against its schema, an
+ * array from the parameter's repeated values (style form, explode true), a string coerced to a number where
+ * the schema's type is number. Returns the problems found.
+ */
+function requestProblems(url: URL): string[] {
+  const ajv = new Ajv2020({ strict: false });
+  const problems: string[] = [];
+  const parameters =
+    openapi.paths[templateOf(url.pathname.replace(/^.*\/api\/market\/v1/, ''))]?.get.parameters ?? [];
+  for (const name of new Set(url.searchParams.keys())) {
+    const parameter = parameters.find((entry) => entry.in === 'query' && entry.name === name);
+    if (!parameter) {
+      problems.push(`${name} is not declared`);
+      continue;
+    }
+    const values = url.searchParams.getAll(name);
+    const validate = ajv.compile(parameter.schema);
+    const coerce = (value: string) =>
+      value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : value;
+    const candidates =
+      parameter.schema.type === 'array'
+        ? [values]
+        : [values.at(-1) as string, coerce(values.at(-1) as string)];
+    if (!candidates.some((candidate) => validate(candidate))) {
+      problems.push(`${name}=${values.join('&')}: ${ajv.errorsText(validate.errors)}`);
+    }
+  }
+  return problems;
+}
+
+describe('every request the service serves is valid against the OpenAPI parameters (as Prism checks)', () => {
+  it.each([
+    '/instruments?limit=0',
+    '/instruments?limit=100000&search=aa',
+    '/instruments?limit=2.9&symbols=AAPL&symbols=msft',
+    '/prices/latest?symbols=aapl,ES1!',
+    '/candles/AAPL?interval=1D&limit=3.5',
+    '/candles/AAPL?interval=1Mo&start=2024-11-01&end=2024-11-22T16:00:00Z&limit=-4',
+    '/setups/current?timeframes=d&timeframes=W,m&limit=5000',
+    '/alerts/in-force?timeframe=d&direction=BULLISH&cc=2u&window_minutes=99999&limit=0.5&since_id=1.7',
+    '/alerts/in-force?since_id=LATEST',
+    '/alerts/simultaneous-breaks?threshold=ALL&window_minutes=0&since_id=0',
+    '/alerts/simultaneous-breaks?threshold=3&direction=Bearish&timeframe=4h',
+  ])('%s is served and declared valid', async (request) => {
+    const url = new URL(`${local.stack.restUrl}${request}`);
+    const response = await fetch(url, { headers: { 'X-API-Key': local.stack.demoKey } });
+    expect(response.status).toBe(200);
+    expect(requestProblems(url)).toEqual([]);
+  });
+
+  it('declares invalid what the service refuses', () => {
+    const url = (request: string) => new URL(`${local.stack.restUrl}${request}`);
+    expect(requestProblems(url('/instruments?limit=ten'))).toHaveLength(1);
+    expect(requestProblems(url('/alerts/in-force?direction=up'))).toHaveLength(1);
+    expect(requestProblems(url('/candles/AAPL?interval=2d'))).toHaveLength(1);
   });
 });

@@ -57,9 +57,10 @@ function anyCase(word: string): string {
     .join('');
 }
 
-/** The JSON schema of a string equal to one of `choices` in any case. */
-export function anyCaseChoice(choices: readonly string[]): Record<string, unknown> {
-  return { type: 'string', pattern: `^(?:${choices.map(anyCase).join('|')})$` };
+/** The JSON schema of a string equal to one of `choices` in any case (with `list`, several comma-separated). */
+export function anyCaseChoice(choices: readonly string[], list = false): Record<string, unknown> {
+  const one = `(?:${choices.map(anyCase).join('|')})`;
+  return { type: 'string', pattern: list ? `^${one}(?:,${one})*$` : `^${one}$` };
 }
 
 function present(raw: string | undefined): string | undefined {
@@ -178,7 +179,7 @@ export function choiceListParam<Choice extends string>(choices: readonly Choice[
   });
   return withWireForm(schema, {
     schema: { type: 'array', items: { type: 'string', enum: [...choices] } },
-    accepts: { type: 'array', items: anyCaseChoice(choices) },
+    accepts: { type: 'array', items: anyCaseChoice(choices, true) },
     description: 'Case-insensitive; the parameter repeated, comma-separated or both.',
     commaSeparated: true,
   });
