@@ -10,7 +10,11 @@ import {
   type StateSnapshot,
   type SubscribedReply,
   type Topic,
+  type WS_ERROR_CODES,
 } from './contracts.ts';
+
+type WsErrorCode = (typeof WS_ERROR_CODES)[number];
+
 import { Emitter } from './emitter.ts';
 import { MarketDataError } from './errors.ts';
 import type { RestResponse } from './rest.ts';
@@ -50,12 +54,18 @@ export type WebSocketConstructor = new (...args: any[]) => WebSocketLike;
 
 export type StreamAuth = 'header' | 'subprotocol';
 
+/**
+ * What `StreamError.code` can be: the service's WebSocket error codes (docs/websocket.md#error-codes), or the
+ * library's own: `closed` (a final close, or the stream closed), `reconnect_failed`, `invalid_message`.
+ */
+export type StreamErrorCode = WsErrorCode | 'closed' | 'reconnect_failed' | 'invalid_message';
+
 /** A refused WebSocket operation (docs/websocket.md#error-codes), or a close that ends the stream. */
 export class StreamError extends Error {
   override readonly name = 'StreamError';
 
   constructor(
-    readonly code: string,
+    readonly code: StreamErrorCode,
     message: string,
     readonly details: { closeCode?: number; reply?: ErrorReply } = {},
   ) {
@@ -63,7 +73,8 @@ export class StreamError extends Error {
   }
 }
 
-export interface StreamEvents extends Record<string, unknown> {
+/** The stream's events by name: `on` accepts only these names. */
+export interface StreamEvents {
   quote: PriceItem;
   state: StateSnapshot;
   alert: InForceAlert;
@@ -444,7 +455,7 @@ export class MarketDataStream {
       }
       case 'error': {
         const reply = message as unknown as ErrorReply;
-        this.emitError(new StreamError(reply.error.code, reply.error.message, { reply }));
+        this.emitError(new StreamError(reply.error.code as WsErrorCode, reply.error.message, { reply }));
         return;
       }
     }
