@@ -70,6 +70,7 @@ export const WS_ERROR_CODES = [
   "missing_scope",
   "missing_symbols",
   "too_many_symbols",
+  "unknown_symbols",
   "rate_limit_exceeded",
   "internal_error"
 ] as const;
@@ -365,6 +366,7 @@ export interface ErrorReply {
       | 'missing_scope'
       | 'missing_symbols'
       | 'too_many_symbols'
+      | 'unknown_symbols'
       | 'rate_limit_exceeded'
       | 'internal_error';
     message: string;
