@@ -58,7 +58,7 @@ function readExamples(): Examples {
   return JSON.parse(readFileSync(join(PROJECT_ROOT, OPENAPI_EXAMPLES_FILE), 'utf8')) as Examples;
 }
 
-/** The local stack's REST base (`npm start`; docs/partner-guide.md#trying-it-locally). */
+/** The local stack's REST base (`npm start`; README.md#running-locally). */
 const LOCAL_SERVER = {
   url: `http://127.0.0.1:{port}${REST_BASE_PATH}`,
   description: 'The local stack (`npm start`): the same routes on this machine, the demo key it prints.',

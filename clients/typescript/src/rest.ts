@@ -32,7 +32,7 @@ export interface RestResponse<Body> {
   readonly body: Body;
   /** `X-Next-Since-Id` of the alert routes (docs/partner-guide.md#polling-past-a-narrow-filter). */
   readonly nextSinceId?: number;
-  /** The `cursor` of the `Link: <...>; rel="next"` header of the paged listings (docs/partner-guide.md). */
+  /** The `cursor` of the `Link: <...>; rel="next"` header of the paged listings (docs/partner-guide.md#paging-through-a-listing). */
   readonly nextCursor?: string;
 }
 

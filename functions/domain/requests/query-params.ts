@@ -25,7 +25,7 @@ export interface WireForm {
   /**
    * Everything the service accepts, when wider than `schema` (a number it clamps, a fraction it truncates, a
    * value in another case): the OpenAPI document declares this one, so a validating proxy refuses nothing
-   * the service serves (docs/partner-guide.md#what-the-service-accepts).
+   * the service serves (docs/partner-guide.md#conventions-of-query-parameters).
    */
   readonly accepts?: Readonly<Record<string, unknown>>;
   readonly description?: string;
