@@ -22,9 +22,6 @@ export function h<K extends keyof HTMLElementTagNameMap>(
   return element;
 }
 
-export const price = (value: number | null | undefined): string =>
-  value === null || value === undefined ? '–' : value.toLocaleString('en-US', { maximumFractionDigits: 4 });
-
 /** A time of the service (ISO 8601) as New York time of day, the market's clock. */
 export function newYorkTime(iso: string): string {
   return new Date(iso).toLocaleTimeString('en-US', { timeZone: 'America/New_York', hour12: false });

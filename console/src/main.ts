@@ -9,8 +9,9 @@ import {
 } from './chart-model.ts';
 import { ChartView } from './chart-view.ts';
 import { loadConfig } from './config.ts';
+import { formatPrice, type Listed, matchInstruments, ServiceClock } from './console-model.ts';
 import { createClient, type MarketDataClient, type MarketDataStream } from './data.ts';
-import { byId, h, price } from './dom.ts';
+import { byId, h } from './dom.ts';
 import { askForKey, forgetKey } from './key-gate.ts';
 import {
   addAlert,
@@ -20,11 +21,14 @@ import {
   renderSetupSummary,
   renderSetupsTable,
   renderTfc,
+  tickClock,
 } from './panels.ts';
 import type { StateSnapshot } from './types.ts';
 
 const DEFAULT_SYMBOL = 'SPY';
 const STATUS_REFRESH_MS = 30_000;
+const CLOCK_TICK_MS = 1_000;
+const SEARCH_RESULTS = 60;
 const SETUPS_REFRESH_MS = 20_000;
 /** The chart's candles are read again at most this often while quotes and states arrive. */
 const CANDLES_REFRESH_MS = 5_000;
@@ -42,6 +46,9 @@ class Console {
   private candlesTimer: ReturnType<typeof setTimeout> | undefined;
   private stream: MarketDataStream | undefined;
   private loadSeq = 0;
+  private readonly clock = new ServiceClock();
+  /** The whole listing, read once through its pages: the search looks through names as well as symbols. */
+  private listing: Promise<Listed[]> | undefined;
 
   constructor(private readonly client: MarketDataClient) {}
 
@@ -52,6 +59,7 @@ class Console {
     this.wireSearch();
     void this.refreshStatus();
     setInterval(() => void this.refreshStatus(), STATUS_REFRESH_MS);
+    setInterval(() => tickClock(byId('market-status'), this.clock), CLOCK_TICK_MS);
     void this.refreshSetups();
     setInterval(() => void this.refreshSetups(), SETUPS_REFRESH_MS);
     await this.search('');
@@ -106,7 +114,7 @@ class Console {
     renderSetupSummary(byId('setup-summary'), timeframe, row);
     const last = state && 'price' in state.price ? state.price.price : undefined;
     byId('quote').replaceChildren(
-      h('span', {}, price(last)),
+      h('span', {}, formatPrice(last, state?.symbol)),
       h('span', { class: 'name' }, state?.instrument.name ?? ''),
     );
   }
@@ -136,7 +144,7 @@ class Console {
     });
     stream.on('quote', (quote) => {
       if (quote.symbol !== this.symbol) return;
-      byId('quote').firstElementChild?.replaceChildren(price(quote.price));
+      byId('quote').firstElementChild?.replaceChildren(formatPrice(quote.price, quote.symbol));
       this.chart.quote(quote.price);
       this.scheduleCandles();
     });
@@ -173,7 +181,9 @@ class Console {
 
   private async refreshStatus(): Promise<void> {
     try {
-      renderMarketStatus(byId('market-status'), await this.client.getMarketStatus());
+      const status = await this.client.getMarketStatus();
+      this.clock.read(status.now, Date.now());
+      renderMarketStatus(byId('market-status'), status);
     } catch (error) {
       byId('market-status').textContent =
         `Market status unavailable: ${error instanceof Error ? error.message : error}`;
@@ -255,8 +265,24 @@ class Console {
     });
   }
 
+  /** Every instrument, following the listing's pages (the `Link` header's cursor). */
+  private async readListing(): Promise<Listed[]> {
+    const all: Listed[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.client.listInstruments({ limit: 200, ...(cursor ? { cursor } : {}) });
+      all.push(...page.items);
+      cursor = page.nextCursor;
+    } while (cursor);
+    return all;
+  }
+
   private async search(text: string): Promise<void> {
-    const { items } = await this.client.listInstruments({ search: text || undefined, limit: 60 });
+    this.listing ??= this.readListing().catch((error: unknown) => {
+      this.listing = undefined; // read again on the next search
+      throw error;
+    });
+    const items = matchInstruments(await this.listing, text, SEARCH_RESULTS);
     const list = byId('search-results');
     list.replaceChildren(
       ...items.map((instrument) => {

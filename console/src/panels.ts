@@ -1,5 +1,6 @@
 import { TIMEFRAMES } from '#domain/strat/timeframes';
-import { h, newYorkTime, price } from './dom.ts';
+import { feedIndex, formatPrice, type ServiceClock } from './console-model.ts';
+import { h, newYorkTime } from './dom.ts';
 import type { InForceAlert, MarketStatus, SetupRow, SimultaneousBreak, StateSnapshot } from './types.ts';
 
 /** The market status in the top bar (docs/partner-guide.md#market-status). */
@@ -14,8 +15,15 @@ export function renderMarketStatus(target: HTMLElement, status: MarketStatus): v
       status.is_open ? 'Market open' : 'Market closed',
     ),
     h('span', {}, session),
-    h('span', {}, `New York ${newYorkTime(status.now)}`),
+    h('span', { id: 'new-york-clock' }, `New York ${newYorkTime(status.now)}`),
   );
+}
+
+/** Moves the top bar's New York clock on to the service clock's time now (called every second). */
+export function tickClock(target: HTMLElement, clock: ServiceClock): void {
+  const now = clock.now(Date.now());
+  const shown = target.querySelector('#new-york-clock');
+  if (now && shown) shown.textContent = `New York ${newYorkTime(now.toISOString())}`;
 }
 
 /** The TFC strip: the nine timeframes in order, each with its colour named as well as shown. */
@@ -53,7 +61,7 @@ export function renderSetupSummary(
     row.in_force ? 'in force' : 'not in force',
     ...(row.p3 ? ['potential 3'] : []),
     ...(row.continuation ? ['continuation'] : []),
-    `PMG ${price(row.pmg)}`,
+    `PMG ${formatPrice(row.pmg, row.symbol)}`,
   ];
   target.replaceChildren(...tags.map(tag));
 }
@@ -82,7 +90,7 @@ export function renderSetupsTable(
         yes(row.in_force),
         yes(row.p3),
         yes(row.continuation),
-        h('td', {}, price(row.pmg)),
+        h('td', {}, formatPrice(row.pmg, row.symbol)),
         h('td', {}, row.sector),
       );
     }),
@@ -91,10 +99,17 @@ export function renderSetupsTable(
 
 const FEED_LENGTH = 100;
 
-function prepend(list: HTMLOListElement, item: HTMLLIElement, live: boolean): void {
+/** Puts an entry in its place in a feed ordered by the time it fired, newest first (docs/console.md#feeds). */
+function place(list: HTMLOListElement, item: HTMLLIElement, live: boolean): void {
   list.querySelector('.empty')?.remove();
   if (live) item.classList.add('fresh');
-  list.prepend(item);
+  const entries = [...list.children] as HTMLLIElement[];
+  const keys = entries.map((entry) => ({
+    firedAt: entry.dataset.firedAt ?? '',
+    id: Number(entry.dataset.id),
+  }));
+  const index = feedIndex(keys, { firedAt: item.dataset.firedAt ?? '', id: Number(item.dataset.id) });
+  list.insertBefore(item, entries[index] ?? null);
   while (list.children.length > FEED_LENGTH) list.lastElementChild?.remove();
 }
 
@@ -117,17 +132,22 @@ export function addAlert(
     h(
       'span',
       { class: alert.direction },
-      `${alert.timeframe} ${alert.shape} ${alert.direction === 'bullish' ? '▲' : '▼'} ${price(alert.price)} (${alert.cc})`,
+      `${alert.timeframe} ${alert.shape} ${alert.direction === 'bullish' ? '▲' : '▼'} ${formatPrice(alert.price, alert.symbol)} (${alert.cc})`,
     ),
     h('span', { class: 'when' }, newYorkTime(alert.triggered_at)),
   );
   button.addEventListener('click', () => open(alert.symbol, alert.timeframe));
   const item = h(
     'li',
-    { 'data-alert-id': String(alert.id), 'data-source': live ? 'live' : 'history' },
+    {
+      'data-alert-id': String(alert.id),
+      'data-id': String(alert.id),
+      'data-fired-at': alert.triggered_at,
+      'data-source': live ? 'live' : 'history',
+    },
     button,
   );
-  prepend(list, item, live);
+  place(list, item, live);
 }
 
 export function addBreak(
@@ -146,9 +166,18 @@ export function addBreak(
     h('span', { class: 'when' }, newYorkTime(found.triggered_at)),
   );
   button.addEventListener('click', () => open(first, found.timeframe));
-  prepend(
+  place(
     list,
-    h('li', { 'data-break-id': String(found.id), 'data-source': live ? 'live' : 'history' }, button),
+    h(
+      'li',
+      {
+        'data-break-id': String(found.id),
+        'data-id': String(found.id),
+        'data-fired-at': found.triggered_at,
+        'data-source': live ? 'live' : 'history',
+      },
+      button,
+    ),
     live,
   );
 }

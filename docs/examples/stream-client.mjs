@@ -5,15 +5,37 @@
 //   node stream-client.mjs --url wss://<host>/ws/market/v1 --key mda_... \
 //     [--symbols AAPL,MSFT,ES1!] [--channels quotes,states,alerts.in_force,alerts.simultaneous_breaks] [--debug]
 //
-// MDA_WS_URL and MDA_API_KEY stand in for --url and --key; the URL defaults to the local stack (`npm start`).
+// MDA_WS_URL and MDA_API_KEY stand in for --url and --key. Without either, it uses the running local stack
+// (`npm start`, run from the repository's root): its address from .data/local-stack.json and its demo key
+// from .data/demo-key, and says so. If nothing ever answers at the address, it says so and exits 1; once
+// connected, it reconnects after any drop.
 // Events go to stdout, one line each; replies, errors and connection news go to stderr.
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
 
+const LOCAL_STACK_FILE = '.data/local-stack.json';
+const FALLBACK_URL = 'ws://127.0.0.1:3000/ws/market/v1';
+
+/** The running local stack's WebSocket address and demo key, when this folder has one (`npm start`). */
+function localStack() {
+  try {
+    const { wsUrl } = JSON.parse(readFileSync(LOCAL_STACK_FILE, 'utf8'));
+    let key;
+    try {
+      key = readFileSync('.data/demo-key', 'utf8').trim();
+    } catch {}
+    return { wsUrl, key };
+  } catch {
+    return undefined;
+  }
+}
+
+const local = localStack();
 const { values: options } = parseArgs({
   options: {
-    url: { type: 'string', default: process.env.MDA_WS_URL ?? 'ws://localhost:3000/ws/market/v1' },
-    key: { type: 'string', default: process.env.MDA_API_KEY },
+    url: { type: 'string', default: process.env.MDA_WS_URL ?? local?.wsUrl ?? FALLBACK_URL },
+    key: { type: 'string', default: process.env.MDA_API_KEY ?? local?.key },
     symbols: { type: 'string', default: 'AAPL,SPY,ES1!' },
     channels: { type: 'string', default: 'quotes,states,alerts.in_force,alerts.simultaneous_breaks' },
     debug: { type: 'boolean', default: false },
@@ -24,6 +46,13 @@ if (!options.key) {
     'usage: node stream-client.mjs --key <API key> [--url ws(s)://host/ws/market/v1] (or MDA_API_KEY)',
   );
   process.exit(2);
+}
+if (!process.argv.includes('--url') && !process.env.MDA_WS_URL) {
+  console.error(
+    local
+      ? `using the running local stack's address from ${LOCAL_STACK_FILE}: ${options.url}`
+      : `no ${LOCAL_STACK_FILE} here (no local stack running from this folder): trying ${options.url}`,
+  );
 }
 const symbols = options.symbols.split(',').filter(Boolean);
 // quotes and states need symbols; an alert channel without symbols means every symbol.
@@ -44,6 +73,7 @@ const FINAL_CLOSES = {
 const status = (line) => console.error(line);
 const debug = (line) => options.debug && console.error(`debug: ${line}`);
 let attempt = 0;
+let everConnected = false;
 const lastIds = {}; // per alert channel: the highest id seen, to catch up over REST after a gap
 let current;
 
@@ -71,6 +101,7 @@ function connect() {
   });
 
   socket.on('open', () => {
+    everConnected = true;
     status(`connected to ${options.url}`);
     // A new connection starts with no subscriptions: subscribe every time, reconnects included.
     send({ op: 'subscribe', id: 'initial', topics });
@@ -140,7 +171,10 @@ function connect() {
     }
   });
 
-  socket.on('error', (error) => debug(`socket error: ${error.message}`)); // a 'close' follows
+  socket.on('error', (error) => {
+    if (!everConnected) status(`cannot connect to ${options.url}: ${error.message}`);
+    else debug(`socket error: ${error.message}`); // a 'close' follows
+  });
 
   socket.on('close', (code, reason) => {
     clearInterval(pinger);
@@ -149,6 +183,14 @@ function connect() {
       status(`closed ${closeCode}: ${FINAL_CLOSES[closeCode]}; not reconnecting`);
       // 4409: another client of the account took over; exit 0 so a supervisor does not start a tug of war.
       process.exit(closeCode === 4409 ? 0 : 1);
+    }
+    if (!everConnected) {
+      // Nothing answered at all: a wrong address or no service running. Reconnecting would only hide that.
+      status(
+        `nothing answers at ${options.url}: is the service running there (locally: npm start)? ` +
+          'Pass --url (or MDA_WS_URL) to use another address.',
+      );
+      process.exit(1);
     }
     // Anything else (network, deployment, AWS's 2-hour connection limit): reconnect with exponential
     // backoff and jitter, capped at 30 s.

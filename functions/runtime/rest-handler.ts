@@ -70,7 +70,11 @@ export function restHandler<Query extends z.ZodMiniType, Response extends z.ZodM
     .use(logContext())
     .use(errorEnvelope())
     .handler(async (event) => {
-      const query = parseParams(contract.query, event.queryStringParameters);
+      const query = parseParams(
+        contract.query,
+        event.queryStringParameters,
+        event.multiValueQueryStringParameters,
+      );
       const headers: Record<string, string> = {};
       const setHeader = (name: string, value: string) => {
         headers[name] = value;

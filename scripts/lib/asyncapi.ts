@@ -153,6 +153,12 @@ const ERROR_EXAMPLES: Record<WsErrorCode, Record<string, unknown>> = {
     error: { code: 'too_many_symbols', message: 'too many symbols' },
     topic: { channel: 'quotes', symbols: ['A', 'AAL', 'AAPL', '...'] },
   },
+  unknown_symbols: {
+    op: 'error',
+    id: 1,
+    error: { code: 'unknown_symbols', message: 'unknown symbols' },
+    topic: { channel: 'alerts.in_force', symbols: ['ZZZZ'] },
+  },
   rate_limit_exceeded: {
     op: 'error',
     id: 51,

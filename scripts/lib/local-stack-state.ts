@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LOCAL_STACK_STATE_FILE } from './project.ts';
 
@@ -29,4 +29,19 @@ export async function localStackStateFile(dataDir: string): Promise<LocalStackSt
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Removes the state file of the stack that stops, only while it is still that stack's own (same process and
+ * address): a newer stack that has written its own meanwhile keeps it, so `npm run replay` and the example
+ * client still find the running one.
+ */
+export async function removeOwnStateFile(
+  dataDir: string,
+  own: Pick<LocalStackState, 'pid' | 'restUrl'>,
+): Promise<boolean> {
+  const current = await localStackStateFile(dataDir);
+  if (current === undefined || current.pid !== own.pid || current.restUrl !== own.restUrl) return false;
+  await rm(join(dataDir, LOCAL_STACK_STATE_FILE), { force: true });
+  return true;
 }

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as z from 'zod/mini';
@@ -48,6 +49,25 @@ const GATEWAY_ERRORS: readonly ErrorCode[] = [
   'internal_error',
 ];
 
+/** Real answers of the local stack, by route id and status (`npm run openapi:examples` writes them). */
+export const OPENAPI_EXAMPLES_FILE = 'scripts/openapi-examples.json';
+
+type Examples = Record<string, Record<string, unknown>>;
+
+function readExamples(): Examples {
+  return JSON.parse(readFileSync(join(PROJECT_ROOT, OPENAPI_EXAMPLES_FILE), 'utf8')) as Examples;
+}
+
+/** The local stack's REST base (`npm start`; README.md#running-locally). */
+const LOCAL_SERVER = {
+  url: `http://127.0.0.1:{port}${REST_BASE_PATH}`,
+  description: 'The local stack (`npm start`): the same routes on this machine, the demo key it prints.',
+  variables: { port: { default: '3000' } },
+};
+
+/** Headers over the limit never reach a route: the gateway answers 431 (docs/partner-guide.md#errors). */
+const HEADERS_TOO_LARGE_STATUS = 431;
+
 const errorEnvelopeSchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
 
 function jsonSchema(schema: z.ZodMiniType, io: 'input' | 'output'): Record<string, unknown> {
@@ -68,8 +88,8 @@ function queryParameters(contract: Contract) {
       in: 'query',
       required: form.required ?? false,
       ...(form.description ? { description: form.description } : {}),
-      ...(form.commaSeparated ? { style: 'form', explode: false } : {}),
-      schema: form.schema,
+      ...(form.commaSeparated ? { style: 'form', explode: true } : {}),
+      schema: form.accepts ?? form.schema,
     };
   });
 }
@@ -90,8 +110,24 @@ const RETRY_AFTER = {
   schema: { type: 'integer', minimum: 0 },
 };
 
+/** An example of a status: the route's own answer, else the gateway's (`403-inactive` a second 403). */
+function exampleOf(examples: Examples, routeId: string, status: number) {
+  const own = examples[routeId]?.[status];
+  if (own !== undefined) return { example: own };
+  const gateway = examples.gateway ?? {};
+  if (status === 403 && gateway['403-inactive'] !== undefined && gateway[403] !== undefined) {
+    return {
+      examples: {
+        missing_scope: { value: gateway[403] },
+        inactive_entitlement: { value: gateway['403-inactive'] },
+      },
+    };
+  }
+  return gateway[status] === undefined ? {} : { example: gateway[status] };
+}
+
 /** The error responses of a route, one per status, each listing its codes. */
-function errorResponses(contract: Contract) {
+function errorResponses(contract: Contract, routeId: string, examples: Examples) {
   const codes = [...contract.errors, ...GATEWAY_ERRORS];
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes)
@@ -108,14 +144,32 @@ function errorResponses(contract: Contract) {
       description: parts.join(' '),
       ...(status === ERROR_STATUS.rate_limit_exceeded ? { headers: { 'Retry-After': RETRY_AFTER } } : {}),
       ...(enveloped.length
-        ? { content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } }
+        ? {
+            content: {
+              'application/json': {
+                schema: { $ref: '#/components/schemas/ErrorEnvelope' },
+                ...exampleOf(examples, routeId, status),
+              },
+            },
+          }
         : {}),
     };
   }
-  return responses;
+  responses[HEADERS_TOO_LARGE_STATUS] = {
+    description:
+      'The envelope, `code` bad_request: the request headers are too large (locally over 16 KB; on AWS, ' +
+      "API Gateway's limits).",
+    content: {
+      'application/json': {
+        schema: { $ref: '#/components/schemas/ErrorEnvelope' },
+        ...exampleOf(examples, routeId, HEADERS_TOO_LARGE_STATUS),
+      },
+    },
+  };
+  return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)));
 }
 
-function operation(route: RestRoute, contract: Contract) {
+function operation(route: RestRoute, contract: Contract, examples: Examples) {
   return {
     operationId: route.id,
     summary: contract.summary,
@@ -127,9 +181,14 @@ function operation(route: RestRoute, contract: Contract) {
       200: {
         description: 'OK',
         ...(contract.headers ? { headers: contract.headers } : {}),
-        content: { 'application/json': { schema: jsonSchema(contract.response, 'output') } },
+        content: {
+          'application/json': {
+            schema: jsonSchema(contract.response, 'output'),
+            ...exampleOf(examples, route.id, 200),
+          },
+        },
       },
-      ...errorResponses(contract),
+      ...errorResponses(contract, route.id, examples),
     },
   };
 }
@@ -148,10 +207,14 @@ export async function routeContracts(): Promise<Map<string, Contract>> {
 
 export async function openApiDocument(): Promise<Record<string, unknown>> {
   const contracts = await routeContracts();
+  const examples = readExamples();
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of REST_ROUTES as readonly RestRoute[]) {
     const contract = contracts.get(route.id) as Contract;
-    paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operation(route, contract) };
+    paths[route.path] = {
+      ...paths[route.path],
+      [route.method.toLowerCase()]: operation(route, contract, examples),
+    };
   }
   return {
     openapi: '3.1.0',
@@ -168,6 +231,7 @@ export async function openApiDocument(): Promise<Record<string, unknown>> {
         description: 'The service on AWS.',
         variables: { host: { default: 'api.example.com' } },
       },
+      LOCAL_SERVER,
     ],
     tags: Object.values(TAGS),
     security: [{ apiKey: [] }, { bearer: [] }],

@@ -74,10 +74,21 @@ export function planHistory(options: {
   };
 }
 
-/** Each symbol's last history price: where the live simulation continues from. */
-export function lastHistoryPrices(plan: HistoryPlan): Map<string, number> {
+/** Lets timers and signal handlers run between two pieces of long synchronous work (Ctrl-C answers at once). */
+export const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Each symbol's last history price: where the live simulation continues from. Yields between symbols and
+ * stops early (an incomplete map) once `signal` is aborted.
+ */
+export async function lastHistoryPrices(
+  plan: HistoryPlan,
+  signal?: AbortSignal,
+): Promise<Map<string, number>> {
   const prices = new Map<string, number>();
   for (const symbol of plan.history.symbols) {
+    await yieldToEventLoop();
+    if (signal?.aborted) break;
     const generator = plan.history.historyFor(symbol);
     let step = generator.next();
     while (!step.done) step = generator.next();
@@ -130,8 +141,20 @@ export async function backfillSymbols(
   symbols: readonly string[],
   target: HistoryTarget,
   nowMs: () => number,
+  signal?: AbortSignal,
 ): Promise<number> {
-  const files = historyBarFiles(plan, symbols, nowMs());
+  // One symbol's bars at a time, yielding between them: folding a symbol's 13 months is long synchronous work.
+  const perSymbol: { daily: string; minutes: string }[] = [];
+  for (const symbol of symbols) {
+    await yieldToEventLoop();
+    if (signal?.aborted) return 0;
+    perSymbol.push(historyBarFiles(plan, [symbol], nowMs()));
+  }
+  const join = (part: 'daily' | 'minutes') =>
+    perSymbol
+      .map((files, index) => (index === 0 ? files[part] : files[part].replace(/^[^\n]*\n/, '')))
+      .join('');
+  const files = { daily: join('daily'), minutes: join('minutes') };
   const keepBar = (interval: Interval, time: number) =>
     time >= (plan.keepFrom[interval] ?? Number.NEGATIVE_INFINITY);
   let items = 0;
@@ -139,6 +162,7 @@ export async function backfillSymbols(
     [files.daily, '1d'],
     [files.minutes, '1m'],
   ] as const) {
+    if (signal?.aborted) break;
     const { outcome } = await importBarText(text, interval, target, { nowMs, keepBar });
     items += outcome.barsWritten + outcome.ledgersWritten * 2 + outcome.statesChanged;
   }

@@ -24,6 +24,8 @@ export interface MarketSimulationOptions {
   readonly log: (line: string) => void;
   /** Real milliseconds between two steps of the simulation. */
   readonly tickMs?: number;
+  /** Aborted when the stack stops: the start and the history import give up at their next step. */
+  readonly signal?: AbortSignal;
 }
 
 export interface MarketSimulation {
@@ -33,6 +35,12 @@ export interface MarketSimulation {
 }
 
 const DEFAULT_TICK_MS = 250;
+/**
+ * How long a stop waits for the history chunk being written: then it leaves it (the import is made to be
+ * interrupted anywhere: scripts/local/history-backfill.ts, functions/use-cases/import-history.ts), so a
+ * Ctrl-C stops the stack within seconds at any point.
+ */
+const STOP_GRACE_MS = 500;
 const PROGRESS_EVERY = 25;
 /** Symbols whose history is imported together (each chunk is one daily and one minute file). */
 const CHUNK = 5;
@@ -56,7 +64,9 @@ export async function startMarketSimulation(options: MarketSimulationOptions): P
     missing.length > 0
       ? planHistory({ seed: options.seed, instruments: missing, nowMs: startMs })
       : undefined;
-  if (plan) for (const [symbol, price] of lastHistoryPrices(plan)) startPrices.set(symbol, price);
+  if (plan)
+    for (const [symbol, price] of await lastHistoryPrices(plan, options.signal))
+      startPrices.set(symbol, price);
 
   const model = createMarketModel({ seed: options.seed, symbols: options.instruments, startMs, startPrices });
   const timer = setInterval(() => {
@@ -80,9 +90,10 @@ export async function startMarketSimulation(options: MarketSimulationOptions): P
     const started = Date.now();
     let items = 0;
     for (let start = 0; start < order.length; start += CHUNK) {
-      if (stopped) return;
+      if (stopped || options.signal?.aborted) return;
       const chunk = order.slice(start, start + CHUNK);
-      items += await backfillSymbols(plan, chunk, options.history, options.nowMs);
+      items += await backfillSymbols(plan, chunk, options.history, options.nowMs, options.signal);
+      if (stopped || options.signal?.aborted) return;
       for (const symbol of chunk) ready.add(symbol);
       const done = start + chunk.length;
       if (done % PROGRESS_EVERY === 0 || done === order.length) {
@@ -91,16 +102,25 @@ export async function startMarketSimulation(options: MarketSimulationOptions): P
     }
   };
   const backfilled = backfill();
-  backfilled.catch((error: unknown) =>
-    options.log(`History backfill failed: ${error instanceof Error ? error.message : error}`),
-  );
+  backfilled.catch((error: unknown) => {
+    // Writes left in flight by a stop fail against the stopped DynamoDB: not a failure of the backfill.
+    if (stopped || options.signal?.aborted) return;
+    options.log(`History backfill failed: ${error instanceof Error ? error.message : error}`);
+  });
 
   return {
     backfilled,
     stop: async () => {
       stopped = true;
       clearInterval(timer);
-      await backfilled.catch(() => undefined);
+      let grace: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        backfilled.catch(() => undefined),
+        new Promise<void>((resolve) => {
+          grace = setTimeout(resolve, STOP_GRACE_MS);
+        }),
+      ]);
+      clearTimeout(grace);
     },
   };
 }

@@ -18,7 +18,7 @@ import { CALLBACK_URL_ENV, FAN_OUT, HEARTBEAT, WS_BASE_PATH, WS_ROUTES } from '#
 import { type VirtualClockSettings, virtualTime } from '#domain/calendar/clock';
 import { PROJECT_ROOT } from '#lib/project-root';
 import type { KeyAdministrationPorts } from '../lib/key-administration.ts';
-import type { LocalStackState } from '../lib/local-stack-state.ts';
+import { type LocalStackState, removeOwnStateFile } from '../lib/local-stack-state.ts';
 import { LOCAL_STACK_STATE_FILE } from '../lib/project.ts';
 import { seedUniverse } from '../lib/universe.ts';
 import { type ChangeConsumer, LocalChangeStreams, localStreamTables } from './change-streams.ts';
@@ -345,8 +345,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     options.heartbeatMs ?? HEARTBEAT.intervalMinutes * 60_000,
   );
 
+  const stopping = new AbortController();
   const simulation = options.simulator
     ? startMarketSimulation({
+        signal: stopping.signal,
         seed: options.simulator.seed,
         instruments: await catalog.list({ limit: Number.MAX_SAFE_INTEGER }),
         nowMs,
@@ -398,6 +400,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       clearInterval(heartbeats);
       clearInterval(summaries);
       localMetrics.stop();
+      stopping.abort();
       // Within a few seconds: the market and the history backfill stop taking work; the trades still queued
       // after STOP_GRACE_MS are left, and said so (docs/replay.md#back-pressure).
       await withinGrace((await simulation)?.stop());
@@ -409,8 +412,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await faulty?.stop();
       await dynamo.stop();
-      // A clean stop says so: a state file left behind means the stack did not stop (runningLocalStack).
-      if (stateFile) await rm(stateFile, { force: true });
+      // A clean stop says so: a state file left behind means the stack did not stop (runningLocalStack). Only
+      // its own: a newer stack's file stays.
+      if (options.dataDir) await removeOwnStateFile(options.dataDir, { pid: process.pid, restUrl });
     },
   };
 }

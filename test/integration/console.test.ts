@@ -101,4 +101,57 @@ describe('the web console', () => {
     );
     expect(pageErrors).toEqual([]);
   }, 150_000);
+
+  it('finds a symbol by its name over the listing: "apple" finds AAPL', async () => {
+    await page.click('#search-input', { count: 3 });
+    await page.keyboard.press('Backspace');
+    await page.type('#search-input', 'apple');
+    await page.waitForSelector('#search-results button[data-symbol="AAPL"]', { timeout: 30_000 });
+  }, 60_000);
+
+  it('ticks the New York clock every second', async () => {
+    const first = await page.$eval('#new-york-clock', (element) => element.textContent);
+    await page.waitForFunction(
+      (shown) => document.querySelector('#new-york-clock')?.textContent !== shown,
+      { timeout: 10_000 },
+      first,
+    );
+    expect(first).toMatch(/^New York \d{2}:\d{2}:\d{2}$/);
+  }, 60_000);
+
+  it('orders the feeds by the time the events fired, newest first, and never clips a row time', async () => {
+    for (const feed of ['#alert-feed', '#break-feed']) {
+      const fired = await page.$$eval(`${feed} li[data-fired-at]`, (items) =>
+        items.map((item) => Date.parse((item as HTMLElement).dataset.firedAt ?? '')),
+      );
+      expect(fired).toEqual([...fired].sort((a, b) => b - a));
+    }
+    const clipped = await page.$$eval(
+      '.feed button.row',
+      (rows) =>
+        rows.filter((row) => {
+          const when = row.querySelector('.when');
+          if (!when) return true;
+          return when.getBoundingClientRect().right > row.getBoundingClientRect().right + 0.5;
+        }).length,
+    );
+    expect(clipped).toBe(0);
+  }, 60_000);
+
+  it('shows prices to the instrument tick: cents for a stock of a dollar or more', async () => {
+    await page.click('#search-results button[data-symbol="AAPL"]');
+    await page.waitForFunction(
+      () => document.querySelector<HTMLElement>('#chart')?.dataset.symbol === 'AAPL',
+      {
+        timeout: 60_000,
+      },
+    );
+    await page.waitForFunction(() => /\d/.test(document.querySelector('#quote span')?.textContent ?? ''), {
+      timeout: 60_000,
+    });
+    expect(await page.$eval('#quote span', (element) => element.textContent)).toMatch(
+      /^\d{1,3}(,\d{3})*\.\d{2}$/,
+    );
+    expect(pageErrors).toEqual([]);
+  }, 120_000);
 });

@@ -1,5 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '#lib/project-root';
 import { startTestStack, type TestStack } from '../support/local-stack.ts';
@@ -69,6 +73,56 @@ describe('docs/examples/stream-client.mjs against the local stack', () => {
     const client = streamClient('SPY', 'mda_notakey000_nosecret');
     const [code] = await once(client.child, 'exit');
     expect(client.stderr()).toContain('closed 4401: no valid API key in the handshake');
+    expect(code).toBe(1);
+  });
+});
+
+describe('docs/examples/stream-client.mjs without --url', () => {
+  const script = join(PROJECT_ROOT, 'docs/examples/stream-client.mjs');
+  const run = (cwd: string, args: string[] = []) => {
+    const env = { ...process.env };
+    delete env.MDA_WS_URL;
+    delete env.MDA_API_KEY;
+    const child = spawn(process.execPath, [script, '--channels', 'quotes', '--symbols', 'SPY', ...args], {
+      cwd,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    clients.push(child);
+    const stderr: string[] = [];
+    child.stderr.on('data', (chunk) => stderr.push(String(chunk)));
+    return { child, stderr: () => stderr.join('') };
+  };
+
+  it("takes the running local stack's address and demo key from .data/, and says so", async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'mda-example-'));
+    mkdirSync(join(folder, '.data'));
+    writeFileSync(join(folder, '.data', 'local-stack.json'), JSON.stringify({ wsUrl: local.stack.wsUrl }));
+    writeFileSync(join(folder, '.data', 'demo-key'), `${local.stack.demoKey}\n`);
+    const client = run(folder);
+    await waitForOutput(client.child, /^quotes SPY price=/m).catch((error: Error) => {
+      throw new Error(`${error.message}\n${client.stderr()}`);
+    });
+    expect(client.stderr()).toContain(
+      `using the running local stack's address from .data/local-stack.json: ${local.stack.wsUrl}`,
+    );
+    client.child.kill('SIGINT');
+    await once(client.child, 'exit');
+  }, 60_000);
+
+  it('says nothing answers and exits 1 instead of reconnecting forever', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as { port: number };
+    await new Promise((resolve) => closed.close(resolve));
+    const client = run(mkdtempSync(join(tmpdir(), 'mda-example-')), [
+      '--url',
+      `ws://127.0.0.1:${port}/ws/market/v1`,
+      '--key',
+      'mda_any',
+    ]);
+    const [code] = await once(client.child, 'exit');
+    expect(client.stderr()).toContain(`nothing answers at ws://127.0.0.1:${port}/ws/market/v1`);
     expect(code).toBe(1);
   });
 });

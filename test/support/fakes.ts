@@ -44,10 +44,12 @@ export class InMemoryInstrumentCatalog implements InstrumentCatalog {
     return symbols.flatMap((symbol) => this.bySymbol.get(symbol) ?? []);
   }
 
-  async list(filter: { search?: string; limit: number }) {
+  async list(filter: { search?: string; limit: number; after?: string }) {
+    const after = filter.after;
     return [...this.bySymbol.values()]
       .sort(compareBySymbol)
       .filter((instrument) => symbolContains(instrument.symbol, filter.search))
+      .filter((instrument) => after === undefined || instrument.symbol > after)
       .slice(0, filter.limit);
   }
 
@@ -216,6 +218,10 @@ export class InMemoryEventFeed<Body> implements EventFeed<Body> {
     return { events, ...(lastExaminedId === undefined ? {} : { lastExaminedId }) };
   }
 
+  async head() {
+    return this.events.length;
+  }
+
   async readBySymbol(symbol: string, fromMs: number, toMs: number) {
     return this.events.filter(
       (event) => event.symbol === symbol && event.triggeredAtMs >= fromMs && event.triggeredAtMs <= toMs,
@@ -245,9 +251,13 @@ export class InMemoryStateStore implements StateStore {
 export class InMemorySetupStore implements SetupStore {
   readonly rows = new Map<string, SetupRow>();
 
-  async list(timeframe: Timeframe, limit: number) {
+  async list(timeframe: Timeframe, limit: number, from?: { symbol: string; inclusive: boolean }) {
     return [...this.rows.values()]
       .filter((row) => row.timeframe === timeframe)
+      .filter(
+        (row) =>
+          from === undefined || row.symbol > from.symbol || (from.inclusive && row.symbol === from.symbol),
+      )
       .sort((a, b) => (a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0))
       .slice(0, limit);
   }

@@ -42,6 +42,8 @@ export interface ClientOptions {
   readonly wsUrl?: string;
   /** Retries of 429s, 5xx and network failures (defaults: 4 retries, 1 s doubling up to 30 s, jittered). */
   readonly retry?: RetryOptions;
+  /** Each attempt's limit in ms (default 30,000): one that takes longer fails as a retryable `timeout`. */
+  readonly timeoutMs?: number;
   readonly fetch?: typeof fetch;
   readonly WebSocket?: WebSocketConstructor;
   /** For tests: the jitter's random source. */
@@ -51,6 +53,11 @@ export interface ClientOptions {
 }
 
 type Query = Readonly<Record<string, QueryValue>>;
+
+/** A page of an alert route: `nextSinceId` is its `X-Next-Since-Id` header, when sent. */
+export type WithNextSinceId<Body> = Body & { readonly nextSinceId?: number };
+/** A page of a paged listing: `nextCursor` is the next page's `cursor` (its `Link` header), absent on the last. */
+export type WithNextCursor<Body> = Body & { readonly nextCursor?: string };
 
 /** A request's own options. */
 export interface RequestOptions {
@@ -79,6 +86,18 @@ export function createClient(options: ClientOptions) {
   const get = async <Body>(path: string, query?: Query, request?: RequestOptions) =>
     (await rest.get<Body>(path, query, request?.signal)).body;
   const routes = REST_ROUTES;
+  const withHeaders = async <Body extends object>(
+    path: string,
+    query: Query | undefined,
+    request: RequestOptions | undefined,
+  ) => {
+    const { body, nextSinceId, nextCursor } = await rest.get<Body>(path, query, request?.signal);
+    return {
+      ...body,
+      ...(nextSinceId === undefined ? {} : { nextSinceId }),
+      ...(nextCursor === undefined ? {} : { nextCursor }),
+    };
+  };
 
   const inForcePage = (query: InForceAlertsQuery, signal?: AbortSignal) =>
     rest.get<InForceAlertList>(routes.getInForceAlerts.path, query as Query, signal);
@@ -87,8 +106,11 @@ export function createClient(options: ClientOptions) {
 
   return {
     /** GET /instruments (docs/partner-guide.md#get-instruments). */
-    listInstruments: (query: ListInstrumentsQuery = {}, request?: RequestOptions) =>
-      get<InstrumentList>(routes.listInstruments.path, query as Query, request),
+    listInstruments: (
+      query: ListInstrumentsQuery = {},
+      request?: RequestOptions,
+    ): Promise<WithNextCursor<InstrumentList>> =>
+      withHeaders<InstrumentList>(routes.listInstruments.path, query as Query, request),
     /** GET /instruments/{symbol}; 404 `unknown_symbol` as a MarketDataError. */
     getInstrument: (symbol: string, request?: RequestOptions) =>
       get<Instrument>(pathOf(routes.getInstrument.path, { symbol }), undefined, request),
@@ -105,14 +127,23 @@ export function createClient(options: ClientOptions) {
     getState: (symbol: string, request?: RequestOptions) =>
       get<StateSnapshot>(pathOf(routes.getState.path, { symbol }), undefined, request),
     /** GET /setups/current (docs/partner-guide.md#get-setupscurrent). */
-    getCurrentSetups: (query: CurrentSetupsQuery = {}, request?: RequestOptions) =>
-      get<CurrentSetups>(routes.getCurrentSetups.path, query as Query, request),
+    getCurrentSetups: (
+      query: CurrentSetupsQuery = {},
+      request?: RequestOptions,
+    ): Promise<WithNextCursor<CurrentSetups>> =>
+      withHeaders<CurrentSetups>(routes.getCurrentSetups.path, query as Query, request),
     /** GET /alerts/in-force (docs/partner-guide.md#get-alertsin-force). */
-    getInForceAlerts: (query: InForceAlertsQuery = {}, request?: RequestOptions) =>
-      get<InForceAlertList>(routes.getInForceAlerts.path, query as Query, request),
+    getInForceAlerts: (
+      query: InForceAlertsQuery = {},
+      request?: RequestOptions,
+    ): Promise<WithNextSinceId<InForceAlertList>> =>
+      withHeaders<InForceAlertList>(routes.getInForceAlerts.path, query as Query, request),
     /** GET /alerts/simultaneous-breaks (docs/partner-guide.md#get-alertssimultaneous-breaks). */
-    getSimultaneousBreaks: (query: SimultaneousBreaksQuery = {}, request?: RequestOptions) =>
-      get<SimultaneousBreakList>(routes.getSimultaneousBreaks.path, query as Query, request),
+    getSimultaneousBreaks: (
+      query: SimultaneousBreaksQuery = {},
+      request?: RequestOptions,
+    ): Promise<WithNextSinceId<SimultaneousBreakList>> =>
+      withHeaders<SimultaneousBreakList>(routes.getSimultaneousBreaks.path, query as Query, request),
 
     /** Every in-force alert once, in id order, as it is committed: an async iterator driven by since_id. */
     pollInForceAlerts: (
@@ -152,6 +183,10 @@ export function createClient(options: ClientOptions) {
               signal,
             ),
           breaks: (sinceId, _symbols, signal) => breaksPage({ ...catchUpQuery, since_id: sinceId }, signal),
+          head: async (feed, signal) => {
+            const page = await (feed === 'alerts' ? inForcePage : breaksPage)({ since_id: 'latest' }, signal);
+            return page.nextSinceId ?? 0;
+          },
         },
         streamOptions,
       );

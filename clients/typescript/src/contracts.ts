@@ -70,6 +70,7 @@ export const WS_ERROR_CODES = [
   "missing_scope",
   "missing_symbols",
   "too_many_symbols",
+  "unknown_symbols",
   "rate_limit_exceeded",
   "internal_error"
 ] as const;
@@ -197,7 +198,23 @@ export interface PriceItem {
 export interface SetupRow {
   symbol: string;
   timeframe: '15' | '30' | '60' | '4H' | 'D' | 'W' | 'M' | 'Q' | 'Y';
-  shape: string;
+  shape:
+    | '1-1'
+    | '1-2U'
+    | '1-2D'
+    | '1-3'
+    | '2U-1'
+    | '2U-2U'
+    | '2U-2D'
+    | '2U-3'
+    | '2D-1'
+    | '2D-2U'
+    | '2D-2D'
+    | '2D-3'
+    | '3-1'
+    | '3-2U'
+    | '3-2D'
+    | '3-3';
   in_force: boolean;
   p3: boolean;
   pmg: number | null;
@@ -226,16 +243,32 @@ export interface InForceAlert {
   symbol: string;
   timeframe: '15' | '30' | '60' | '4H' | 'D' | 'W' | 'M' | 'Q' | 'Y';
   direction: 'bullish' | 'bearish';
-  shape: string;
+  shape:
+    | '1-1'
+    | '1-2U'
+    | '1-2D'
+    | '1-3'
+    | '2U-1'
+    | '2U-2U'
+    | '2U-2D'
+    | '2U-3'
+    | '2D-1'
+    | '2D-2U'
+    | '2D-2D'
+    | '2D-3'
+    | '3-1'
+    | '3-2U'
+    | '3-2D'
+    | '3-3';
   price: number;
   triggered_at: string;
-  cc: string;
+  cc: '1' | '3' | '2U' | '2D';
 }
 export interface SimultaneousBreak {
   id: number;
   timeframe: '15' | '30' | '60' | '4H' | 'D' | 'W' | 'M' | 'Q' | 'Y';
   direction: 'bullish' | 'bearish';
-  threshold: number;
+  threshold: 2 | 3 | 4;
   symbols: string[];
   triggered_at: string;
 }
@@ -249,7 +282,7 @@ export interface Bar {
 }
 export interface Candles {
   symbol: string;
-  interval: string;
+  interval: '1m' | '15m' | '30m' | '60m' | '4h' | '1d' | '1w' | '1mo' | '1q' | '1y';
   bars: Bar[];
   partial_bar_included: boolean;
 }
@@ -334,6 +367,7 @@ export interface ErrorReply {
       | 'missing_scope'
       | 'missing_symbols'
       | 'too_many_symbols'
+      | 'unknown_symbols'
       | 'rate_limit_exceeded'
       | 'internal_error';
     message: string;
@@ -359,14 +393,18 @@ export interface ErrorEnvelope {
 }
 export interface ListInstrumentsQuery {
   /**
-   * Comma-separated tickers, case-insensitive; the first 250 distinct ones count.
+   * Tickers, case-insensitive: the parameter repeated (`symbols=AAPL&symbols=MSFT`), comma-separated (`symbols=AAPL,MSFT`) or both; the first 250 distinct ones count.
    */
   symbols?: string[];
   search?: string;
   /**
-   * Default 50; a fraction is truncated and a value outside 1..200 is clamped.
+   * Default 50. Any decimal number is accepted: a fraction is truncated toward zero, then a value outside 1..200 is clamped into it (0 reads as 1, 2000 as 200).
    */
   limit?: number;
+  /**
+   * Opaque: where the previous page ended. Take it from the `rel="next"` link of the `Link` header, which carries the same parameters; without it the listing starts at its first symbol.
+   */
+  cursor?: string;
 }
 export interface InstrumentList {
   items: Instrument[];
@@ -379,15 +417,15 @@ export interface MarketStatus {
   is_open: boolean;
   session: {
     label: string;
-    session_date: string;
-    open_ts: string;
-    close_ts: string;
+    session_date: string | '';
+    open_ts: string | '';
+    close_ts: string | '';
   };
   now: string;
 }
 export interface LatestPricesQuery {
   /**
-   * Comma-separated tickers, case-insensitive; the first 250 distinct ones count.
+   * Tickers, case-insensitive: the parameter repeated (`symbols=AAPL&symbols=MSFT`), comma-separated (`symbols=AAPL,MSFT`) or both; the first 250 distinct ones count.
    *
    * @minItems 1
    */
@@ -398,7 +436,7 @@ export interface LatestPrices {
 }
 export interface CandlesQuery {
   /**
-   * Case-insensitive. An interval not listed is answered 404 with an empty body.
+   * One of 1m, 15m, 30m, 60m, 4h, 1d, 1w, 1mo, 1q, 1y, in any case (`1D` reads as `1d`). An interval not listed is answered 404 with an empty body.
    */
   interval?: '1m' | '15m' | '30m' | '60m' | '4h' | '1d' | '1w' | '1mo' | '1q' | '1y';
   /**
@@ -410,52 +448,59 @@ export interface CandlesQuery {
    */
   end?: string;
   /**
-   * Default 500; a fraction is truncated and a value outside 1..5000 is clamped.
+   * Default 500. Any decimal number is accepted: a fraction is truncated toward zero, then a value outside 1..5000 is clamped into it (0 reads as 1, 50000 as 5000).
    */
   limit?: number;
 }
 export interface GetStateQuery {}
 export interface CurrentSetupsQuery {
   /**
-   * Comma-separated tickers, case-insensitive; the first 250 distinct ones count.
+   * Tickers, case-insensitive: the parameter repeated (`symbols=AAPL&symbols=MSFT`), comma-separated (`symbols=AAPL,MSFT`) or both; the first 250 distinct ones count.
    */
   symbols?: string[];
   /**
-   * Comma-separated, case-insensitive.
+   * Case-insensitive; the parameter repeated, comma-separated or both.
    */
   timeframes?: ('15' | '30' | '60' | '4H' | 'D' | 'W' | 'M' | 'Q' | 'Y')[];
   /**
-   * Default 100; a fraction is truncated and a value outside 1..1000 is clamped.
+   * Default 100. Any decimal number is accepted: a fraction is truncated toward zero, then a value outside 1..1000 is clamped into it (0 reads as 1, 10000 as 1000).
    */
   limit?: number;
+  /**
+   * Opaque: where the previous page ended. Take it from the `rel="next"` link of the `Link` header, which carries the same parameters; without it the listing starts at its first symbol.
+   */
+  cursor?: string;
 }
 export interface CurrentSetups {
   items: SetupRow[];
 }
 export interface InForceAlertsQuery {
   /**
-   * Default 1440; a fraction is truncated and a value outside 1..10080 is clamped.
+   * Default 1440. Any decimal number is accepted: a fraction is truncated toward zero, then a value outside 1..10080 is clamped into it (0 reads as 1, 100800 as 10080).
    */
   window_minutes?: number;
   /**
-   * Default 100; a fraction is truncated and a value outside 1..1000 is clamped.
+   * Default 100. Any decimal number is accepted: a fraction is truncated toward zero, then a value outside 1..1000 is clamped into it (0 reads as 1, 10000 as 1000).
    */
   limit?: number;
-  since_id?: number;
   /**
-   * Case-insensitive.
+   * Only events with a greater id. `latest` (any case) answers no items and the feed's newest id as `X-Next-Since-Id` (0 for an empty feed): where a poll that wants only new events starts.
+   */
+  since_id?: number | 'latest';
+  /**
+   * One of all, 15, 30, 60, 4H, D, W, M, Q, Y, in any case (read as the form listed).
    */
   timeframe?: 'all' | '15' | '30' | '60' | '4H' | 'D' | 'W' | 'M' | 'Q' | 'Y';
   /**
-   * Case-insensitive.
+   * One of all, bullish, bearish, in any case (read as the form listed).
    */
   direction?: 'all' | 'bullish' | 'bearish';
   /**
-   * Comma-separated tickers, case-insensitive; the first 250 distinct ones count.
+   * Tickers, case-insensitive: the parameter repeated (`symbols=AAPL&symbols=MSFT`), comma-separated (`symbols=AAPL,MSFT`) or both; the first 250 distinct ones count.
    */
   symbols?: string[];
   /**
-   * Case-insensitive.
+   * One of all, 1, 2U, 2D, 3, in any case (read as the form listed).
    */
   cc?: 'all' | '1' | '2U' | '2D' | '3';
 }
@@ -464,24 +509,27 @@ export interface InForceAlertList {
 }
 export interface SimultaneousBreaksQuery {
   /**
-   * Default 1440; a fraction is truncated and a value outside 1..10080 is clamped.
+   * Default 1440. Any decimal number is accepted: a fraction is truncated toward zero, then a value outside 1..10080 is clamped into it (0 reads as 1, 100800 as 10080).
    */
   window_minutes?: number;
   /**
-   * Default 100; a fraction is truncated and a value outside 1..1000 is clamped.
+   * Default 100. Any decimal number is accepted: a fraction is truncated toward zero, then a value outside 1..1000 is clamped into it (0 reads as 1, 10000 as 1000).
    */
   limit?: number;
-  since_id?: number;
   /**
-   * Case-insensitive.
+   * Only events with a greater id. `latest` (any case) answers no items and the feed's newest id as `X-Next-Since-Id` (0 for an empty feed): where a poll that wants only new events starts.
+   */
+  since_id?: number | 'latest';
+  /**
+   * One of all, 15, 30, 60, 4H, D, W, M, Q, Y, in any case (read as the form listed).
    */
   timeframe?: 'all' | '15' | '30' | '60' | '4H' | 'D' | 'W' | 'M' | 'Q' | 'Y';
   /**
-   * Case-insensitive.
+   * One of all, bullish, bearish, in any case (read as the form listed).
    */
   direction?: 'all' | 'bullish' | 'bearish';
   /**
-   * Case-insensitive.
+   * One of all, 2, 3, 4, in any case (read as the form listed).
    */
   threshold?: 'all' | '2' | '3' | '4';
 }

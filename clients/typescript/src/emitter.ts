@@ -1,5 +1,5 @@
 /** A small typed event emitter (no Node imports: the client runs in browsers too). */
-export class Emitter<Events extends Record<string, unknown>> {
+export class Emitter<Events extends object> {
   private readonly listeners = new Map<keyof Events, Set<(payload: never) => void>>();
 
   on<Name extends keyof Events>(name: Name, listener: (payload: Events[Name]) => void): () => void {

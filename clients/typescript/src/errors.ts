@@ -1,4 +1,17 @@
-import type { ErrorEnvelope } from './contracts.ts';
+import type { ErrorCode, ErrorEnvelope } from './contracts.ts';
+
+/**
+ * What `MarketDataError.code` can be: the service's error codes (docs/partner-guide.md#errors), the bodiless
+ * 404 of an unknown interval, a failure before any answer (`network_error`, `timeout`), a 2xx that is not
+ * JSON (`invalid_response`), or `http_<status>` for an answer without the envelope.
+ */
+export type ClientErrorCode =
+  | ErrorCode
+  | 'unknown_interval'
+  | 'network_error'
+  | 'timeout'
+  | 'invalid_response'
+  | `http_${number}`;
 
 /**
  * A refused or failed request: the HTTP status and the error envelope's `code` (docs/partner-guide.md#errors).
@@ -10,7 +23,7 @@ export class MarketDataError extends Error {
 
   constructor(
     readonly status: number,
-    readonly code: string,
+    readonly code: ClientErrorCode,
     message: string,
     /** From `Retry-After` on a 429, in milliseconds. */
     readonly retryAfterMs?: number,
@@ -33,7 +46,12 @@ export async function errorOf(response: Response): Promise<MarketDataError> {
   }
   const envelope = parseEnvelope(text);
   if (envelope)
-    return new MarketDataError(response.status, envelope.error.code, envelope.error.message, retryAfterMs);
+    return new MarketDataError(
+      response.status,
+      envelope.error.code as ErrorCode,
+      envelope.error.message,
+      retryAfterMs,
+    );
   return new MarketDataError(
     response.status,
     `http_${response.status}`,

@@ -9,17 +9,21 @@ export {
   defaultWsUrl,
   type MarketDataClient,
   type RequestOptions,
+  type WithNextCursor,
+  type WithNextSinceId,
 } from './client.ts';
 export * from './contracts.ts';
-export { MarketDataError } from './errors.ts';
+export { type ClientErrorCode, MarketDataError } from './errors.ts';
 export type { PollOptions } from './poller.ts';
-export type { RetryOptions } from './rest.ts';
+export { DEFAULT_TIMEOUT_MS, type RetryOptions } from './rest.ts';
 export {
   FINAL_CLOSE_CODES,
   MarketDataStream,
   StreamError,
+  type StreamErrorCode,
   type StreamEvents,
   type StreamOptions,
   type WebSocketConstructor,
   type WebSocketLike,
 } from './stream.ts';
+export { CLIENT_VERSION, USER_AGENT } from './version.ts';

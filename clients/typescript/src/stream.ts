@@ -10,7 +10,11 @@ import {
   type StateSnapshot,
   type SubscribedReply,
   type Topic,
+  type WS_ERROR_CODES,
 } from './contracts.ts';
+
+type WsErrorCode = (typeof WS_ERROR_CODES)[number];
+
 import { Emitter } from './emitter.ts';
 import { MarketDataError } from './errors.ts';
 import type { RestResponse } from './rest.ts';
@@ -50,12 +54,18 @@ export type WebSocketConstructor = new (...args: any[]) => WebSocketLike;
 
 export type StreamAuth = 'header' | 'subprotocol';
 
+/**
+ * What `StreamError.code` can be: the service's WebSocket error codes (docs/websocket.md#error-codes), or the
+ * library's own: `closed` (a final close, or the stream closed), `reconnect_failed`, `invalid_message`.
+ */
+export type StreamErrorCode = WsErrorCode | 'closed' | 'reconnect_failed' | 'invalid_message';
+
 /** A refused WebSocket operation (docs/websocket.md#error-codes), or a close that ends the stream. */
 export class StreamError extends Error {
   override readonly name = 'StreamError';
 
   constructor(
-    readonly code: string,
+    readonly code: StreamErrorCode,
     message: string,
     readonly details: { closeCode?: number; reply?: ErrorReply } = {},
   ) {
@@ -63,7 +73,8 @@ export class StreamError extends Error {
   }
 }
 
-export interface StreamEvents extends Record<string, unknown> {
+/** The stream's events by name: `on` accepts only these names. */
+export interface StreamEvents {
   quote: PriceItem;
   state: StateSnapshot;
   alert: InForceAlert;
@@ -112,10 +123,12 @@ export interface StreamDependencies {
   readonly WebSocket: WebSocketConstructor;
   readonly alerts: CatchUpReader<InForceAlert>;
   readonly breaks: CatchUpReader<SimultaneousBreak>;
+  /** A feed's newest id (0 when empty), in one request (`since_id=latest`). */
+  readonly head: (feed: Feed, signal: AbortSignal) => Promise<number>;
   readonly random?: () => number;
 }
 
-type Feed = 'alerts' | 'breaks';
+export type Feed = 'alerts' | 'breaks';
 const FEED_CHANNEL: Record<Feed, ChannelName> = {
   alerts: 'alerts.in_force',
   breaks: 'alerts.simultaneous_breaks',
@@ -131,8 +144,13 @@ interface Subscription {
 }
 
 interface FeedState<Item extends { id: number }> {
-  /** The highest id delivered (or, before any, the feed's head when the stream started). */
+  /** The highest id delivered (or the id to resume after, given as `alertsSinceId` / `breaksSinceId`). */
   lastId: number | undefined;
+  /**
+   * On a fresh stream, the feed's head found once it subscribed: where catching up starts after a drop if
+   * nothing was delivered yet. Pushes are never compared with it (one after `subscribed` may be at or below it).
+   */
+  head: number | undefined;
   /** Set by each (re)connection: the next `subscribed` covering the feed catches it up. */
   needsSync: boolean;
   syncing: boolean;
@@ -170,8 +188,8 @@ export class MarketDataStream {
     private readonly options: StreamOptions = {},
   ) {
     this.feeds = {
-      alerts: { lastId: options.alertsSinceId, needsSync: true, syncing: false, buffer: [] },
-      breaks: { lastId: options.breaksSinceId, needsSync: true, syncing: false, buffer: [] },
+      alerts: { lastId: options.alertsSinceId, head: undefined, needsSync: true, syncing: false, buffer: [] },
+      breaks: { lastId: options.breaksSinceId, head: undefined, needsSync: true, syncing: false, buffer: [] },
     };
     this.closed = new Promise((resolve) => {
       this.resolveClosed = resolve;
@@ -207,7 +225,10 @@ export class MarketDataStream {
 
   /** The highest alert and break ids delivered: pass them as `alertsSinceId` / `breaksSinceId` to resume. */
   get position(): { alertsSinceId?: number; breaksSinceId?: number } {
-    return { alertsSinceId: this.feeds.alerts.lastId, breaksSinceId: this.feeds.breaks.lastId };
+    return {
+      alertsSinceId: this.feeds.alerts.lastId ?? this.feeds.alerts.head,
+      breaksSinceId: this.feeds.breaks.lastId ?? this.feeds.breaks.head,
+    };
   }
 
   /** Closes the connection for good; resolves once it is closed. */
@@ -434,7 +455,7 @@ export class MarketDataStream {
       }
       case 'error': {
         const reply = message as unknown as ErrorReply;
-        this.emitError(new StreamError(reply.error.code, reply.error.message, { reply }));
+        this.emitError(new StreamError(reply.error.code as WsErrorCode, reply.error.message, { reply }));
         return;
       }
     }
@@ -467,7 +488,8 @@ export class MarketDataStream {
   /**
    * After a (re)subscription to a feed: reads it over REST from the last delivered id and delivers what the
    * connection missed, holding back pushes meanwhile; then delivers the held pushes not already delivered.
-   * Without a last id (a fresh stream) it only finds the feed's head, so that what comes later counts as new.
+   * Without a last id (a fresh stream) it only finds the feed's head in one request, for catching up after a
+   * drop; every push after `subscribed` is delivered, whatever its id against that head.
    */
   private async sync(feed: Feed): Promise<void> {
     const state = this.feeds[feed] as FeedState<{ id: number }>;
@@ -501,30 +523,29 @@ export class MarketDataStream {
     for (const item of held) this.deliver(feed, item as InForceAlert);
   }
 
-  /** Reads the feed from the last delivered id, delivering each event (or, on a fresh stream, finding the head). */
+  /** Reads the feed from the last delivered id (or the head found), delivering each event; a fresh stream finds the head. */
   private async readMissed(feed: Feed, state: FeedState<{ id: number }>): Promise<void> {
-    const fresh = state.lastId === undefined;
+    const from = state.lastId ?? state.head;
+    if (from === undefined) {
+      state.head = await this.deps.head(feed, this.aborts.signal);
+      return;
+    }
+    let sinceId: number = from;
     const read = (feed === 'alerts' ? this.deps.alerts : this.deps.breaks) as CatchUpReader<{ id: number }>;
     const subscription = this.subscriptions.get(FEED_CHANNEL[feed]);
     const symbols = subscription && !subscription.every ? [...subscription.symbols] : undefined;
-    let sinceId = state.lastId;
     for (;;) {
       const page = await read(sinceId, feed === 'alerts' ? symbols : undefined, this.aborts.signal);
-      const before = sinceId;
+      const before: number = sinceId;
       for (const item of page.body.items) {
-        if (sinceId !== undefined && item.id <= sinceId) continue;
+        if (item.id <= sinceId) continue;
         sinceId = item.id;
-        if (fresh) continue;
         if (feed === 'breaks' && symbols && !brokeAny(item as SimultaneousBreak, symbols)) continue;
         this.deliver(feed, item as InForceAlert);
       }
-      if (page.nextSinceId !== undefined && (sinceId === undefined || page.nextSinceId > sinceId)) {
-        sinceId = page.nextSinceId;
-      }
+      if (page.nextSinceId !== undefined && page.nextSinceId > sinceId) sinceId = page.nextSinceId;
       if (sinceId === before) break;
     }
-    // A fresh stream starts after the head it found (0: the feed was empty, so every event is new).
-    if (fresh && (state.lastId === undefined || (sinceId ?? 0) > state.lastId)) state.lastId = sinceId ?? 0;
   }
 
   private emitError(error: unknown): void {

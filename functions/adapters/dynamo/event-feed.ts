@@ -163,6 +163,11 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
     return { events, ...(lastExaminedId === undefined ? {} : { lastExaminedId }) };
   }
 
+  /** The highest committed id, 0 for an empty feed (one strongly consistent item read). */
+  head(): Promise<number> {
+    return this.lastId();
+  }
+
   /**
    * The lowest id among the first events triggered at or after `fromMs` (the `byTime` index): events of one
    * instant (one trade fires several timeframes) or committed slightly out of trigger order all count.

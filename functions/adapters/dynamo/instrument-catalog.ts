@@ -36,7 +36,11 @@ export class DynamoInstrumentCatalog implements InstrumentCatalog {
   }
 
   /** Pages the sorted listing; a search keeps only matching symbols (a key attribute cannot be filtered). */
-  async list(filter: { readonly search?: string; readonly limit: number }): Promise<Instrument[]> {
+  async list(filter: {
+    readonly search?: string;
+    readonly limit: number;
+    readonly after?: string;
+  }): Promise<Instrument[]> {
     const instruments: Instrument[] = [];
     let startKey: Record<string, unknown> | undefined;
     do {
@@ -45,8 +49,12 @@ export class DynamoInstrumentCatalog implements InstrumentCatalog {
         new QueryCommand({
           TableName: this.tableName,
           IndexName: LISTING_INDEX,
-          KeyConditionExpression: 'listing = :listing',
-          ExpressionAttributeValues: { ':listing': LISTING },
+          KeyConditionExpression:
+            filter.after === undefined ? 'listing = :listing' : 'listing = :listing AND symbol > :after',
+          ExpressionAttributeValues: {
+            ':listing': LISTING,
+            ...(filter.after === undefined ? {} : { ':after': filter.after }),
+          },
           Limit: filter.search === undefined ? Math.min(wanted, PAGE_SIZE) : PAGE_SIZE,
           ExclusiveStartKey: startKey,
         }),

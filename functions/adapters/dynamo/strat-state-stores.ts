@@ -63,15 +63,20 @@ export class DynamoSetupStore implements SetupStore {
     private readonly tableName: string,
   ) {}
 
-  async list(timeframe: Timeframe, limit: number): Promise<SetupRow[]> {
+  async list(
+    timeframe: Timeframe,
+    limit: number,
+    from?: { readonly symbol: string; readonly inclusive: boolean },
+  ): Promise<SetupRow[]> {
+    const symbolCondition = from ? ` AND symbol ${from.inclusive ? '>=' : '>'} :from` : '';
     const rows: SetupRow[] = [];
     let startKey: Record<string, unknown> | undefined;
     do {
       const output = await this.client.send(
         new QueryCommand({
           TableName: this.tableName,
-          KeyConditionExpression: 'timeframe = :timeframe',
-          ExpressionAttributeValues: { ':timeframe': timeframe },
+          KeyConditionExpression: `timeframe = :timeframe${symbolCondition}`,
+          ExpressionAttributeValues: { ':timeframe': timeframe, ...(from ? { ':from': from.symbol } : {}) },
           Limit: limit - rows.length,
           ExclusiveStartKey: startKey,
         }),

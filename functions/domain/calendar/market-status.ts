@@ -18,11 +18,11 @@ export const marketStatusSchema = z.object({
   is_open: z.boolean(),
   session: z.object({
     label: z.string(),
-    session_date: z.string(),
-    open_ts: z.string(),
-    close_ts: z.string(),
+    session_date: z.union([z.iso.date(), z.literal('')]),
+    open_ts: z.union([z.iso.datetime({ offset: true }), z.literal('')]),
+    close_ts: z.union([z.iso.datetime({ offset: true }), z.literal('')]),
   }),
-  now: z.string(),
+  now: z.iso.datetime({ offset: true }),
 });
 
 export interface MarketStatus {

@@ -2,7 +2,13 @@ import * as z from 'zod/mini';
 import { sessionAt } from '#domain/calendar/sessions';
 import { InvalidParameterError, UnknownIntervalError, UnknownSymbolError } from '#domain/requests/errors';
 import { CANDLES_LIMIT } from '#domain/requests/limits';
-import { clampedIntParam, queryParam, textParam, withWireForm } from '#domain/requests/query-params';
+import {
+  anyCaseChoice,
+  clampedIntParam,
+  queryParam,
+  textParam,
+  withWireForm,
+} from '#domain/requests/query-params';
 import { type Bar, barOf } from './bars.ts';
 import { INTERVALS, type Interval, isInterval, isIntraday } from './intervals.ts';
 import { calendarPeriodOfDay, type Period, periodAt } from './periods.ts';
@@ -28,7 +34,7 @@ export const barSchema = z.object({
 /** The response of GET /candles/{symbol} (docs/partner-guide.md#candles). */
 export const candlesSchema = z.object({
   symbol: z.string(),
-  interval: z.string(),
+  interval: z.enum(INTERVALS),
   bars: z.array(barSchema),
   partial_bar_included: z.boolean(),
 });
@@ -71,7 +77,10 @@ function instantParam() {
 export const candlesQuerySchema = z.object({
   interval: withWireForm(textParam(), {
     schema: { type: 'string', enum: [...INTERVALS], default: DEFAULT_INTERVAL },
-    description: 'Case-insensitive. An interval not listed is answered 404 with an empty body.',
+    accepts: { ...anyCaseChoice(INTERVALS), default: DEFAULT_INTERVAL },
+    description:
+      `One of ${INTERVALS.join(', ')}, in any case (\`1D\` reads as \`1d\`). An interval not listed is ` +
+      'answered 404 with an empty body.',
   }),
   start: instantParam(),
   end: instantParam(),

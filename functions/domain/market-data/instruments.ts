@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { INSTRUMENTS_LIMIT } from '#domain/requests/limits';
+import { cursorParam } from '#domain/requests/page-cursor';
 import { clampedIntParam, symbolListParam, textParam } from '#domain/requests/query-params';
 
 /** An instrument (docs/partner-guide.md#instrument). */
@@ -24,6 +25,7 @@ export const listInstrumentsQuerySchema = z.object({
   symbols: symbolListParam(),
   search: textParam(),
   limit: clampedIntParam(INSTRUMENTS_LIMIT),
+  cursor: cursorParam(['symbol']),
 });
 
 export type ListInstrumentsQuery = z.output<typeof listInstrumentsQuerySchema>;

@@ -16,7 +16,12 @@ export interface InstrumentCatalog {
   /** The instruments among `symbols` that exist, in no particular order. */
   getMany(symbols: readonly string[]): Promise<Instrument[]>;
   /** At most `limit` instruments in symbol order whose symbol contains `search` (already upper-cased). */
-  list(filter: { readonly search?: string; readonly limit: number }): Promise<Instrument[]>;
+  /** The listing in symbol order: symbols containing `search`, after `after` (exclusive), at most `limit`. */
+  list(filter: {
+    readonly search?: string;
+    readonly limit: number;
+    readonly after?: string;
+  }): Promise<Instrument[]>;
   putAll(instruments: readonly Instrument[]): Promise<void>;
 }
 

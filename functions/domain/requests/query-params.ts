@@ -9,6 +9,9 @@ import { type ClampedLimit, MAX_SYMBOLS_PER_REQUEST } from './limits.ts';
  */
 export type RawParams = Readonly<Record<string, string | undefined>> | null | undefined;
 
+/** Every value of each parameter, in order, as API Gateway hands them over (`multiValueQueryStringParameters`). */
+export type RepeatedParams = Readonly<Record<string, readonly string[] | undefined>> | null | undefined;
+
 const DECIMAL_NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
 
 /**
@@ -17,10 +20,19 @@ const DECIMAL_NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
  * caller sends (a number with its bounds, a comma-separated list, one of a few values).
  */
 export interface WireForm {
-  /** The parameter's JSON schema (OpenAPI 3.1). */
+  /** The parameter's JSON schema in its canonical form (what the client library sends). */
   readonly schema: Readonly<Record<string, unknown>>;
+  /**
+   * Everything the service accepts, when wider than `schema` (a number it clamps, a fraction it truncates, a
+   * value in another case): the OpenAPI document declares this one, so a validating proxy refuses nothing
+   * the service serves (docs/partner-guide.md#conventions-of-query-parameters).
+   */
+  readonly accepts?: Readonly<Record<string, unknown>>;
   readonly description?: string;
-  /** A list written as one comma-separated value (OpenAPI `style: form, explode: false`). */
+  /**
+   * A list: the parameter repeated (`symbols=AAPL&symbols=MSFT`, OpenAPI `style: form, explode: true`) or one
+   * comma-separated value, or both combined.
+   */
   readonly commaSeparated?: boolean;
   /** Whether the route refuses a request without it (its own error, not a parse error). */
   readonly required?: boolean;
@@ -32,6 +44,23 @@ export const wireForms = z.registry<WireForm>();
 export function withWireForm<Schema extends z.ZodMiniType>(schema: Schema, form: WireForm): Schema {
   wireForms.add(schema, form);
   return schema;
+}
+
+/** A regular expression matching `word` in any case (`1d` → `1[dD]`), for a case-insensitive enum. */
+function anyCase(word: string): string {
+  return [...word]
+    .map((char) => {
+      const lower = char.toLowerCase();
+      const upper = char.toUpperCase();
+      return lower === upper ? char.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') : `[${lower}${upper}]`;
+    })
+    .join('');
+}
+
+/** The JSON schema of a string equal to one of `choices` in any case (with `list`, several comma-separated). */
+export function anyCaseChoice(choices: readonly string[], list = false): Record<string, unknown> {
+  const one = `(?:${choices.map(anyCase).join('|')})`;
+  return { type: 'string', pattern: list ? `^${one}(?:,${one})*$` : `^${one}$` };
 }
 
 function present(raw: string | undefined): string | undefined {
@@ -70,7 +99,7 @@ export function symbolListParam(options: { required?: boolean } = {}) {
   });
   return withWireForm(schema, {
     schema: { type: 'array', items: { type: 'string' }, ...(options.required ? { minItems: 1 } : {}) },
-    description: `Comma-separated tickers, case-insensitive; the first ${MAX_SYMBOLS_PER_REQUEST} distinct ones count.`,
+    description: `Tickers, case-insensitive: the parameter repeated (\`symbols=AAPL&symbols=MSFT\`), comma-separated (\`symbols=AAPL,MSFT\`) or both; the first ${MAX_SYMBOLS_PER_REQUEST} distinct ones count.`,
     commaSeparated: true,
     ...(options.required ? { required: true } : {}),
   });
@@ -93,7 +122,11 @@ export function clampedIntParam(limit: ClampedLimit) {
   });
   return withWireForm(schema, {
     schema: { type: 'integer', minimum: limit.min, maximum: limit.max, default: limit.default },
-    description: `Default ${limit.default}; a fraction is truncated and a value outside ${limit.min}..${limit.max} is clamped.`,
+    accepts: { type: 'number', default: limit.default },
+    description:
+      `Default ${limit.default}. Any decimal number is accepted: a fraction is truncated toward zero, then a ` +
+      `value outside ${limit.min}..${limit.max} is clamped into it (0 reads as ${limit.min}, ` +
+      `${limit.max * 10} as ${limit.max}).`,
   });
 }
 
@@ -113,7 +146,10 @@ export function optionalIntParam() {
     if (!Number.isSafeInteger(whole)) return refuse(`must be at most ${Number.MAX_SAFE_INTEGER}`);
     return whole;
   });
-  return withWireForm(schema, { schema: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } });
+  return withWireForm(schema, {
+    schema: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+    accepts: { type: 'number', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+  });
 }
 
 /** One of `choices`, matched case-insensitively and answered in its canonical form; absent gives `fallback`. */
@@ -124,7 +160,8 @@ export function choiceParam<Choice extends string>(choices: readonly Choice[], f
   });
   return withWireForm(schema, {
     schema: { type: 'string', enum: [...choices], default: fallback },
-    description: 'Case-insensitive.',
+    accepts: { ...anyCaseChoice(choices), default: fallback },
+    description: `One of ${choices.join(', ')}, in any case (read as the form listed).`,
   });
 }
 
@@ -145,7 +182,8 @@ export function choiceListParam<Choice extends string>(choices: readonly Choice[
   });
   return withWireForm(schema, {
     schema: { type: 'array', items: { type: 'string', enum: [...choices] } },
-    description: 'Comma-separated, case-insensitive.',
+    accepts: { type: 'array', items: anyCaseChoice(choices, true) },
+    description: 'Case-insensitive; the parameter repeated, comma-separated or both.',
     commaSeparated: true,
   });
 }
@@ -157,9 +195,37 @@ function canonicalChoice<Choice extends string>(
   return choices.find((candidate) => candidate.toLowerCase() === value.toLowerCase());
 }
 
-/** Parses raw parameters with a schema of the blocks above; the first problem becomes the 400. */
-export function parseParams<Schema extends z.ZodMiniType>(schema: Schema, raw: RawParams): z.output<Schema> {
-  const result = schema.safeParse(raw ?? {});
+/**
+ * One string per parameter from what API Gateway hands over: a list parameter given more than once
+ * (`symbols=AAPL&symbols=MSFT`, as OpenAPI's default `style: form, explode: true` and most generated clients
+ * send arrays) is every value joined with commas, so repeats and the comma form combine; any other parameter
+ * given twice must repeat the same value, else it is refused rather than one value silently dropped
+ * (docs/partner-guide.md#lists-in-query-parameters).
+ */
+function mergeRepeated(schema: z.ZodMiniType, raw: RawParams, repeated: RepeatedParams): RawParams {
+  if (!repeated || !(schema instanceof z.ZodMiniObject)) return raw;
+  const merged: Record<string, string | undefined> = { ...raw };
+  const shape = schema.shape as Record<string, z.ZodMiniType>;
+  for (const [name, values] of Object.entries(repeated)) {
+    if (!values || values.length < 2 || !Object.hasOwn(shape, name)) continue;
+    const field = shape[name] as z.ZodMiniType;
+    if (wireForms.get(field)?.commaSeparated) merged[name] = values.join(',');
+    else if (new Set(values.map((value) => value.trim())).size > 1)
+      throw new InvalidParameterError(name, 'is given more than once with different values');
+  }
+  return merged;
+}
+
+/**
+ * Parses raw parameters with a schema of the blocks above; `repeated` (the multi-value map) lets a list
+ * parameter be given more than once. The first problem becomes the 400.
+ */
+export function parseParams<Schema extends z.ZodMiniType>(
+  schema: Schema,
+  raw: RawParams,
+  repeated?: RepeatedParams,
+): z.output<Schema> {
+  const result = schema.safeParse(mergeRepeated(schema, raw, repeated) ?? {});
   if (result.success) return result.data;
   const [issue] = result.error.issues;
   const parameter = issue?.path.map(String).join('.') || 'query';

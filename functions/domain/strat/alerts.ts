@@ -6,13 +6,16 @@ import {
   ALERTS_WINDOW_MINUTES,
 } from '#domain/requests/limits';
 import {
+  anyCaseChoice,
   choiceParam,
   clampedIntParam,
   optionalIntParam,
   symbolListParam,
+  wireForms,
+  withWireForm,
 } from '#domain/requests/query-params';
-import { breakKey, type SimultaneousBreakEvent } from './breaks.ts';
-import { CANDLE_TYPES } from './candle-types.ts';
+import { BREAK_THRESHOLDS, breakKey, type SimultaneousBreakEvent } from './breaks.ts';
+import { CANDLE_TYPES, SHAPE_LABELS } from './candle-types.ts';
 import { DIRECTIONS } from './directions.ts';
 import { type InForceEvent, inForceKey } from './in-force.ts';
 import type { EventFeed, FeedEvent, FeedPage, StoredEvent } from './ports.ts';
@@ -26,24 +29,24 @@ const MS_PER_MINUTE = 60_000;
 
 /** An in-force alert (docs/partner-guide.md#in-force-alert). */
 export const inForceAlertSchema = z.object({
-  id: z.int(),
+  id: z.int().check(z.gte(0)),
   symbol: z.string(),
   timeframe: z.enum(TIMEFRAMES),
   direction: z.enum(DIRECTIONS),
-  shape: z.string(),
+  shape: z.enum(SHAPE_LABELS),
   price: z.number(),
-  triggered_at: z.string(),
-  cc: z.string(),
+  triggered_at: z.iso.datetime(),
+  cc: z.enum(CANDLE_TYPES),
 });
 
 /** A simultaneous break (docs/partner-guide.md#simultaneous-break). */
 export const simultaneousBreakSchema = z.object({
-  id: z.int(),
+  id: z.int().check(z.gte(0)),
   timeframe: z.enum(TIMEFRAMES),
   direction: z.enum(DIRECTIONS),
-  threshold: z.int(),
+  threshold: z.literal(BREAK_THRESHOLDS),
   symbols: z.array(z.string()),
-  triggered_at: z.string(),
+  triggered_at: z.iso.datetime(),
 });
 
 /**
@@ -58,10 +61,41 @@ export type SimultaneousBreak = z.infer<typeof simultaneousBreakSchema>;
 export type InForceAlertBody = Omit<InForceAlert, 'id'>;
 export type SimultaneousBreakBody = Omit<SimultaneousBreak, 'id'>;
 
+/** The `since_id` word asking for the feed's head (docs/partner-guide.md#starting-from-now). */
+export const LATEST = 'latest';
+
+/**
+ * `since_id`: a whole number (optionalIntParam), or `latest` (any case): no items, and the feed's head as
+ * `X-Next-Since-Id`, one cheap read whatever the feed's length.
+ */
+function sinceIdParam() {
+  const number = optionalIntParam();
+  const schema = z.pipe(
+    z.optional(z.string()),
+    z.transform((raw: string | undefined, payload): number | typeof LATEST | undefined => {
+      if (raw?.trim().toLowerCase() === LATEST) return LATEST;
+      const parsed = number.safeParse(raw);
+      if (parsed.success) return parsed.data;
+      for (const issue of parsed.error.issues) payload.issues.push({ ...issue, input: raw } as never);
+      return z.NEVER;
+    }),
+  );
+  const numberForm = wireForms.get(number);
+  return withWireForm(schema, {
+    schema: { anyOf: [numberForm?.schema ?? { type: 'integer' }, { type: 'string', enum: [LATEST] }] },
+    accepts: {
+      anyOf: [numberForm?.accepts ?? numberForm?.schema ?? { type: 'number' }, anyCaseChoice([LATEST])],
+    },
+    description:
+      "Only events with a greater id. `latest` (any case) answers no items and the feed's newest id as " +
+      '`X-Next-Since-Id` (0 for an empty feed): where a poll that wants only new events starts.',
+  });
+}
+
 const common = {
   window_minutes: clampedIntParam(ALERTS_WINDOW_MINUTES),
   limit: clampedIntParam(ALERTS_LIMIT),
-  since_id: optionalIntParam(),
+  since_id: sinceIdParam(),
   timeframe: choiceParam(['all', ...TIMEFRAMES], 'all'),
   direction: choiceParam(['all', ...DIRECTIONS], 'all'),
 };
@@ -151,7 +185,7 @@ export const nextSinceIdHeader = {
     `The id of the last event the request examined (at most ${ALERTS_MAX_EXAMINED} are examined per ` +
     `request, for at most about ${ALERTS_READ_BUDGET_MS / 1000} seconds); absent when it examined none. ` +
     'Pass the larger of it and the highest `id` received as the next `since_id`.',
-  schema: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+  schema: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
 } as const;
 
 /**
@@ -179,6 +213,7 @@ export async function listInForceAlerts(
   feed: EventFeed<InForceAlertBody>,
   nowMs: number,
 ): Promise<FeedListing<InForceAlert>> {
+  if (query.since_id === LATEST) return { body: { items: [] }, nextSinceId: await feed.head() };
   const symbols = query.symbols ? new Set(query.symbols) : undefined;
   const page = await feed.read({
     sinceId: query.since_id,
@@ -210,6 +245,7 @@ export async function listSimultaneousBreaks(
   feed: EventFeed<SimultaneousBreakBody>,
   nowMs: number,
 ): Promise<FeedListing<SimultaneousBreak>> {
+  if (query.since_id === LATEST) return { body: { items: [] }, nextSinceId: await feed.head() };
   const page = await feed.read({
     sinceId: query.since_id,
     fromMs: nowMs - query.window_minutes * MS_PER_MINUTE,

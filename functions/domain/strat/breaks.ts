@@ -25,6 +25,9 @@ export const DEFAULT_BREAK_WINDOW_MS = 5 * 60_000;
 
 export type BreakThreshold = 2 | 3 | 4;
 
+/** The thresholds a break event fires at. */
+export const BREAK_THRESHOLDS: readonly BreakThreshold[] = [2, 3, 4];
+
 /**
  * A simultaneous break (docs/partner-guide.md#simultaneous-break) without its id; times in ms and Unix
  * seconds.

@@ -28,6 +28,9 @@ const SHAPES: readonly string[] = CANDLE_TYPES.flatMap((older) =>
   CANDLE_TYPES.map((newer) => `${older}-${newer}`),
 );
 
+/** Every shape label the engine gives (the 16 pairs of candle types), for the response schemas. */
+export const SHAPE_LABELS: readonly string[] = Object.freeze([...SHAPES]);
+
 /** The shape label of a setup: the type of C2, a dash, the type of C1, oldest first (`2D-1`, `3-1`, `1-2U`). */
 export function shapeOf(c2: CandleCode, c1: CandleCode): string {
   return SHAPES[c2 * 4 + c1] as string;

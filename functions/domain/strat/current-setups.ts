@@ -1,6 +1,8 @@
 import * as z from 'zod/mini';
 import { SETUPS_LIMIT } from '#domain/requests/limits';
+import { cursorParam, type PagePosition } from '#domain/requests/page-cursor';
 import { choiceListParam, clampedIntParam, symbolListParam } from '#domain/requests/query-params';
+import { SHAPE_LABELS } from './candle-types.ts';
 import type { SetupStore, StateStore } from './ports.ts';
 import type { SetupRow } from './setups.ts';
 import { TIMEFRAMES, type Timeframe, timeframeRank } from './timeframes.ts';
@@ -9,7 +11,7 @@ import { TIMEFRAMES, type Timeframe, timeframeRank } from './timeframes.ts';
 export const setupRowSchema = z.object({
   symbol: z.string(),
   timeframe: z.enum(TIMEFRAMES),
-  shape: z.string(),
+  shape: z.enum(SHAPE_LABELS),
   in_force: z.boolean(),
   p3: z.boolean(),
   pmg: z.nullable(z.number()),
@@ -28,6 +30,7 @@ export const currentSetupsQuerySchema = z.object({
   symbols: symbolListParam(),
   timeframes: choiceListParam(TIMEFRAMES),
   limit: clampedIntParam(SETUPS_LIMIT),
+  cursor: cursorParam(['symbol', 'timeframe']),
 });
 
 export type CurrentSetupsQuery = z.output<typeof currentSetupsQuerySchema>;
@@ -41,25 +44,50 @@ export function compareSetupRows(a: SetupRow, b: SetupRow): number {
   return timeframeRank(a.timeframe) - timeframeRank(b.timeframe);
 }
 
+/** Whether `row` sorts after the position a cursor names (symbol, then timeframe rank). */
+function isAfter(row: SetupRow, position: PagePosition): boolean {
+  if (row.symbol !== position.symbol) return row.symbol > (position.symbol as string);
+  return timeframeRank(row.timeframe) > timeframeRank(position.timeframe as Timeframe);
+}
+
+/** Where a timeframe's rows start after a position: its symbol too when the timeframe sorts after its one. */
+function startOf(timeframe: Timeframe, position: PagePosition | undefined) {
+  if (position === undefined) return undefined;
+  const inclusive = timeframeRank(timeframe) > timeframeRank(position.timeframe as Timeframe);
+  return { symbol: position.symbol as string, inclusive };
+}
+
 /**
  * GET /setups/current (docs/partner-guide.md#get-setupscurrent). With `symbols`: their stored states
  * (BatchGetItem). Without: each requested timeframe's rows, a Query per timeframe in symbol order reading at
- * most `limit` rows, merged; never a Scan.
+ * most `limit + 1` rows from the cursor's position, merged; never a Scan. The extra row tells whether a next
+ * page exists (docs/partner-guide.md#paging-through-a-listing).
  */
 export async function listCurrentSetups(
   query: CurrentSetupsQuery,
   ports: { readonly states: StateStore; readonly setups: SetupStore },
-): Promise<{ items: SetupRow[] }> {
+): Promise<{ body: { items: SetupRow[] }; next?: PagePosition }> {
   const timeframes = new Set<Timeframe>(query.timeframes ?? TIMEFRAMES);
+  const position = query.cursor;
   const rows = query.symbols
     ? [...(await ports.states.getMany(query.symbols)).values()].flatMap((state) => state.setups)
     : (
-        await Promise.all([...timeframes].map((timeframe) => ports.setups.list(timeframe, query.limit)))
+        await Promise.all(
+          [...timeframes].map((timeframe) =>
+            ports.setups.list(timeframe, query.limit + 1, startOf(timeframe, position)),
+          ),
+        )
       ).flat();
+  const read = rows
+    .filter((row) => timeframes.has(row.timeframe))
+    .filter((row) => position === undefined || isAfter(row, position))
+    .sort(compareSetupRows);
+  const items = read.slice(0, query.limit);
+  const last = items.at(-1);
   return {
-    items: rows
-      .filter((row) => timeframes.has(row.timeframe))
-      .sort(compareSetupRows)
-      .slice(0, query.limit),
+    body: { items },
+    ...(read.length > query.limit && last
+      ? { next: { symbol: last.symbol, timeframe: last.timeframe } }
+      : {}),
   };
 }

@@ -27,7 +27,15 @@ export interface StateStore {
 /** Setup rows by timeframe, in symbol order. */
 export interface SetupStore {
   /** At most `limit` rows of the timeframe, in symbol order. */
-  list(timeframe: Timeframe, limit: number): Promise<SetupRow[]>;
+  /**
+   * A timeframe's rows in symbol order, at most `limit`; with `from`, only those after its symbol (or from
+   * it, when `inclusive`).
+   */
+  list(
+    timeframe: Timeframe,
+    limit: number,
+    from?: { readonly symbol: string; readonly inclusive: boolean },
+  ): Promise<SetupRow[]>;
   write(changes: {
     readonly put: readonly SetupRow[];
     readonly remove: readonly Pick<SetupRow, 'symbol' | 'timeframe'>[];
@@ -91,6 +99,8 @@ export interface EventFeed<Body> {
    * examining at most `maxExamined`.
    */
   read(query: FeedReadQuery<Body>): Promise<FeedPage<Body>>;
+  /** The highest id committed (0 for an empty feed): one read. */
+  head(): Promise<number>;
   /** Events of one symbol triggered in [fromMs, toMs], any order. */
   readBySymbol(symbol: string, fromMs: number, toMs: number): Promise<StoredEvent<Body>[]>;
 }

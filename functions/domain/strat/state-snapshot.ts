@@ -18,7 +18,10 @@ export const DEFAULT_CHART_TIMEFRAME: Timeframe = 'D';
 export const stateSnapshotSchema = z.object({
   symbol: z.string(),
   instrument: instrumentSchema,
-  price: z.union([z.object({ price: z.number(), volume: z.number(), time: z.string() }), z.strictObject({})]),
+  price: z.union([
+    z.object({ price: z.number(), volume: z.number(), time: z.iso.datetime() }),
+    z.strictObject({}),
+  ]),
   tfc: z.partialRecord(z.enum(TIMEFRAMES), z.enum(['green', 'red', 'yellow'])),
   setups: z.array(setupRowSchema),
   default_timeframe: z.enum(TIMEFRAMES),

@@ -57,6 +57,8 @@ export const WS_ERROR_CODES = [
   /** `quotes` and `states` need symbols. */
   'missing_symbols',
   'too_many_symbols',
+  /** `subscribe` only: none of a topic's symbols is tracked; nothing is subscribed (docs/websocket.md#subscribe). */
+  'unknown_symbols',
   /** More client messages than a connection may send in a window (docs/websocket.md#limits). */
   'rate_limit_exceeded',
   'internal_error',

@@ -30,7 +30,8 @@ function normalizedSymbols(raw: readonly string[] | undefined): string[] | undef
 /**
  * One topic of a subscribe or unsubscribe message (docs/websocket.md#subscribe): a known channel, the
  * channel's scope (subscribe only: unsubscribing never reveals data), at most 250 symbols, symbols required
- * on `quotes` and `states`; symbols not tracked are reported back, not subscribed.
+ * on `quotes` and `states`; symbols not tracked are reported back, not subscribed, and a topic with none
+ * tracked is refused (`unknown_symbols`).
  */
 export function checkTopic(
   raw: unknown,
@@ -68,6 +69,8 @@ export function checkTopic(
       subscriptions: known.map((symbol) => ({ channel, symbol })),
     };
   }
+  // None tracked: refused, never answered `"symbols": []`, which on an alert channel reads "every symbol".
+  if (known.length === 0) return { ok: false, code: 'unknown_symbols', topic };
   const unknown = symbols.filter((symbol) => !known.includes(symbol));
   return {
     ok: true,

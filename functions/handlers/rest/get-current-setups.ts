@@ -1,3 +1,4 @@
+import { nextPageLink, nextPageLinkHeader } from '#domain/requests/page-cursor';
 import {
   currentSetupsQuerySchema,
   currentSetupsSchema,
@@ -13,12 +14,15 @@ export const contract = {
   query: currentSetupsQuerySchema,
   response: currentSetupsSchema,
   errors: ['invalid_parameter'],
+  headers: { Link: nextPageLinkHeader },
 } as const;
 
 /** GET /setups/current (docs/partner-guide.md#get-setupscurrent). */
 export const createHandler = (deps: { states: () => StateStore; setups: () => SetupStore }) =>
-  restHandler(contract, ({ query }) =>
-    listCurrentSetups(query, { states: deps.states(), setups: deps.setups() }),
-  );
+  restHandler(contract, async ({ query, setHeader }) => {
+    const page = await listCurrentSetups(query, { states: deps.states(), setups: deps.setups() });
+    if (page.next) setHeader('Link', nextPageLink(query, page.next));
+    return page.body;
+  });
 
 export const handler = createHandler({ states: stateStore, setups: setupStore });

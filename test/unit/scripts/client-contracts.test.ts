@@ -20,7 +20,7 @@ describe('the client library contracts', () => {
       /export interface ListInstrumentsQuery \{[^}]*symbols\?: string\[\];[^}]*limit\?: number;/s,
     );
     expect(source).toMatch(/export interface LatestPricesQuery \{[^}]*symbols: string\[\];/s);
-    expect(source).toMatch(/since_id\?: number;/);
+    expect(source).toMatch(/since_id\?: number \| 'latest';/);
   });
 
   it('name the pushed events and their data with the REST shapes', () => {

@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Ajv2020 from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { REST_ROUTES } from '#contracts/routes';
 import { PROJECT_ROOT } from '#lib/project-root';
@@ -10,7 +12,13 @@ interface Parameter {
   required: boolean;
   style?: string;
   explode?: boolean;
+  description?: string;
   schema: Record<string, unknown>;
+}
+interface MediaType {
+  schema: unknown;
+  example?: unknown;
+  examples?: Record<string, { value: unknown }>;
 }
 interface Operation {
   operationId: string;
@@ -20,6 +28,8 @@ interface Operation {
 }
 const document = (await openApiDocument()) as {
   info: { contact?: unknown; license?: unknown };
+  servers: { url: string; variables?: Record<string, { default: string }> }[];
+  components: { schemas: Record<string, unknown> };
   tags: { name: string }[];
   paths: Record<string, { get: Operation }>;
 };
@@ -50,43 +60,46 @@ describe('the OpenAPI document', () => {
   });
 
   // docs/partner-guide.md#limits-and-throttling
-  it('types limit, window_minutes and since_id as integers with their bounds and defaults', () => {
-    expect(parameter('/instruments', 'limit')?.schema).toEqual({
-      type: 'integer',
-      minimum: 1,
-      maximum: 200,
-      default: 50,
-    });
-    expect(parameter('/candles/{symbol}', 'limit')?.schema).toMatchObject({ minimum: 1, maximum: 5000 });
+  it('declares limit, window_minutes and since_id as any number, saying how each is clamped', () => {
+    expect(parameter('/instruments', 'limit')?.schema).toEqual({ type: 'number', default: 50 });
+    expect(parameter('/instruments', 'limit')?.description).toContain('a value outside 1..200 is clamped');
+    expect(parameter('/candles/{symbol}', 'limit')?.description).toContain('1..5000');
     expect(parameter('/alerts/in-force', 'window_minutes')?.schema).toEqual({
-      type: 'integer',
-      minimum: 1,
-      maximum: 10_080,
+      type: 'number',
       default: 1440,
     });
-    expect(parameter('/alerts/simultaneous-breaks', 'since_id')?.schema).toEqual({
-      type: 'integer',
-      minimum: 0,
-      maximum: Number.MAX_SAFE_INTEGER,
+    expect(parameter('/alerts/simultaneous-breaks', 'since_id')?.schema).toMatchObject({
+      anyOf: [{ type: 'number', minimum: 0, maximum: Number.MAX_SAFE_INTEGER }, { type: 'string' }],
     });
   });
 
-  it('requires symbols on /prices/latest only, as a comma-separated list', () => {
+  it('declares enumerated parameters case-insensitive: 1D, d and LATEST are valid', () => {
+    const matches = (path: string, name: string, value: string) => {
+      const schema = parameter(path, name)?.schema as { pattern?: string; anyOf?: { pattern?: string }[] };
+      const pattern = schema.pattern ?? schema.anyOf?.find((branch) => branch.pattern)?.pattern ?? '';
+      return new RegExp(pattern).test(value);
+    };
+    expect(matches('/candles/{symbol}', 'interval', '1D')).toBe(true);
+    expect(matches('/candles/{symbol}', 'interval', '2d')).toBe(false);
+    expect(matches('/alerts/in-force', 'timeframe', 'd')).toBe(true);
+    expect(matches('/alerts/in-force', 'direction', 'BULLISH')).toBe(true);
+    expect(matches('/alerts/in-force', 'since_id', 'Latest')).toBe(true);
+  });
+
+  it('requires symbols on /prices/latest only, as a list (repeated or comma-separated)', () => {
     expect(parameter('/prices/latest', 'symbols')).toMatchObject({
       required: true,
       style: 'form',
-      explode: false,
+      explode: true,
       schema: { type: 'array', minItems: 1 },
     });
     expect(parameter('/instruments', 'symbols')?.required).toBe(false);
   });
 
-  it('lists the enumerated values of interval, direction and timeframes', () => {
-    expect(parameter('/candles/{symbol}', 'interval')?.schema.enum).toContain('1mo');
-    expect(parameter('/alerts/in-force', 'direction')?.schema).toMatchObject({
-      enum: ['all', 'bullish', 'bearish'],
-      default: 'all',
-    });
+  it('lists the enumerated values of interval, direction and timeframes in their descriptions', () => {
+    expect(parameter('/candles/{symbol}', 'interval')?.description).toContain('1mo');
+    expect(parameter('/alerts/in-force', 'direction')?.description).toContain('all, bullish, bearish');
+    expect(parameter('/alerts/in-force', 'direction')?.schema).toMatchObject({ default: 'all' });
     expect(parameter('/setups/current', 'timeframes')?.schema).toMatchObject({ type: 'array' });
   });
 
@@ -97,8 +110,16 @@ describe('the OpenAPI document', () => {
   });
 
   it('declares only the errors a route can give', () => {
-    expect(Object.keys(get('/market-status').responses)).toEqual(['200', '401', '403', '429', '500']);
-    expect(Object.keys(get('/prices/latest').responses)).toEqual(['200', '400', '401', '403', '429', '500']);
+    expect(Object.keys(get('/market-status').responses)).toEqual(['200', '401', '403', '429', '431', '500']);
+    expect(Object.keys(get('/prices/latest').responses)).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '429',
+      '431',
+      '500',
+    ]);
     expect(get('/prices/latest').responses[400]?.description).toContain('missing_symbols');
     expect(get('/prices/latest').responses[400]?.description).not.toContain('invalid_parameter');
     expect(Object.keys(get('/states/{symbol}').responses)).toEqual([
@@ -107,6 +128,7 @@ describe('the OpenAPI document', () => {
       '403',
       '404',
       '429',
+      '431',
       '500',
     ]);
     expect(get('/market-status').responses[429]?.headers).toHaveProperty('Retry-After');
@@ -115,7 +137,52 @@ describe('the OpenAPI document', () => {
   it('declares X-Next-Since-Id on the 200 of the alert routes', () => {
     expect(get('/alerts/in-force').responses[200]?.headers).toHaveProperty('X-Next-Since-Id');
     expect(get('/alerts/simultaneous-breaks').responses[200]?.headers).toHaveProperty('X-Next-Since-Id');
-    expect(get('/instruments').responses[200]?.headers).toBeUndefined();
+    expect(get('/market-status').responses[200]?.headers).toBeUndefined();
+  });
+
+  it('declares the Link header of the paged listings', () => {
+    expect(get('/instruments').responses[200]?.headers).toHaveProperty('Link');
+    expect(get('/setups/current').responses[200]?.headers).toHaveProperty('Link');
+  });
+
+  it('names the local stack among its servers, beside the AWS one', () => {
+    const urls = document.servers.map((server) =>
+      server.url.replace(/\{(\w+)\}/g, (_, name: string) => server.variables?.[name]?.default ?? ''),
+    );
+    expect(urls).toEqual(['https://api.example.com/api/market/v1', 'http://127.0.0.1:3000/api/market/v1']);
+  });
+
+  it('declares the 431 of headers too large on every route', () => {
+    for (const [path] of Object.entries(document.paths)) {
+      expect(get(path).responses[431]?.description).toContain('bad_request');
+    }
+  });
+
+  it('has an example of every answer with a body, each valid against its schema', () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats.default(ajv);
+    ajv.addSchema({ $id: 'doc', components: document.components });
+    let checked = 0;
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const [status, response] of Object.entries(item.get.responses)) {
+        const media = (response.content as Record<string, MediaType> | undefined)?.['application/json'];
+        if (!media) continue;
+        const examples =
+          media.example !== undefined
+            ? [media.example]
+            : Object.values(media.examples ?? {}).map(({ value }) => value);
+        expect(examples.length, `${path} ${status} has an example`).toBeGreaterThan(0);
+        const schema = JSON.parse(
+          JSON.stringify(media.schema).replaceAll('"#/components/', '"doc#/components/'),
+        ) as object;
+        const validate = ajv.compile(schema);
+        for (const example of examples) {
+          expect(validate(example), `${path} ${status}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+          checked += 1;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(50);
   });
 
   it('has tags on every operation, a contact and a license', () => {

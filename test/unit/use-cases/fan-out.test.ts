@@ -59,7 +59,7 @@ function simultaneousBreak(eventId: string, symbols: string[]): ChannelEvent {
         id: 3,
         timeframe: '60',
         direction: 'bearish',
-        threshold: symbols.length,
+        threshold: symbols.length as 2 | 3 | 4,
         symbols,
         triggered_at: '2024-11-26T15:30:00.000Z',
       },

@@ -542,3 +542,49 @@ describe('screenClientMessage: the free check in one instance (docs/websocket.md
     expect(ports.messageRate.writes).toBe(0);
   });
 });
+
+describe('a topic whose symbols are all untracked', () => {
+  it.each(['alerts.in_force', 'alerts.simultaneous_breaks', 'quotes'])(
+    'on %s is refused with unknown_symbols, never answered "symbols": [] (every symbol)',
+    async (channel) => {
+      const { send, topics } = await session();
+      const replies = await send({
+        op: 'subscribe',
+        id: 7,
+        topics: [
+          { channel, symbols: ['nope', 'zzzz'] },
+          { channel: 'states', symbols: ['AAPL'] },
+        ],
+      });
+      expect(replies).toEqual([
+        {
+          op: 'error',
+          id: 7,
+          error: { code: 'unknown_symbols', message: 'unknown symbols' },
+          topic: { channel, symbols: ['nope', 'zzzz'] },
+        },
+        { op: 'subscribed', id: 7, topics: [{ channel: 'states', symbols: ['AAPL'], unknown_symbols: [] }] },
+      ]);
+      expect(topics()).toEqual(['states#AAPL']);
+    },
+  );
+});
+
+describe('the error examples of docs/websocket.md', () => {
+  it('are what the service answers, word for word', async () => {
+    const { readFileSync } = await import('node:fs');
+    const text = readFileSync('docs/websocket.md', 'utf8');
+    const section = text.slice(
+      text.indexOf('Examples, with what was sent:'),
+      text.indexOf('## Channels and pushed'),
+    );
+    const pairs = [...section.matchAll(/```text\n(.*)\n```\n```json\n([\s\S]*?)\n```/g)];
+    expect(pairs.length).toBeGreaterThan(3);
+    for (const [, sent, answered] of pairs) {
+      if (sent?.includes('...')) continue;
+      const { send } = await session();
+      const replies = await send(sent as string);
+      expect(replies.map((reply) => JSON.stringify(reply)).join('\n'), sent).toBe(answered);
+    }
+  });
+});

@@ -50,6 +50,15 @@ describe('DynamoInstrumentCatalog.list', () => {
     expect(calls[1]?.args[0].input.ExclusiveStartKey).toEqual({ symbol: 'MSFT' });
   });
 
+  it('starts after the `after` symbol with a key condition, for the next page', async () => {
+    documents.on(QueryCommand).resolves({ Items: [item('MSFT')] });
+    await catalog.list({ limit: 2, after: 'AAPL' });
+    expect(documents.commandCalls(QueryCommand)[0]?.args[0].input).toMatchObject({
+      KeyConditionExpression: 'listing = :listing AND symbol > :after',
+      ExpressionAttributeValues: { ':listing': 'all', ':after': 'AAPL' },
+    });
+  });
+
   it('stops at the end of the listing', async () => {
     documents.on(QueryCommand).resolves({ Items: [item('A')] });
     expect(await catalog.list({ search: 'Q', limit: 50 })).toEqual([]);

@@ -29,10 +29,17 @@ type Page = RestResponse<{ items: InForceAlert[] }>;
 function openStream(
   options: StreamOptions & {
     alertPages?: (Page | Promise<Page> | Error)[];
+    /** The feeds' head, as `since_id=latest` finds it (default 0). */
+    head?: number | Promise<number>;
     Impl?: typeof FakeWebSocket;
   } = {},
 ) {
   const reads: { sinceId: number | undefined; symbols: readonly string[] | undefined }[] = [];
+  const heads: string[] = [];
+  const head = async (feed: 'alerts' | 'breaks') => {
+    heads.push(feed);
+    return (await options.head) ?? 0;
+  };
   const pages = options.alertPages ?? [];
   const alerts: CatchUpReader<InForceAlert> = async (sinceId, symbols) => {
     reads.push({ sinceId, symbols });
@@ -48,6 +55,7 @@ function openStream(
       WebSocket: options.Impl ?? FakeWebSocket,
       alerts,
       breaks,
+      head,
       random: () => 0,
     },
     { reconnect: { baseDelayMs: 10, maxDelayMs: 40 }, pingIntervalMs: 0, ...options },
@@ -62,7 +70,7 @@ function openStream(
   stream.on('error', (error) => seen.errors.push(error.message));
   stream.on('close', ({ code, willReconnect }) => seen.closes.push({ code, willReconnect }));
   stream.on('reconnecting', () => seen.reconnecting++);
-  return { stream, seen, reads };
+  return { stream, seen, reads, heads };
 }
 
 /** Lets pending promise callbacks run. */
@@ -161,16 +169,42 @@ describe('MarketDataStream', () => {
     await stream.close();
   });
 
-  it('on a fresh stream finds the head of the feed and delivers only what comes after it', async () => {
-    const { stream, seen } = openStream({
-      alertPages: [{ body: { items: [alert(7), alert(8)] } }, { body: { items: [] } }],
+  it('on a fresh stream delivers every push after subscribed once, those at or below the head included', async () => {
+    let release: (head: number) => void = () => {};
+    const head = new Promise<number>((resolve) => {
+      release = resolve;
+    });
+    const { stream, seen, reads, heads } = openStream({ head });
+    stream.subscribe('alerts.in_force');
+    await acceptSubscriptions();
+    // Pushed after `subscribed`, while the head is being read: the REST head will already include 8.
+    FakeWebSocket.latest().serverSend(push(alert(8)));
+    release(8);
+    await vi.waitFor(() => expect(seen.alerts).toEqual([8]));
+    FakeWebSocket.latest().serverSend(push(alert(9)));
+    FakeWebSocket.latest().serverSend(push(alert(9)));
+    expect(seen.alerts).toEqual([8, 9]);
+    expect(stream.duplicatesDropped).toBe(1);
+    expect(heads).toEqual(['alerts']);
+    expect(reads).toEqual([]);
+    expect(stream.position.alertsSinceId).toBe(9);
+    await stream.close();
+  });
+
+  it('on a fresh stream finds the head in one request, and catches up from it after a drop', async () => {
+    const { stream, seen, reads, heads } = openStream({
+      head: 7,
+      alertPages: [{ body: { items: [alert(8)] }, nextSinceId: 8 }],
     });
     stream.subscribe('alerts.in_force');
     await acceptSubscriptions();
-    FakeWebSocket.latest().serverSend(push(alert(8)));
-    FakeWebSocket.latest().serverSend(push(alert(9)));
-    expect(seen.alerts).toEqual([9]);
-    expect(stream.position.alertsSinceId).toBe(9);
+    await vi.waitFor(() => expect(stream.position.alertsSinceId).toBe(7));
+    FakeWebSocket.latest().serverClose(1006);
+    await vi.waitFor(() => expect(FakeWebSocket.instances).toHaveLength(2));
+    await acceptSubscriptions();
+    await vi.waitFor(() => expect(seen.alerts).toEqual([8]));
+    expect(heads).toEqual(['alerts']);
+    expect(reads[0]?.sinceId).toBe(7);
     await stream.close();
   });
 

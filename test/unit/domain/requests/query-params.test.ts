@@ -4,6 +4,7 @@ import * as z from 'zod/mini';
 import { candlesQuerySchema } from '#domain/market-data/candles';
 import { InvalidParameterError } from '#domain/requests/errors';
 import {
+  choiceListParam,
   clampedIntParam,
   optionalIntParam,
   parseParams,
@@ -156,5 +157,39 @@ describe('parameters as any request can name them (property)', () => {
         else expect(() => parseParams(sinceId, { since_id: String(id) })).toThrow(InvalidParameterError);
       }),
     );
+  });
+});
+
+describe('repeated parameters (API Gateway multiValueQueryStringParameters)', () => {
+  const withChoices = z.object({
+    symbols: symbolListParam(),
+    timeframes: choiceListParam(['D', 'W', 'M'] as const),
+    limit: clampedIntParam({ default: 50, min: 1, max: 200 }),
+    search: textParam(),
+  });
+
+  it('reads symbols=AAPL&symbols=MSFT as both, combined with the comma form', () => {
+    const parsed = parseParams(
+      withChoices,
+      { symbols: 'NVDA,TSLA' },
+      { symbols: ['AAPL', 'msft', 'NVDA,TSLA'] },
+    );
+    expect(parsed.symbols).toEqual(['AAPL', 'MSFT', 'NVDA', 'TSLA']);
+  });
+
+  it('reads every list parameter repeated, not only symbols', () => {
+    const parsed = parseParams(withChoices, { timeframes: 'm' }, { timeframes: ['d', 'W,m'] });
+    expect(parsed.timeframes).toEqual(['D', 'W', 'M']);
+  });
+
+  it('takes a scalar given twice with the same value, and refuses one given two different values', () => {
+    expect(parseParams(withChoices, { limit: '5' }, { limit: ['5', '5'] }).limit).toBe(5);
+    expect(() => parseParams(withChoices, { limit: '9' }, { limit: ['5', '9'] })).toThrow(
+      'invalid parameter: limit is given more than once with different values',
+    );
+  });
+
+  it('reads the single-value map alone when the multi-value map is absent', () => {
+    expect(parseParams(withChoices, { symbols: 'AAPL' }, null).symbols).toEqual(['AAPL']);
   });
 });

@@ -19,6 +19,7 @@ function recordingFeed<Body>() {
       return { events: [] };
     },
     readBySymbol: async () => [],
+    head: async () => 0,
   };
   return { feed, reads };
 }

@@ -46,9 +46,13 @@ describe('checkTopic', () => {
           );
 
           if (!outcome.ok) {
-            expect(['missing_symbols', 'too_many_symbols']).toContain(outcome.code);
+            expect(['missing_symbols', 'too_many_symbols', 'unknown_symbols']).toContain(outcome.code);
             return;
           }
+          // Never an accepted topic with symbols given and none subscribed (it would read "every symbol").
+          expect(
+            (outcome.topic.unknown_symbols ?? []).length > 0 && outcome.topic.symbols?.length === 0,
+          ).toBe(false);
           const known = outcome.topic.symbols ?? [];
           const unknown = outcome.topic.unknown_symbols ?? [];
           const all = [...known, ...unknown];

@@ -80,3 +80,26 @@ describe('GET /instruments/{symbol} handler', () => {
     expect(result.body).not.toContain('secret detail');
   });
 });
+
+describe('GET /instruments paging by Link header', () => {
+  it('links each page to the next with the same parameters and a cursor, and the last page to none', async () => {
+    const seen: string[] = [];
+    let query: Record<string, string> | undefined = { limit: '3', search: '' };
+    let pages = 0;
+    while (query) {
+      const result = await list(query);
+      pages += 1;
+      seen.push(...(bodyOf(result) as { items: { symbol: string }[] }).items.map(({ symbol }) => symbol));
+      const link = result.headers?.Link as string | undefined;
+      if (link === undefined) break;
+      const match = /^<(\?[^>]*)>; rel="next"$/.exec(link);
+      expect(match).not.toBeNull();
+      const next = new URL(match?.[1] ?? '', 'https://api.example.com/api/market/v1/instruments?limit=3');
+      expect(next.pathname).toBe('/api/market/v1/instruments');
+      expect(next.searchParams.get('limit')).toBe('3');
+      query = Object.fromEntries(next.searchParams);
+    }
+    expect(pages).toBe(2);
+    expect(seen).toEqual(['AAPL', 'BRK.B', 'ES1!', 'MSFT']);
+  });
+});

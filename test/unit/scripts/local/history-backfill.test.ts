@@ -47,7 +47,7 @@ describe('planHistory', () => {
 });
 
 describe('historyBarFiles', () => {
-  it('gives daily rows before the last 15 sessions and minute rows for them, files the import accepts whole', () => {
+  it('gives daily rows before the last 15 sessions and minute rows for them, files the import accepts whole', async () => {
     const files = historyBarFiles(plan, ['AAPL'], NOW);
     const rules = { isKnownSymbol: (symbol: string) => symbol === 'AAPL', nowMs: NOW };
 
@@ -59,7 +59,7 @@ describe('historyBarFiles', () => {
     expect(daily.at(-1)?.time).toBe(Date.parse('2024-11-05T00:00:00Z') / 1000);
     expect(minutes[0]?.time).toBeGreaterThanOrEqual(openOf('2024-11-06'));
     expect(minutes.every(({ time }) => (time + 60) * 1000 <= NOW)).toBe(true);
-    expect(minutes.at(-1)?.close).toBe(lastHistoryPrices(plan).get('AAPL'));
+    expect(minutes.at(-1)?.close).toBe((await lastHistoryPrices(plan)).get('AAPL'));
   });
 });
 
