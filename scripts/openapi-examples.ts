@@ -11,9 +11,12 @@ import { join } from 'node:path';
 import type { REST_ROUTES } from '#contracts/routes';
 import { PROJECT_ROOT } from '#lib/project-root';
 import { errorResponse } from '#runtime/http';
+import { answerHelp } from './lib/cli.ts';
 import { createKey, setEntitlement } from './lib/key-administration.ts';
 import { OPENAPI_EXAMPLES_FILE } from './lib/openapi.ts';
 import { startLocalStack } from './local/stack.ts';
+
+answerHelp(import.meta.url);
 
 type RouteId = (typeof REST_ROUTES)[number]['id'];
 

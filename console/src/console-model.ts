@@ -3,7 +3,7 @@
  * listing it holds, the feeds' order and the service clock between two readings.
  */
 
-/** The futures' price increments (docs/console.md#prices): each shows the decimals of its tick. */
+/** The futures' price increments (docs/console.md#search-clock-feeds-and-prices): each shows the decimals of its tick. */
 const FUTURES_TICKS: Readonly<Record<string, number>> = {
   'ES1!': 0.25,
   'NQ1!': 0.25,

@@ -99,7 +99,7 @@ export function renderSetupsTable(
 
 const FEED_LENGTH = 100;
 
-/** Puts an entry in its place in a feed ordered by the time it fired, newest first (docs/console.md#feeds). */
+/** Puts an entry in its place in a feed ordered by the time it fired, newest first (docs/console.md#search-clock-feeds-and-prices). */
 function place(list: HTMLOListElement, item: HTMLLIElement, live: boolean): void {
   list.querySelector('.empty')?.remove();
   if (live) item.classList.add('fresh');

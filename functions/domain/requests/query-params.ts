@@ -200,7 +200,7 @@ function canonicalChoice<Choice extends string>(
  * (`symbols=AAPL&symbols=MSFT`, as OpenAPI's default `style: form, explode: true` and most generated clients
  * send arrays) is every value joined with commas, so repeats and the comma form combine; any other parameter
  * given twice must repeat the same value, else it is refused rather than one value silently dropped
- * (docs/partner-guide.md#lists-in-query-parameters).
+ * (docs/partner-guide.md#conventions-of-query-parameters).
  */
 function mergeRepeated(schema: z.ZodMiniType, raw: RawParams, repeated: RepeatedParams): RawParams {
   if (!repeated || !(schema instanceof z.ZodMiniObject)) return raw;
