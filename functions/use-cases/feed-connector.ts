@@ -22,6 +22,9 @@
  * - With a position store, the time through which every trade received was put is written every
  *   `positionEveryMs` (never backwards); a restart fills the gap since it, bounded by the latest session's
  *   open (functions/domain/feed/restart.ts), through the same gap fill as a reconnect.
+ * - A stop during a gap fill aborts it (every request and retry wait): what it fetched and what it held is
+ *   put, and the position stays before what it left unfetched, for the next start to fill
+ *   (docs/data-sources.md#stopping-during-a-gap-fill).
  * - Trades wait in one queue in arrival order; one flusher puts them in batches through the TradeSink
  *   (functions/adapters/kinesis/trade-sink.ts: one record per symbol per call, failed records again first),
  *   and a batch the sink gives up on goes back to the head of the queue and is tried again after a pause.
@@ -161,6 +164,10 @@ export class FeedConnector {
   private inFlightOldestMs: number | undefined;
   /** The oldest trade given up on at stop (`unsent`): the position stays before it. */
   private unsentOldestMs: number | undefined;
+  /** Where a gap fill cut short by the stop left off: the position stays before it. */
+  private unfilledFromMs: number | undefined;
+  /** Aborts the gap fill under way (on stop). */
+  private fillStop: AbortController | undefined;
   private readonly displacements: number[] = [];
   private phase: FeedPhase = 'connecting';
   private phaseSinceMs: number;
@@ -212,6 +219,7 @@ export class FeedConnector {
     let through = this.lastTradeAtMs;
     if (this.inFlightOldestMs !== undefined) through = Math.min(through, this.inFlightOldestMs - 1);
     if (this.unsentOldestMs !== undefined) through = Math.min(through, this.unsentOldestMs - 1);
+    if (this.unfilledFromMs !== undefined) through = Math.min(through, this.unfilledFromMs - 1);
     for (const trade of this.queue) if (trade.timestamp <= through) through = trade.timestamp - 1;
     return through;
   }
@@ -302,10 +310,11 @@ export class FeedConnector {
     }
   }
 
-  /** Closes the connection, puts what is queued, and lets `run()` resolve. */
+  /** Aborts a gap fill under way, closes the connection, puts what is queued, and lets `run()` resolve. */
   stop(): void {
     this.stopped = true;
     this.stopping.resolve();
+    this.fillStop?.abort();
     this.connection?.close();
   }
 
@@ -542,10 +551,15 @@ export class FeedConnector {
     let unfilled: readonly UnfilledSpan[] = [];
     if (inSession && this.ports.feed.tradesBetween !== undefined) {
       let fill: GapFill;
+      const fillStop = new AbortController();
+      this.fillStop = fillStop;
+      if (this.stopped) fillStop.abort();
       try {
-        fill = await this.ports.feed.tradesBetween(this.subscription, startMs, endMs);
+        fill = await this.ports.feed.tradesBetween(this.subscription, startMs, endMs, fillStop.signal);
       } catch (error) {
         fill = { trades: [], unfilled: [{ symbol: '*', startMs, endMs, reason: String(error) }] };
+      } finally {
+        this.fillStop = undefined;
       }
       const { trades } = fill;
       unfilled = fill.unfilled;
@@ -573,6 +587,18 @@ export class FeedConnector {
         // What is left: from the earliest unfetched time (never before the last trade received) to the end.
         const gapStartMs = Math.max(lastTradeMs, Math.min(...unfilled.map((span) => span.startMs)));
         const gapEndMs = Math.max(...unfilled.map((span) => span.endMs));
+        if (this.stopped) {
+          this.unfilledFromMs = gapStartMs;
+          if (this.ports.positions !== undefined) {
+            // Not lost: the position stays before it and the next start fills it.
+            this.ports.log.info('Gap fill stopped: the next start fills the rest', {
+              feed: this.ports.feed.name,
+              from: new Date(gapStartMs).toISOString(),
+              symbols: unfilled.length,
+            });
+            return this.releaseHeld();
+          }
+        }
         this.ports.metrics.gap(gapStartMs, gapEndMs, false);
         this.ports.log.warn('Gap recorded', {
           feed: this.ports.feed.name,
@@ -584,6 +610,11 @@ export class FeedConnector {
         });
       }
     }
+    this.releaseHeld();
+  }
+
+  /** Applies the live trades held while a gap was filled, and reads the socket again. */
+  private releaseHeld(): void {
     const held = this.held ?? [];
     this.held = undefined;
     this.apply(held);
