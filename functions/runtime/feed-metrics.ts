@@ -16,7 +16,7 @@ export interface FeedTotals {
   gapsFilled: number;
   dropped: Partial<Record<FeedDropReason, number>>;
   amendmentsApplied: number;
-  amendmentsRecorded: number;
+  amendmentsForwarded: number;
 }
 
 /**
@@ -33,7 +33,7 @@ export class FeedMetricsRecorder {
     gapsFilled: 0,
     dropped: {},
     amendmentsApplied: 0,
-    amendmentsRecorded: 0,
+    amendmentsForwarded: 0,
   };
   private readonly metrics = new Metrics({
     namespace: process.env[METRICS_NAMESPACE_ENV] ?? METRICS_NAMESPACE,
@@ -81,7 +81,7 @@ export class FeedMetricsRecorder {
       },
       amendment: (outcome) => {
         if (outcome === 'applied') totals.amendmentsApplied++;
-        else totals.amendmentsRecorded++;
+        else totals.amendmentsForwarded++;
       },
     };
   }

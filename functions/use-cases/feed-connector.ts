@@ -18,8 +18,8 @@
  *   and a batch the sink gives up on goes back to the head of the queue and is tried again after a pause.
  * - Bounded memory: above `pauseAt` queued trades the socket stops being read (TCP pushes back to the
  *   provider) and it resumes below half of it; above `dropAt` a trade is dropped and counted `backpressure`.
- * - Corrections and cancels apply to trades still queued, and are otherwise recorded
- *   (functions/domain/feed/amendments.ts).
+ * - Corrections and cancels apply to trades still queued; otherwise they are put on the stream after their
+ *   original, for the ingest path to rewrite what it touched (functions/domain/feed/amendments.ts).
  * - Futures contracts roll: the subscription is recomputed from `symbolsOn` each minute and, when it changes,
  *   the roll is logged and the feed resubscribed.
  */
@@ -34,7 +34,7 @@ import type {
   TradeFeed,
 } from '#domain/feed/ports';
 import { reconnectDelayMs } from '#domain/feed/reconnect';
-import type { Trade } from '#domain/market-data/bars';
+import type { StreamItem } from '#domain/market-data/bars';
 import type { TradeSink } from '#domain/market-data/ports';
 
 export interface FeedConnectorSettings {
@@ -96,7 +96,8 @@ function waiter(): Waiter {
 export class FeedConnector {
   private readonly settings: FeedConnectorSettings;
   private readonly seen: LRUCache<string, true>;
-  private readonly queue: Trade[] = [];
+  /** Trades, and amendments of trades already put, in the order they are to be put. */
+  private readonly queue: StreamItem[] = [];
   private held: FeedEvent[] | undefined;
   private connection: FeedConnection | undefined;
   private paused = false;
@@ -234,11 +235,7 @@ export class FeedConnector {
     let received = 0;
     for (const event of events) {
       if (event.type === 'amendment') {
-        const outcome = amendPending(this.queue, event.amendment);
-        this.ports.metrics.amendment(outcome);
-        if (outcome === 'recorded') {
-          this.ports.log.info('Trade amendment recorded', { ...event.amendment, corrected: undefined });
-        }
+        this.ports.metrics.amendment(amendPending(this.queue, event.amendment));
         continue;
       }
       received++;

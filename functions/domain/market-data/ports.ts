@@ -3,7 +3,7 @@
  * Kinesis) and, in tests, by in-memory fakes.
  */
 
-import type { Bar, Trade } from './bars.ts';
+import type { Bar, StreamItem } from './bars.ts';
 import type { RefusedRecord } from './dead-letters.ts';
 import type { Instrument } from './instruments.ts';
 import type { Interval } from './intervals.ts';
@@ -62,9 +62,12 @@ export interface PriceStore {
   putMany(prices: readonly SymbolPrice[]): Promise<void>;
 }
 
-/** Where trades enter the ingest path: the trades stream (Kinesis on AWS, the local stream locally). */
+/**
+ * Where trades (and amendments of trades put before) enter the ingest path: the trades stream (Kinesis on
+ * AWS, the local stream locally), each symbol's items in the order given.
+ */
 export interface TradeSink {
-  put(trades: readonly Trade[]): Promise<void>;
+  put(trades: readonly StreamItem[]): Promise<void>;
 }
 
 /** Where the ingest path sets apart the records it refuses whole (docs/replay.md#dead-letters-and-redrive). */

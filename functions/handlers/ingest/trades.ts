@@ -1,5 +1,5 @@
 import type { KinesisStreamBatchResponse, KinesisStreamEvent, KinesisStreamRecord } from 'aws-lambda';
-import type { Trade } from '#domain/market-data/bars';
+import { isAmendment, type StreamItem, type Trade } from '#domain/market-data/bars';
 import type { RefusedRecord } from '#domain/market-data/dead-letters';
 import type { DeadLetterSink } from '#domain/market-data/ports';
 import { decodeTradeRecord, encodeTradeRecord } from '#domain/market-data/trade-records';
@@ -50,9 +50,9 @@ function recordIngestMetrics(
 export const createHandler =
   (deps: { ports: () => Promise<IngestPorts>; deadLetters: () => DeadLetterSink }) =>
   async (event: KinesisStreamEvent): Promise<KinesisStreamBatchResponse> => {
-    const trades: Trade[] = [];
+    const trades: StreamItem[] = [];
     const firstSequence = new Map<string, string>();
-    const recordOf = new Map<Trade, KinesisStreamRecord>();
+    const recordOf = new Map<StreamItem, KinesisStreamRecord>();
     const deadLetters: RefusedRecord[] = [];
     for (const record of event.Records) {
       const data = Buffer.from(record.kinesis.data, 'base64').toString('utf8');
@@ -69,7 +69,10 @@ export const createHandler =
     }
 
     const ports = await deps.ports();
-    const outcome = await ingestTrades(trades, ports);
+    const outcome = await ingestTrades(
+      trades.filter((item): item is Trade => !isAmendment(item)),
+      ports,
+    );
     for (const trade of outcome.future) {
       const record = recordOf.get(trade);
       if (record) {

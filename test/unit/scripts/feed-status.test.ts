@@ -9,7 +9,7 @@ const totals = {
   gapsFilled: 1,
   dropped: { condition: 7, duplicate: 3 },
   amendmentsApplied: 0,
-  amendmentsRecorded: 0,
+  amendmentsForwarded: 0,
 };
 
 describe('statusLine', () => {

@@ -2,14 +2,14 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { alpacaFeed } from '#adapters/feed/alpaca';
 import { polygonFeed } from '#adapters/feed/polygon';
 import type { FeedDropReason, FeedMetrics, TradeFeed } from '#domain/feed/ports';
-import type { Trade } from '#domain/market-data/bars';
+import { isAmendment, type StreamItem, type Trade } from '#domain/market-data/bars';
 import type { TradeSink } from '#domain/market-data/ports';
 import { FeedConnector, type FeedConnectorSettings } from '#use-cases/feed-connector';
 import { alpacaTrade, type Dialect, FakeProvider, polygonTrade } from '../../support/fake-providers.ts';
 
 /** A sink that keeps what it was given; it can fail its first calls, or hold every call until released. */
 class MemorySink implements TradeSink {
-  readonly put_: Trade[] = [];
+  readonly put_: StreamItem[] = [];
   calls = 0;
   failures = 0;
   private gate: Promise<void> | undefined;
@@ -26,7 +26,7 @@ class MemorySink implements TradeSink {
     this.gate = undefined;
   }
 
-  async put(trades: readonly Trade[]): Promise<void> {
+  async put(trades: readonly StreamItem[]): Promise<void> {
     this.calls++;
     await this.gate;
     if (this.failures > 0) {
@@ -36,8 +36,12 @@ class MemorySink implements TradeSink {
     this.put_.push(...trades);
   }
 
+  get trades(): Trade[] {
+    return this.put_.filter((item): item is Trade => !isAmendment(item));
+  }
+
   get ids(): string[] {
-    return this.put_.map((trade) => trade.tradeId);
+    return this.put_.map((item) => (isAmendment(item) ? `amends ${item.amends}` : item.tradeId));
   }
 }
 
@@ -174,7 +178,7 @@ describe('FeedConnector', () => {
         ['AAPL', 0],
         ['MSFT', 1],
       ] as const) {
-        expect(sink.put_.filter((trade) => trade.symbol === symbol).map((trade) => trade.tradeId)).toEqual(
+        expect(sink.trades.filter((trade) => trade.symbol === symbol).map((trade) => trade.tradeId)).toEqual(
           range(1, 100)
             .filter((n) => n % 2 === parity)
             .map((n) => idOf(dialect, n)),
@@ -282,13 +286,13 @@ describe('FeedConnector', () => {
     ]);
     await vi.waitFor(() => expect(sink.put_).toHaveLength(2));
     expect(recorded.dropped.condition).toBe(1);
-    expect(sink.put_.map((trade) => [trade.tradeId, trade.volumeOnly])).toEqual([
+    expect(sink.trades.map((trade) => [trade.tradeId, trade.volumeOnly])).toEqual([
       ['D-1', undefined],
       ['D-3', true],
     ]);
   });
 
-  it('applies a cancel to a trade still held and records one of a trade already put', async () => {
+  it('applies a cancel to a trade still held and puts one of a trade already put after it', async () => {
     const fake = await fakeOf('alpaca');
     const sink = new MemorySink();
     sink.hold();
@@ -306,9 +310,10 @@ describe('FeedConnector', () => {
     ]);
     await vi.waitFor(() => expect(recorded.amendments).toHaveLength(2));
     sink.open();
-    await vi.waitFor(() => expect(sink.put_).toHaveLength(2));
-    expect(sink.ids).toEqual(['D-1', 'D-3']);
-    expect(recorded.amendments).toEqual(['applied', 'recorded']);
+    await vi.waitFor(() => expect(sink.put_).toHaveLength(3));
+    expect(sink.ids).toEqual(['D-1', 'D-3', 'amends D-1']);
+    expect(sink.put_[2]).toEqual({ symbol: 'AAPL', amends: 'D-1', timestamp: at });
+    expect(recorded.amendments).toEqual(['applied', 'forwarded']);
   });
 
   it('resubscribes to the next contract when the futures front month rolls', async () => {
