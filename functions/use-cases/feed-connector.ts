@@ -96,6 +96,8 @@ function waiter(): Waiter {
 export class FeedConnector {
   private readonly settings: FeedConnectorSettings;
   private readonly seen: LRUCache<string, true>;
+  /** The time of each trade queued, by symbol and id: where a later amendment's original is. */
+  private readonly tradeTimes: LRUCache<string, number>;
   /** Trades, and amendments of trades already put, in the order they are to be put. */
   private readonly queue: StreamItem[] = [];
   private held: FeedEvent[] | undefined;
@@ -117,6 +119,7 @@ export class FeedConnector {
   ) {
     this.settings = { ...FEED_CONNECTOR_SETTINGS, ...settings };
     this.seen = new LRUCache({ max: this.settings.dedupeWindow });
+    this.tradeTimes = new LRUCache({ max: this.settings.dedupeWindow });
   }
 
   get isConnected(): boolean {
@@ -235,7 +238,14 @@ export class FeedConnector {
     let received = 0;
     for (const event of events) {
       if (event.type === 'amendment') {
-        this.ports.metrics.amendment(amendPending(this.queue, event.amendment));
+        // The original's time as queued, where remembered; the provider's message time otherwise.
+        const { symbol, tradeId } = event.amendment;
+        const timestamp = this.tradeTimes.get(`${symbol}|${tradeId}`) ?? event.amendment.timestamp;
+        const amendment = { ...event.amendment, timestamp };
+        this.ports.metrics.amendment(amendPending(this.queue, amendment));
+        if (amendment.kind === 'correction' && amendment.corrected !== undefined) {
+          this.tradeTimes.set(`${symbol}|${amendment.corrected.tradeId}`, timestamp);
+        }
         continue;
       }
       received++;
@@ -265,6 +275,7 @@ export class FeedConnector {
         continue;
       }
       this.queue.push(trade);
+      this.tradeTimes.set(key, trade.timestamp);
     }
     if (received > 0) this.ports.metrics.tradesReceived(received);
     if (this.queue.length >= this.settings.pauseAt) this.pauseReading();

@@ -55,7 +55,8 @@ export function amendPending(pending: StreamItem[], amendment: Amendment): Amend
     return 'forwarded';
   }
   if (amendment.kind === 'correction' && amendment.corrected !== undefined) {
-    pending.splice(index, 1, amendment.corrected);
+    // A correction keeps the original's time (and so its place in the symbol's order).
+    pending.splice(index, 1, { ...amendment.corrected, timestamp: (pending[index] as Trade).timestamp });
   } else {
     pending.splice(index, 1);
   }

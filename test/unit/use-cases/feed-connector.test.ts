@@ -316,6 +316,40 @@ describe('FeedConnector', () => {
     expect(recorded.amendments).toEqual(['applied', 'forwarded']);
   });
 
+  it("gives an amendment put after its original the time the original was put with, not the message's", async () => {
+    const fake = await fakeOf('alpaca');
+    const sink = new MemorySink();
+    start(feedOf(fake), sink, recordingMetrics().metrics, { settings: { batchSize: 1 } });
+    await fake.subscribed(1);
+    const at = Date.now() - 60_000;
+    fake.publish([alpacaTrade('AAPL', 1, at, 10)]);
+    await vi.waitFor(() => expect(sink.put_).toHaveLength(1));
+    const later = new Date(at + 30_000).toISOString();
+    fake.publish([
+      {
+        T: 'c',
+        S: 'AAPL',
+        x: 'D',
+        oi: 1,
+        op: 10,
+        os: 100,
+        oc: ['@'],
+        ci: 2,
+        cp: 11,
+        cs: 100,
+        cc: ['@'],
+        z: 'C',
+        t: later,
+      },
+      { T: 'x', S: 'AAPL', i: 2, x: 'D', p: 11, s: 100, a: 'C', z: 'C', t: later },
+    ]);
+    await vi.waitFor(() => expect(sink.put_).toHaveLength(3));
+    expect(sink.put_.slice(1)).toEqual([
+      { symbol: 'AAPL', amends: 'D-1', timestamp: at, corrected: { price: 11, size: 100, tradeId: 'D-2' } },
+      { symbol: 'AAPL', amends: 'D-2', timestamp: at },
+    ]);
+  });
+
   it('resubscribes to the next contract when the futures front month rolls', async () => {
     const fake = await fakeOf('polygon');
     let contract = 'ESZ6';
