@@ -1,6 +1,9 @@
 import type { FeedStatus } from '#runtime/feed-service';
 
-/** One line: connected, trades/s since the last line, what was put, gaps, reconnects, drops. */
+/**
+ * One line: connected, trades/s since the last line, what was put, gaps, reconnects, drops, and the
+ * amendments applied to trades still held or forwarded to the ingest path.
+ */
 export function statusLine(status: FeedStatus, previousPut: number, seconds: number): string {
   const { totals } = status;
   const rate = seconds > 0 ? (totals.put - previousPut) / seconds : 0;
@@ -14,5 +17,8 @@ export function statusLine(status: FeedStatus, previousPut: number, seconds: num
     `gaps ${totals.gaps} (${totals.gapsFilled} filled)`,
     `reconnects ${totals.reconnects}`,
     ...(dropped ? [`dropped: ${dropped}`] : []),
+    ...(totals.amendmentsApplied + totals.amendmentsForwarded > 0
+      ? [`amendments: ${totals.amendmentsApplied} applied, ${totals.amendmentsForwarded} forwarded`]
+      : []),
   ].join(' | ');
 }

@@ -24,4 +24,11 @@ describe('statusLine', () => {
       'feed: not connected | 0.0 trades/s | 1200 put | gaps 2 (1 filled) | reconnects 1',
     );
   });
+
+  it('says how many amendments were applied in the connector and forwarded to the ingest path', () => {
+    const amended = { ...totals, dropped: {}, amendmentsApplied: 2, amendmentsForwarded: 5 };
+    expect(statusLine({ connected: true, feeds: 1, totals: amended }, 1_200, 30)).toBe(
+      'feed: connected | 0.0 trades/s | 1200 put | gaps 2 (1 filled) | reconnects 1 | amendments: 2 applied, 5 forwarded',
+    );
+  });
 });
