@@ -19,6 +19,7 @@ import type {
   TradeLogEntry,
 } from '#domain/market-data/ports';
 import type { SymbolPrice } from '#domain/market-data/prices';
+import { type CompactLogEntry, compactLogEntry, expandLogEntry } from '#domain/market-data/trade-log';
 import {
   breakFeedEvent,
   type InForceAlertBody,
@@ -52,7 +53,7 @@ export interface CommittedWrites {
   readonly restates?: readonly string[];
   readonly alerts: readonly InForceEvent[];
   /** The trades and amendments the commit applied, per minute (docs/storage.md#the-session-trade-log). */
-  readonly log?: readonly TradeLogEntry[];
+  readonly log?: readonly CompactLogEntry[];
   /** The last item of the symbol in the batch that committed them: its redelivery has it again. */
   readonly batchMark: TradeMark;
 }
@@ -133,6 +134,17 @@ async function detectBreaks(fired: readonly InForceEvent[], ports: IngestPorts):
   return ports.breaks.append(simultaneousBreaks(events, windowMs).map(breakFeedEvent));
 }
 
+/** The trade-log entries a commit carries. */
+function logEntriesOf({
+  ledger,
+  writes,
+}: {
+  ledger: SymbolLedger;
+  writes: CommittedWrites;
+}): TradeLogEntry[] {
+  return (writes.log ?? []).map((entry) => expandLogEntry(ledger.symbol, entry));
+}
+
 /** Whether `items` hold the batch that committed `pending`: it was delivered again. */
 function redelivers(items: readonly StreamItem[], pending: CommittedWrites | undefined): boolean {
   if (pending === undefined) return false;
@@ -156,7 +168,7 @@ async function applyCommitted(
   const bars = writes.flatMap(({ bars }) => bars);
   const restated = writes.filter(({ price, restates }) => price !== undefined && (restates?.length ?? 0) > 0);
   await Promise.all([
-    ports.tradeLog.write(writes.flatMap(({ log }) => log ?? [])),
+    ports.tradeLog.write(commits.flatMap(logEntriesOf)),
     ports.bars.putMany(bars),
     ports.bars.deleteMany(writes.flatMap(({ removedBars }) => removedBars ?? [])),
     // A restatement first (it may move a price back), then the forward-only write.
@@ -201,7 +213,7 @@ export async function ingestTrades(items: readonly StreamItem[], ports: IngestPo
     }
   }
   // Before anything is folded: the amendments of the redelivered batch must find the trades it logged.
-  await ports.tradeLog.write(recovered.flatMap(({ writes }) => writes.log ?? []));
+  await ports.tradeLog.write(recovered.flatMap(logEntriesOf));
 
   const refused: Record<RefusalReason, number> = {
     duplicate: 0,
@@ -300,7 +312,7 @@ function committedWrites(
     ...(priced ? { price: { symbol, ...(ledger.price as NonNullable<SymbolLedger['price']>) } } : {}),
     ...(restates.length > 0 ? { restates } : {}),
     alerts: batch.inForce,
-    log: batch.logEntries(version),
+    log: batch.logEntries(version).map(compactLogEntry),
     batchMark: itemMark(last),
   };
 }

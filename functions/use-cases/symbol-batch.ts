@@ -83,8 +83,9 @@ export class SymbolBatch {
   /** Per minute: this batch's applied trades and amendments, in order (the log entries of its commit). */
   readonly log = new Map<number, { trades: LoggedTrade[]; amendments: LoggedAmendment[] }>();
   private readonly storedMinutes = new Map<number, TradeLogEntry[]>();
-  private sessionMinutes: Map<number, Bar> | undefined;
-  private daysBefore: Bar[] | undefined;
+  /** The session's 1m bars, by the session's open; the 1d bars before a session, by its day. */
+  private sessionMinutes: { openMs: number; bars: Map<number, Bar> } | undefined;
+  private daysBefore: { dayTime: number; bars: Bar[] } | undefined;
 
   constructor(
     readonly symbol: string,
@@ -255,14 +256,14 @@ export class SymbolBatch {
 
   /** The session's 1m bars: the stored ones, this batch's, and the ledger's forming one (read once). */
   private async minutesOf(openMs: number, closeMs: number): Promise<Map<number, Bar>> {
-    if (this.sessionMinutes === undefined) {
+    if (this.sessionMinutes?.openMs !== openMs) {
       const stored = await this.ports.bars.query(
         { symbol: this.symbol, interval: '1m' },
         { fromTime: openMs / MS_PER_SECOND, toTime: closeMs / MS_PER_SECOND - 1, limit: 1_000 },
       );
-      this.sessionMinutes = new Map(stored.map((bar) => [bar.time, bar]));
+      this.sessionMinutes = { openMs, bars: new Map(stored.map((bar) => [bar.time, bar])) };
     }
-    const minutes = this.sessionMinutes;
+    const minutes = this.sessionMinutes.bars;
     for (const { interval, time, bar } of this.bars.values()) {
       if (interval !== '1m' || time * MS_PER_SECOND < openMs || time * MS_PER_SECOND >= closeMs) continue;
       if (bar === undefined) minutes.delete(time);
@@ -278,14 +279,15 @@ export class SymbolBatch {
 
   /** The 1d bars of the year holding `timestampMs` before the session of `dayTime` (read once). */
   private async daysBeforeSession(timestampMs: number, dayTime: number): Promise<Bar[]> {
-    if (this.daysBefore === undefined) {
+    if (this.daysBefore?.dayTime !== dayTime) {
       const year = periodAt('1y', timestampMs);
-      this.daysBefore = await this.ports.bars.query(
+      const bars = await this.ports.bars.query(
         { symbol: this.symbol, interval: '1d' },
         { fromTime: year?.time ?? dayTime, toTime: dayTime - 1, limit: 400 },
       );
+      this.daysBefore = { dayTime, bars };
     }
-    const days = new Map(this.daysBefore.map((bar) => [bar.time, bar]));
+    const days = new Map(this.daysBefore.bars.map((bar) => [bar.time, bar]));
     for (const { interval, time, bar } of this.bars.values()) {
       if (interval !== '1d' || time >= dayTime) continue;
       if (bar === undefined) days.delete(time);

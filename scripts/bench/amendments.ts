@@ -16,6 +16,7 @@ import { DynamoSetupStore, DynamoStateStore } from '#adapters/dynamo/strat-state
 import { DynamoTradeLog, toStoredEntry } from '#adapters/dynamo/trade-log';
 import type { StreamItem, Trade } from '#domain/market-data/bars';
 import type { TradeLogEntry } from '#domain/market-data/ports';
+import { compactLogEntry } from '#domain/market-data/trade-log';
 import {
   BREAKS_FEED,
   IN_FORCE_FEED,
@@ -70,7 +71,7 @@ function sizes(): BenchResult {
       amendments: [],
     };
     const logItem = topLevelBytes(toStoredEntry(entry) as unknown as Record<string, unknown>);
-    const pendingCopy = itemBytes([entry]);
+    const pendingCopy = itemBytes([compactLogEntry(entry)]);
     return {
       'trades in the batch': count,
       'log item (B)': logItem,

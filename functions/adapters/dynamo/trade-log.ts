@@ -1,65 +1,38 @@
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { TRADE_LOG_RETENTION_DAYS } from '#contracts/tables';
 import type { SessionTradeLog, TradeLogEntry } from '#domain/market-data/ports';
-import type { LoggedAmendment, LoggedTrade } from '#domain/market-data/trade-amendments';
+import { type CompactLogEntry, compactLogEntry, expandLogEntry } from '#domain/market-data/trade-log';
 import { batchPutAll } from './batch.ts';
 
 const MS_PER_DAY = 86_400_000;
 /** Ledger versions as fixed-width text, so entries sort in commit order. */
 const VERSION_DIGITS = 12;
 
-/** The stored form of an entry: parallel arrays, the times as offsets in the minute (compact: ~25 B a trade). */
-interface StoredEntry {
-  day: string;
-  entry: string;
-  /** Milliseconds after the minute's start. */
-  t: number[];
-  i: string[];
-  p: number[];
-  s: number[];
-  /** Indexes of the volume-only trades. */
-  v?: number[];
-  /** The amendments, as JSON. */
-  a?: string;
-  expiresAt: number;
-}
+/** The stored item: its keys, the compact entry's arrays, and when it expires. */
+type StoredEntry = { day: string; entry: string; expiresAt: number } & Omit<
+  CompactLogEntry,
+  'minuteMs' | 'version'
+>;
 
 /** `AAPL#2024-11-26`: the session date is the UTC date of any instant of a regular session. */
 function dayKey(symbol: string, minuteMs: number): string {
   return `${symbol}#${new Date(minuteMs).toISOString().slice(0, 10)}`;
 }
 
-const entryKey = (minuteMs: number, version: number) =>
-  `${minuteMs}#${String(version).padStart(VERSION_DIGITS, '0')}`;
-
 export function toStoredEntry(entry: TradeLogEntry): StoredEntry {
-  const volumeOnly = entry.trades.flatMap((trade, index) => (trade.volumeOnly === true ? [index] : []));
+  const { minuteMs, version, ...arrays } = compactLogEntry(entry);
   return {
-    day: dayKey(entry.symbol, entry.minuteMs),
-    entry: entryKey(entry.minuteMs, entry.version),
-    t: entry.trades.map((trade) => trade.timestamp - entry.minuteMs),
-    i: entry.trades.map((trade) => trade.tradeId),
-    p: entry.trades.map((trade) => trade.price),
-    s: entry.trades.map((trade) => trade.size),
-    ...(volumeOnly.length > 0 ? { v: volumeOnly } : {}),
-    ...(entry.amendments.length > 0 ? { a: JSON.stringify(entry.amendments) } : {}),
-    expiresAt: Math.floor((entry.minuteMs + TRADE_LOG_RETENTION_DAYS * MS_PER_DAY) / 1_000),
+    day: dayKey(entry.symbol, minuteMs),
+    entry: `${minuteMs}#${String(version).padStart(VERSION_DIGITS, '0')}`,
+    ...arrays,
+    expiresAt: Math.floor((minuteMs + TRADE_LOG_RETENTION_DAYS * MS_PER_DAY) / 1_000),
   };
 }
 
-export function fromStoredEntry(symbol: string, item: StoredEntry): TradeLogEntry {
-  const [minute = '0', version = '0'] = item.entry.split('#');
-  const minuteMs = Number(minute);
-  const volumeOnly = new Set(item.v ?? []);
-  const trades: LoggedTrade[] = item.t.map((offset, index) => ({
-    timestamp: minuteMs + offset,
-    tradeId: item.i[index] as string,
-    price: item.p[index] as number,
-    size: item.s[index] as number,
-    ...(volumeOnly.has(index) ? { volumeOnly: true } : {}),
-  }));
-  const amendments = item.a === undefined ? [] : (JSON.parse(item.a) as LoggedAmendment[]);
-  return { symbol, minuteMs, version: Number(version), trades, amendments };
+function fromStoredEntry(symbol: string, item: StoredEntry): TradeLogEntry {
+  const { day: _day, entry, expiresAt: _expiresAt, ...arrays } = item;
+  const [minute = '0', version = '0'] = entry.split('#');
+  return expandLogEntry(symbol, { ...arrays, minuteMs: Number(minute), version: Number(version) });
 }
 
 /**
