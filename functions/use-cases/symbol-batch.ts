@@ -30,6 +30,7 @@ import {
   amendedTrades,
   amendmentFit,
   amendTrade,
+  inTimeOrder,
   type LoggedAmendment,
   type LoggedTrade,
   lastPricedTrade,
@@ -198,26 +199,26 @@ export class SymbolBatch {
     const earlier = [...minutes.values()].filter((bar) => bar.time * MS_PER_SECOND < minuteMs);
     const lastSale =
       earlier.sort((a, b) => a.time - b.time).at(-1)?.close ?? ledger.recent?.['1d']?.at(-1)?.close;
-    const minuteBar = minuteBarOf(after, minuteMs / MS_PER_SECOND, lastSale);
-    if (minuteBar === undefined) minutes.delete(minuteMs / MS_PER_SECOND);
-    else minutes.set(minuteMs / MS_PER_SECOND, minuteBar);
+    const rebuiltTimes = await this.rebuildMinutes(minutes, minuteMs, after, lastSale);
     const days = await this.daysBeforeSession(amendment.timestamp, times.day * 86_400);
 
     const next: SymbolLedger = { ...ledger, forming: { ...ledger.forming } };
     if (ledger.recent !== undefined) next.recent = { ...ledger.recent };
-    for (const { interval, period, bar } of rebuiltBars(amendment.timestamp, [...minutes.values()], days)) {
-      const forming = next.forming[interval];
-      if (forming !== undefined && forming.time === period.time) {
-        if (bar === undefined) delete next.forming[interval];
-        else next.forming[interval] = { ...bar, startMs: forming.startMs, endMs: forming.endMs };
-        continue;
-      }
-      this.bars.set(barKey(interval, period.time), { interval, time: period.time, bar });
-      const recent = next.recent?.[interval];
-      if (next.recent !== undefined && recent?.some((kept) => kept.time === period.time)) {
-        next.recent[interval] = recent.flatMap((kept) =>
-          kept.time !== period.time ? [kept] : bar === undefined ? [] : [bar],
-        );
+    for (const timestampMs of rebuiltTimes) {
+      for (const { interval, period, bar } of rebuiltBars(timestampMs, [...minutes.values()], days)) {
+        const forming = next.forming[interval];
+        if (forming !== undefined && forming.time === period.time) {
+          if (bar === undefined) delete next.forming[interval];
+          else next.forming[interval] = { ...bar, startMs: forming.startMs, endMs: forming.endMs };
+          continue;
+        }
+        this.bars.set(barKey(interval, period.time), { interval, time: period.time, bar });
+        const recent = next.recent?.[interval];
+        if (next.recent !== undefined && recent?.some((kept) => kept.time === period.time)) {
+          next.recent[interval] = recent.flatMap((kept) =>
+            kept.time !== period.time ? [kept] : bar === undefined ? [] : [bar],
+          );
+        }
       }
     }
     if (ledger.price !== undefined && ledger.price.tradeId === amendment.amends) {
@@ -233,6 +234,39 @@ export class SymbolBatch {
       }
     }
     this.ledger = next;
+  }
+
+  /**
+   * Folds the amended minute again (in `minutes`), then each following minute a volume-only trade opened
+   * while the last sale it opened at changed; returns a time in each minute rebuilt.
+   */
+  private async rebuildMinutes(
+    minutes: Map<number, Bar>,
+    minuteMs: number,
+    trades: readonly LoggedTrade[],
+    lastSale: number | undefined,
+  ): Promise<number[]> {
+    const rebuilt: number[] = [];
+    let fromMs = minuteMs;
+    let current = trades;
+    let saleBefore = lastSale;
+    for (;;) {
+      const time = fromMs / MS_PER_SECOND;
+      const previous = minutes.get(time);
+      const bar = minuteBarOf(current, time, saleBefore);
+      if (bar === undefined) minutes.delete(time);
+      else minutes.set(time, bar);
+      rebuilt.push(fromMs);
+      const oldSale = previous?.close ?? saleBefore;
+      saleBefore = bar?.close ?? saleBefore;
+      if (oldSale === saleBefore) return rebuilt;
+      const nextTime = [...minutes.keys()].filter((later) => later > time).sort((a, b) => a - b)[0];
+      if (nextTime === undefined) return rebuilt;
+      const minute = await this.minute(nextTime * MS_PER_SECOND);
+      current = amendedTrades(minute.trades, minute.amendments);
+      if (inTimeOrder(current)[0]?.volumeOnly !== true) return rebuilt;
+      fromMs = nextTime * MS_PER_SECOND;
+    }
   }
 
   /** The last counting trade at or before the amended minute, searched back minute by minute in the session. */

@@ -96,18 +96,6 @@ describe('ingestTrades with amendments, over random tapes', () => {
             trades.map(({ symbol: _symbol, ...trade }) => trade),
             amendments.map(({ symbol: _symbol, ...amendment }): LoggedAmendment => amendment),
           ).map((trade) => ({ symbol: 'AAPL', ...trade }));
-          // A minute opened by a volume-only trade opens at the sale before it; an amendment of an earlier
-          // minute does not reopen it (docs/candles.md#amendments), so such tapes are left out.
-          const amendedMinutes = amendments.map(({ timestamp }) => minuteOf(timestamp));
-          for (const list of [trades, tape]) {
-            const first = new Map<number, Trade>();
-            for (const trade of list)
-              if (!first.has(minuteOf(trade.timestamp))) first.set(minuteOf(trade.timestamp), trade);
-            for (const [minute, trade] of first) {
-              fc.pre(!(trade.volumeOnly === true && amendedMinutes.some((amended) => amended < minute)));
-            }
-          }
-
           const stores = inMemoryIngestPorts(Date.parse('2024-03-08T21:00:00Z'));
           let position = 0;
           for (const size of batchSizes) {

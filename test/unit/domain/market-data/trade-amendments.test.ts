@@ -89,8 +89,9 @@ describe('rebuilding bars after an amendment', () => {
                   },
                 };
           });
-          // A minute opened by a volume-only trade opens at the sale before it; an amendment of an earlier
-          // minute does not reopen it (documented in docs/candles.md#amendments), so such tapes are left out.
+          // A minute opened by a volume-only trade opens at the sale before it; reopening it when an amendment of
+          // an earlier minute changes that sale is the use case's (functions/use-cases/symbol-batch.ts, tested in
+          // test/unit/use-cases/ingest-amendments-property.test.ts), so this test leaves such tapes out.
           const amendedMinutes = amendments.map(({ timestamp }) => minuteOf(timestamp));
           const tape = amendedTape(trades, amendments);
           for (const list of [trades, tape]) {
