@@ -11,7 +11,6 @@ import { inMemoryIngestPorts } from '../../support/fakes.ts';
 const OPEN_THU = Date.parse('2024-03-07T14:30:00Z');
 const OPEN_FRI = Date.parse('2024-03-08T14:30:00Z');
 const MINUTE = 60_000;
-const minuteOf = (timestamp: number) => Math.floor(timestamp / MINUTE) * MINUTE;
 
 /** Every bar a from-scratch fold of the tape leaves, by interval and time. */
 function barsFolded(trades: readonly Trade[]): Map<string, Bar> {
