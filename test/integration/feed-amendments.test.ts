@@ -129,6 +129,13 @@ describe('cancels and corrections of trades already ingested, from a fake Alpaca
     expect((await local.get('/prices/latest?symbols=AAPL')).body).toEqual({
       items: [{ symbol: 'AAPL', price: truth?.price, volume: truth?.size }],
     });
+    expect((await local.get('/states/AAPL')).body).toMatchObject({
+      price: {
+        price: truth?.price,
+        volume: truth?.size,
+        time: new Date(truth?.timestamp ?? 0).toISOString(),
+      },
+    });
     const [day] = (await candles('?interval=1d&start=2024-11-26&end=2024-11-26')).bars;
     expect(day).toMatchObject({ high: 181.4, volume: 430 });
   });
