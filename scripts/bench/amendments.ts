@@ -8,6 +8,7 @@
  *   1-second window cuts them), then cancels and corrections of trades 1 to 60 minutes old come one batch
  *   each. Reported: DynamoDB requests per trade batch and per amendment, by operation, and milliseconds.
  */
+import { LRUCache } from 'lru-cache';
 import { DynamoBarStore } from '#adapters/dynamo/bar-store';
 import { DynamoEventFeed } from '#adapters/dynamo/event-feed';
 import { DynamoLedgerStore } from '#adapters/dynamo/ledger-store';
@@ -23,6 +24,7 @@ import {
   type InForceAlertBody,
   type SimultaneousBreakBody,
 } from '#domain/strat/alerts';
+import { FEED_CONNECTOR_SETTINGS } from '#use-cases/feed-connector';
 import { type CommittedWrites, type IngestPorts, ingestTrades } from '#use-cases/ingest-trades';
 import { localDocumentClient, localDynamoClient, startLocalDynamo } from '../local/dynamo.ts';
 import { ensureTables, localTableName } from '../local/tables.ts';
@@ -88,6 +90,29 @@ function sizes(): BenchResult {
     name: 'Session trade log: bytes and write units per trade (one symbol, one minute, one commit)',
     figures: { 'item-size rules': 'DynamoDB: names + values, ~1 B per 2 digits of a number' },
     rows,
+  };
+}
+
+/**
+ * The connector's memory of queued trades' times (functions/use-cases/feed-connector.ts: one entry per trade
+ * within its de-duplication window, 200,000 by default), measured as heap growth.
+ */
+function connectorMemory(): BenchResult {
+  const entries = FEED_CONNECTOR_SETTINGS.dedupeWindow;
+  const before = process.memoryUsage().heapUsed;
+  const times = new LRUCache<string, number>({ max: entries });
+  for (let index = 0; index < entries; index++) {
+    times.set(`AAPL|D-${52_983_525_029_461 + index}`, OPEN_MS + index);
+  }
+  const bytes = process.memoryUsage().heapUsed - before;
+  return {
+    name: "Feed connector: the times of the trades it queued (an amendment's original time)",
+    figures: {
+      entries,
+      'heap (MB)': Number((bytes / 1_048_576).toFixed(1)),
+      'bytes per entry': Math.round(bytes / entries),
+      kept: times.size,
+    },
   };
 }
 
@@ -201,5 +226,5 @@ async function onDynalite(): Promise<BenchResult[]> {
 }
 
 export async function benchAmendments(): Promise<BenchResult[]> {
-  return [sizes(), ...(await onDynalite())];
+  return [sizes(), connectorMemory(), ...(await onDynalite())];
 }
