@@ -101,6 +101,13 @@ export interface IngestOutcome {
   readonly failedSymbols: readonly string[];
 }
 
+/**
+ * At most this many of a symbol's items per ledger commit: the commit's pending copy of its trades (about
+ * 29 bytes a trade, docs/storage.md#the-session-trade-log) stays near 60 KB, well inside DynamoDB's 400 KB
+ * item with the rest of the ledger.
+ */
+export const ITEMS_PER_COMMIT = 2_000;
+
 /** Ledger writes in flight at once. */
 const LEDGER_WRITE_CONCURRENCY = 16;
 
@@ -231,54 +238,75 @@ export async function ingestTrades(items: readonly StreamItem[], ports: IngestPo
   let applied = 0;
   let latePrints = 0;
   let amendmentsApplied = 0;
-  const folded: {
-    ledger: SymbolLedger;
-    previousVersion: number | undefined;
-    batch: SymbolBatch;
-    last: StreamItem;
-  }[] = [];
-  for (const [symbol, symbolItems] of groups) {
-    const previous = stored.get(symbol);
-    const batch = new SymbolBatch(symbol, previous?.ledger, ports);
-    await batch.take(symbolItems);
-    applied += batch.applied;
-    latePrints += batch.latePrints;
-    refused.duplicate += batch.duplicates;
-    refused.late += batch.late;
-    refused.outside_session += batch.outsideSession;
-    refused.invalid += batch.invalid;
-    refused.unpriced += batch.unpriced;
-    amendmentsApplied += batch.amendmentsApplied;
-    for (const reason of Object.keys(amendmentsRefused) as AmendmentRefusal[]) {
-      amendmentsRefused[reason] += batch.amendmentsRefused[reason];
-    }
-    if (!batch.changed || batch.ledger === undefined) continue;
-    folded.push({
-      ledger: batch.ledger,
-      previousVersion: previous?.version,
-      batch,
-      last: symbolItems.at(-1) as StreamItem,
-    });
-  }
-
-  const limit = pLimit(LEDGER_WRITE_CONCURRENCY);
-  const outcomes = await Promise.all(
-    folded.map(({ ledger, previousVersion, batch, last }) =>
-      limit(async () => {
-        const writes = committedWrites(batch, ledger, (previousVersion ?? -1) + 1, last);
-        return {
-          ledger,
-          previousVersion,
-          writes,
-          ok: await ports.ledgers.put(ledger, previousVersion, writes),
-        };
-      }),
-    ),
+  const totals = { alerts: 0, breaks: 0, statesChanged: 0, candlesCompleted: 0 };
+  const failedSymbols: string[] = [];
+  const current = new Map<string, LedgerAtVersion>(
+    [...stored].map(([symbol, { ledger, version }]) => [symbol, { ledger, version }]),
   );
-  const committed = outcomes
-    .filter(({ ok }) => ok)
-    .map(({ ledger, previousVersion, writes }) => ({ ledger, version: (previousVersion ?? -1) + 1, writes }));
-  const derived = await applyCommitted([...recovered, ...committed], ports);
+  // A symbol's items in commits of at most ITEMS_PER_COMMIT, one round after the other: its ledger's pending
+  // copy of the trades stays bounded however many trades one batch brings.
+  const chunks = new Map([...groups].map(([symbol, symbolItems]) => [symbol, inCommits(symbolItems)]));
+  const rounds = Math.max(0, ...[...chunks.values()].map((list) => list.length));
+  for (let round = 0; round < rounds; round++) {
+    const folded: {
+      ledger: SymbolLedger;
+      previousVersion: number | undefined;
+      batch: SymbolBatch;
+      last: StreamItem;
+    }[] = [];
+    for (const [symbol, symbolChunks] of chunks) {
+      const chunk = symbolChunks[round];
+      if (chunk === undefined || failedSymbols.includes(symbol)) continue;
+      const previous = current.get(symbol);
+      const batch = new SymbolBatch(symbol, previous?.ledger, ports);
+      await batch.take(chunk);
+      applied += batch.applied;
+      latePrints += batch.latePrints;
+      refused.duplicate += batch.duplicates;
+      refused.late += batch.late;
+      refused.outside_session += batch.outsideSession;
+      refused.invalid += batch.invalid;
+      refused.unpriced += batch.unpriced;
+      amendmentsApplied += batch.amendmentsApplied;
+      for (const reason of Object.keys(amendmentsRefused) as AmendmentRefusal[]) {
+        amendmentsRefused[reason] += batch.amendmentsRefused[reason];
+      }
+      if (!batch.changed || batch.ledger === undefined) continue;
+      folded.push({
+        ledger: batch.ledger,
+        previousVersion: previous?.version,
+        batch,
+        last: chunk.at(-1) as StreamItem,
+      });
+    }
+
+    const limit = pLimit(LEDGER_WRITE_CONCURRENCY);
+    const outcomes = await Promise.all(
+      folded.map(({ ledger, previousVersion, batch, last }) =>
+        limit(async () => {
+          const writes = committedWrites(batch, ledger, (previousVersion ?? -1) + 1, last);
+          return {
+            ledger,
+            previousVersion,
+            writes,
+            ok: await ports.ledgers.put(ledger, previousVersion, writes),
+          };
+        }),
+      ),
+    );
+    const committed = outcomes
+      .filter(({ ok }) => ok)
+      .map(({ ledger, previousVersion, writes }) => ({
+        ledger,
+        version: (previousVersion ?? -1) + 1,
+        writes,
+      }));
+    for (const { ledger, version } of committed) current.set(ledger.symbol, { ledger, version });
+    failedSymbols.push(...outcomes.filter(({ ok }) => !ok).map(({ ledger }) => ledger.symbol));
+    // Before the next round commits: a stop after it finds only its own writes pending.
+    const derived = await applyCommitted(round === 0 ? [...recovered, ...committed] : committed, ports);
+    for (const key of Object.keys(totals) as (keyof typeof totals)[]) totals[key] += derived[key];
+  }
   return {
     applied,
     latePrints,
@@ -286,10 +314,19 @@ export async function ingestTrades(items: readonly StreamItem[], ports: IngestPo
     future,
     amendmentsApplied,
     amendmentsRefused,
-    ...derived,
+    ...totals,
     recovered: recovered.length,
-    failedSymbols: outcomes.filter(({ ok }) => !ok).map(({ ledger }) => ledger.symbol),
+    failedSymbols,
   };
+}
+
+/** A symbol's items in runs of at most ITEMS_PER_COMMIT, in order. */
+function inCommits(items: readonly StreamItem[]): StreamItem[][] {
+  const chunks: StreamItem[][] = [];
+  for (let start = 0; start < items.length; start += ITEMS_PER_COMMIT) {
+    chunks.push(items.slice(start, start + ITEMS_PER_COMMIT));
+  }
+  return chunks;
 }
 
 /** What a symbol's commit at `version` carries for after it. */

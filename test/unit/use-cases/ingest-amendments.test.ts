@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StreamItem, Trade, TradeAmendment } from '#domain/market-data/bars';
 import type { Interval } from '#domain/market-data/intervals';
-import { ingestTrades } from '#use-cases/ingest-trades';
+import { ITEMS_PER_COMMIT, ingestTrades } from '#use-cases/ingest-trades';
 import { inMemoryIngestPorts } from '../../support/fakes.ts';
 
 /** Tuesday 2024-11-26, open 14:30Z; the stores' clock is its close. */
@@ -235,5 +235,23 @@ describe('ingestTrades: cancels, errors and corrections (docs/candles.md#amendme
     expect(outcome?.statesChanged).toBe(1);
     // The week closes at 181 now, below its open of 200.
     expect(weekColour()).toBe('red');
+  });
+
+  it('commits a symbol with more items than one commit holds in several commits, each pending copy bounded', async () => {
+    const stores = inMemoryIngestPorts();
+    const many = Array.from({ length: ITEMS_PER_COMMIT + 500 }, (_, index) =>
+      trade(Math.floor(index / 100), 180 + (index % 10) / 10, 1, index % 100),
+    );
+
+    const outcome = await ingestTrades(many, stores);
+
+    expect(outcome).toMatchObject({ applied: many.length, failedSymbols: [] });
+    const stored = await stores.ledgers.get('AAPL');
+    expect(stored?.version).toBe(1);
+    const pendingTrades = (stored?.pending?.log ?? []).reduce((sum, entry) => sum + entry.t.length, 0);
+    expect(pendingTrades).toBe(500);
+    const logged = [...stores.tradeLog.entries.values()].reduce((sum, entry) => sum + entry.trades.length, 0);
+    expect(logged).toBe(many.length);
+    expect((await barAt(stores, '1d', dayTime))?.volume).toBe(many.length);
   });
 });
