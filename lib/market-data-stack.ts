@@ -114,6 +114,7 @@ export class MarketDataStack extends Stack {
       this.feedConnector = new FeedConnector(this, 'FeedConnector', {
         provider,
         stream: this.ingestion.stream,
+        positions: this.data.tables.feedPositions,
         secretName: contextString(this, FEED_CONTEXT.secretName),
         url: contextString(this, FEED_CONTEXT.url),
         desiredCount: feedTasksFromContext(this),

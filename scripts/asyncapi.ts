@@ -3,6 +3,9 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '#lib/project-root';
 import { asyncApiDocument } from './lib/asyncapi.ts';
+import { answerHelp } from './lib/cli.ts';
+
+answerHelp(import.meta.url);
 
 const ASYNCAPI_FILE = join(PROJECT_ROOT, 'docs', 'asyncapi.json');
 

@@ -17,10 +17,12 @@ import { parseArgs } from 'node:util';
 import { virtualTime } from '#domain/calendar/clock';
 import { BAR_FILE_INTERVALS, BarFileError, type BarFileInterval } from '#domain/market-data/bar-file';
 import { ProgressReporter } from './lib/backfill-progress.ts';
-import { exitWith, UsageError } from './lib/cli.ts';
+import { answerHelp, exitWith, UsageError } from './lib/cli.ts';
 import { importBarText } from './lib/history-import.ts';
 import { DEFAULT_DATA_DIR } from './lib/project.ts';
 import { resolveTarget, runningLocalStack, TARGET_ARGS } from './lib/target.ts';
+
+answerHelp(import.meta.url);
 
 const USAGE =
   'usage: npm run backfill -- --file F --interval 1d|1m [--stack NAME [--region R]] [--now ISO] [--concurrency N]';

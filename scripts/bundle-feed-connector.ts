@@ -5,8 +5,10 @@
  */
 import { parseArgs } from 'node:util';
 import { FEED_CONNECTOR_ENTRY } from '#contracts/feed';
-import { exitWith, UsageError } from './lib/cli.ts';
+import { answerHelp, exitWith, UsageError } from './lib/cli.ts';
 import { bundleContainerEntry } from './lib/container-bundle.ts';
+
+answerHelp(import.meta.url);
 
 const COMMAND = 'bundle-feed-connector';
 

@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type Session, sessionsBetween } from '#domain/calendar/sessions';
 import { formatUtcIso } from '#domain/calendar/time-zone';
+import { answerHelp } from './lib/cli.ts';
 
 export const CSV_HEADER = 'date,open,close';
 
@@ -89,4 +90,7 @@ function isEntryPoint(): boolean {
   return script !== undefined && import.meta.url === pathToFileURL(script).href;
 }
 
-if (isEntryPoint()) main();
+if (isEntryPoint()) {
+  answerHelp(import.meta.url);
+  main();
+}

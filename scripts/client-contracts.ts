@@ -2,7 +2,10 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '#lib/project-root';
+import { answerHelp } from './lib/cli.ts';
 import { clientContractsSource } from './lib/client-contracts.ts';
+
+answerHelp(import.meta.url);
 
 export const CLIENT_CONTRACTS_FILE = join(PROJECT_ROOT, 'clients', 'typescript', 'src', 'contracts.ts');
 

@@ -9,8 +9,11 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PROJECT_ROOT } from '#lib/project-root';
+import { answerHelp } from './lib/cli.ts';
 import { launchChromium } from './lib/headless-chromium.ts';
 import { startLocalStack } from './local/stack.ts';
+
+answerHelp(import.meta.url);
 
 const { values } = parseArgs({
   options: {

@@ -21,6 +21,9 @@
  */
 import { spawnSync } from 'node:child_process';
 import { STACK_NAME } from '#contracts/stack-outputs';
+import { answerHelp } from './lib/cli.ts';
+
+answerHelp(import.meta.url);
 
 const endpoint = new URL(process.env.LOCALSTACK_ENDPOINT ?? 'http://localhost:4566');
 const port = endpoint.port ? `:${endpoint.port}` : '';

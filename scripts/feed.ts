@@ -1,24 +1,32 @@
 /**
  * `npm run feed -- --provider alpaca|polygon [--url URL] [--symbols A,B] [--stack NAME]`: feeds a provider's
  * live trades to the running local stack (found as `npm run replay` finds it) or to a deployed stack's trades
- * stream, until Ctrl-C (docs/data-sources.md#locally). Prints a status line every 30 s.
+ * stream, until Ctrl-C (docs/data-sources.md#locally). Prints a status line every 30 s. Keeps each feed's
+ * position in the stack's feed-positions table and, started again, fills what it missed since.
  *
  *   --provider P     alpaca (APCA_API_KEY_ID, APCA_API_SECRET_KEY) or polygon (POLYGON_API_KEY), from the environment
  *   --url URL        another endpoint of the same protocol: Alpaca's stream URL (`.../v2/sip`), Polygon's cluster root
  *   --symbols A,B    default: the universe (data/universe.csv)
  *   --stack NAME     put on the deployed stack's Kinesis trades stream instead [--region R]
  *   --local-url U    a local stack's origin (default: the running one's, from .data/local-stack.json)
+ *   --endpoint U     the local stack's DynamoDB, where each feed's position is kept (default: the running one's)
  *   --rest-url U     the provider's REST origin for gap fills (default: the provider's)
+ *   -h, --help       this text
+ *
+ * `--url` must be wss:// and `--rest-url` https://, except to a loopback address (a local fake): the
+ * credentials never travel in clear text (docs/data-sources.md#endpoints-and-credentials).
  */
 import { parseArgs } from 'node:util';
 import { FEED_PROVIDERS, type FeedProvider } from '#contracts/feed';
 import type { FeedLog } from '#domain/feed/ports';
 import { FeedService } from '#runtime/feed-service';
-import { FeedSettingsError, feedCredentials, feedSymbols } from '#runtime/feed-settings';
-import { exitWith, UsageError } from './lib/cli.ts';
+import { FeedSettingsError, feedCredentials, feedSymbols, secureEndpoint } from '#runtime/feed-settings';
+import { answerHelp, exitWith, UsageError } from './lib/cli.ts';
 import { statusLine } from './lib/feed-status.ts';
 import { DEFAULT_DATA_DIR } from './lib/project.ts';
-import { tradeSinkFor } from './lib/trade-sinks.ts';
+import { feedPositionsFor, tradeSinkFor } from './lib/trade-sinks.ts';
+
+answerHelp(import.meta.url);
 
 const STATUS_EVERY_MS = 30_000;
 
@@ -42,6 +50,7 @@ try {
       region: { type: 'string' },
       'local-url': { type: 'string' },
       'rest-url': { type: 'string' },
+      endpoint: { type: 'string' },
       'data-dir': { type: 'string', default: DEFAULT_DATA_DIR },
     },
   });
@@ -52,11 +61,23 @@ try {
   const credentials = await feedCredentials(provider, undefined).catch((error: unknown) => {
     throw error instanceof FeedSettingsError ? new UsageError(error.message) : error;
   });
+  const positions = await feedPositionsFor({
+    stack: values.stack,
+    region: values.region,
+    endpoint: values.endpoint,
+    url: values['local-url'],
+    dataDir: values['data-dir'],
+  });
+  if (positions === undefined) {
+    consoleLog.warn(
+      'No local DynamoDB found (--endpoint): the position is not kept; a restart fills nothing',
+    );
+  }
   const service = new FeedService({
     provider,
     credentials,
-    ...(values.url ? { url: values.url } : {}),
-    ...(values['rest-url'] ? { restUrl: values['rest-url'] } : {}),
+    ...(values.url ? { url: secureEndpoint('--url', values.url, 'wss:') } : {}),
+    ...(values['rest-url'] ? { restUrl: secureEndpoint('--rest-url', values['rest-url'], 'https:') } : {}),
     symbols: feedSymbols(values.symbols),
     sink: await tradeSinkFor({
       stack: values.stack,
@@ -66,6 +87,7 @@ try {
     }),
     log: consoleLog,
     emitMetrics: false,
+    ...(positions ? { positions } : {}),
   });
   let previousPut = 0;
   let previousAt = Date.now();

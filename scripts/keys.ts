@@ -16,7 +16,7 @@ import { DynamoAccountStore } from '#adapters/dynamo/account-store';
 import { DynamoApiKeyStore } from '#adapters/dynamo/api-key-store';
 import { ENTITLEMENT_STATUSES, type EntitlementStatus } from '#domain/access/accounts';
 import type { ApiKeyRecord } from '#domain/access/api-keys';
-import { exitWith, UsageError } from './lib/cli.ts';
+import { answerHelp, exitWith, UsageError } from './lib/cli.ts';
 import {
   createKey,
   KeyAdministrationError,
@@ -27,6 +27,8 @@ import {
   setEntitlement,
 } from './lib/key-administration.ts';
 import { resolveTarget, TARGET_ARGS } from './lib/target.ts';
+
+answerHelp(import.meta.url);
 
 const USAGE = `usage: npm run keys -- <create|list|revoke|entitlement> [options]
   create --account A --scopes metadata:read,prices:read --label "L"

@@ -6,6 +6,9 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '#lib/project-root';
 import { asyncApiDiagnostics } from './lib/asyncapi-lint.ts';
+import { answerHelp } from './lib/cli.ts';
+
+answerHelp(import.meta.url);
 
 const file = join(PROJECT_ROOT, 'docs', 'asyncapi.json');
 const { failing, notes } = await asyncApiDiagnostics(await readFile(file, 'utf8'));

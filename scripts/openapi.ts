@@ -2,7 +2,10 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '#lib/project-root';
+import { answerHelp } from './lib/cli.ts';
 import { openApiDocument } from './lib/openapi.ts';
+
+answerHelp(import.meta.url);
 
 const OPENAPI_FILE = join(PROJECT_ROOT, 'docs', 'openapi.json');
 

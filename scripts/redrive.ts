@@ -16,7 +16,7 @@ import { KinesisTradeSink } from '#adapters/kinesis/trade-sink';
 import { STACK_OUTPUTS } from '#contracts/stack-outputs';
 import type { FailedBatch } from '#domain/market-data/dead-letters';
 import type { TradeSink } from '#domain/market-data/ports';
-import { exitWith, UsageError } from './lib/cli.ts';
+import { answerHelp, exitWith, UsageError } from './lib/cli.ts';
 import {
   type BatchReader,
   decodeLetters,
@@ -29,6 +29,8 @@ import { DEFAULT_DATA_DIR } from './lib/project.ts';
 import { runningLocalStack, stackOutputs } from './lib/target.ts';
 import { LOCAL_SQS_PATH, LocalDeadLetterQueue } from './local/dead-letter-queue.ts';
 import { LOCAL_AWS } from './local/dynamo.ts';
+
+answerHelp(import.meta.url);
 
 /** Long enough to redrive what was received before another reader could see it. */
 const VISIBILITY_SECONDS = 300;

@@ -12,10 +12,12 @@ import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Trade } from '#domain/market-data/bars';
 import type { TradeSink } from '#domain/market-data/ports';
-import { exitWith, UsageError } from './lib/cli.ts';
+import { answerHelp, exitWith, UsageError } from './lib/cli.ts';
 import { DEFAULT_DATA_DIR } from './lib/project.ts';
 import { parseReplayCsv, ReplayFileError } from './lib/replay-file.ts';
 import { tradeSinkFor } from './lib/trade-sinks.ts';
+
+answerHelp(import.meta.url);
 
 /** Trades sent together while pacing: at most this much of the file's time apart. */
 const PACING_SLICE_MS = 100;

@@ -5,9 +5,11 @@
  */
 import { parseArgs } from 'node:util';
 import { DynamoInstrumentCatalog } from '#adapters/dynamo/instrument-catalog';
-import { exitWith } from './lib/cli.ts';
+import { answerHelp, exitWith } from './lib/cli.ts';
 import { resolveTarget, TARGET_ARGS } from './lib/target.ts';
 import { seedUniverse } from './lib/universe.ts';
+
+answerHelp(import.meta.url);
 
 try {
   const { values } = parseArgs({ options: { ...TARGET_ARGS, file: { type: 'string' } } });

@@ -10,7 +10,7 @@ import { APIGatewayClient, GetApiKeysCommand, GetUsageCommand } from '@aws-sdk/c
 import { type DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoApiKeyStore } from '#adapters/dynamo/api-key-store';
 import { STACK_OUTPUTS } from '#contracts/stack-outputs';
-import { exitWith, UsageError } from './lib/cli.ts';
+import { answerHelp, exitWith, UsageError } from './lib/cli.ts';
 import { DEFAULT_DATA_DIR } from './lib/project.ts';
 import { resolveTarget, runningLocalStack, stackOutputs } from './lib/target.ts';
 import {
@@ -20,6 +20,8 @@ import {
   type PushedMessage,
   type RestUsage,
 } from './lib/usage-report.ts';
+
+answerHelp(import.meta.url);
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const DAY_MS = 86_400_000;

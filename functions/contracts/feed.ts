@@ -4,6 +4,7 @@
  * that runs it on AWS. The connector is a long-running Node 24 process, not a Lambda.
  */
 import * as z from 'zod/mini';
+import { TABLES } from './tables.ts';
 
 export const FEED_PROVIDERS = ['alpaca', 'polygon'] as const;
 export type FeedProvider = (typeof FEED_PROVIDERS)[number];
@@ -26,6 +27,11 @@ export const FEED_ENV = {
   streamName: 'TRADES_STREAM_NAME',
   /** Optional, comma-separated: default, the universe (data/universe.csv). */
   symbols: 'FEED_SYMBOLS',
+  /**
+   * The table keeping each feed's position across restarts (docs/data-sources.md#a-restart-loses-nothing);
+   * without it the connector starts knowing nothing of the time it was down.
+   */
+  positionsTable: TABLES.feedPositions.envVar,
 } as const;
 
 /** The credential names per provider: environment variables locally, keys of the secret's JSON on AWS. */
@@ -57,6 +63,7 @@ export const feedEnvironmentSchema = z.object({
   [FEED_ENV.url]: z.optional(z.url()),
   [FEED_ENV.streamName]: z.optional(z.string().check(z.minLength(1))),
   [FEED_ENV.symbols]: z.optional(z.string().check(z.minLength(1))),
+  [FEED_ENV.positionsTable]: z.optional(z.string().check(z.minLength(1))),
 });
 
 export type FeedEnvironment = z.infer<typeof feedEnvironmentSchema>;

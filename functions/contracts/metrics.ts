@@ -105,6 +105,19 @@ export const METRICS = {
     description: 'Connections to the provider opened again after a drop or a silent socket',
     service: FEED_SERVICE_NAME,
   },
+  feedDisplaced: {
+    name: 'FeedDisplaced',
+    unit: 'Count',
+    description:
+      'Closes for the connection limit after being subscribed: another connection uses the feed’s key (alarmed)',
+    service: FEED_SERVICE_NAME,
+  },
+  feedIdentitiesEvicted: {
+    name: 'FeedIdentitiesEvicted',
+    unit: 'Count',
+    description: 'Trade ids the de-duplication forgot for its size cap while still inside its time window',
+    service: FEED_SERVICE_NAME,
+  },
   feedGapSeconds: {
     name: 'FeedGapSeconds',
     unit: 'Seconds',
@@ -128,6 +141,13 @@ export const METRICS = {
     unit: 'Count',
     description: 'Trades not put, by reason (condition, duplicate, backpressure, malformed, invalid, unsent)',
     dimension: 'Reason',
+    service: FEED_SERVICE_NAME,
+  },
+  feedPrintsOutsideBand: {
+    name: 'FeedPrintsOutsideBand',
+    unit: 'Count',
+    description:
+      'Equity prints outside the Limit Up-Limit Down band, put counting in volume only (also in FeedTradesPut)',
     service: FEED_SERVICE_NAME,
   },
 } as const satisfies Record<string, MetricDefinition>;

@@ -187,6 +187,15 @@ export const TABLES = {
     partitionKey: { name: 'key', type: 'S' },
     timeToLiveAttribute: 'expiresAt',
   },
+  /**
+   * One item per provider feed (`alpaca`, `polygon-stocks`, ...): the live feed connector's position, the
+   * trade time through which every trade it received was put, so a restart fills what it missed
+   * (docs/data-sources.md#a-restart-loses-nothing). Written at most every few seconds, never backwards.
+   */
+  feedPositions: {
+    envVar: 'FEED_POSITIONS_TABLE',
+    partitionKey: { name: 'feed', type: 'S' },
+  },
 } as const satisfies Record<string, TableDefinition>;
 
 /**

@@ -60,6 +60,8 @@ export const CLOSE_CODES = {
   forbidden: 4403,
   /** Replaced by a newer connection of the same account. */
   replaced: 4409,
+  /** Kept sending client messages far over its allowance (CLIENT_MESSAGE_RATE.closeAt in one window). */
+  messageRateExceeded: 4429,
 } as const;
 
 export type CloseCode = (typeof CLOSE_CODES)[keyof typeof CLOSE_CODES];
@@ -69,6 +71,7 @@ export const CLOSE_REASONS: Record<CloseCode, string> = {
   4401: 'no valid API key in handshake',
   4403: 'no active subscription, or key lacks ws:connect',
   4409: 'connection replaced by a newer connection of the same account',
+  4429: 'client message rate exceeded',
 };
 
 export interface WsRoute {
@@ -122,10 +125,16 @@ export const WS_ROUTES = [
 
 /**
  * One connection's client messages (docs/websocket.md#limits): at most `messages` per window of
- * `windowSeconds`; one more is answered `rate_limit_exceeded` and not acted on. Far above what subscribe,
- * unsubscribe and ping need (a partner subscribes once per connection, pings every few minutes).
+ * `windowSeconds`; the next `answeredRefusals` are answered `rate_limit_exceeded` and not acted on, later ones
+ * get no answer, and the `closeAt`-th message of a window closes the connection with 4429. Far above what
+ * subscribe, unsubscribe and ping need (a partner subscribes once per connection, pings every few minutes).
  */
-export const CLIENT_MESSAGE_RATE = { messages: 50, windowSeconds: 10 } as const;
+export const CLIENT_MESSAGE_RATE = {
+  messages: 50,
+  windowSeconds: 10,
+  answeredRefusals: 5,
+  closeAt: 100,
+} as const;
 
 /** Concurrent PostToConnection calls per invocation (the fan-out's pushes, the heartbeat's beats). */
 export const POST_CONCURRENCY = 32;

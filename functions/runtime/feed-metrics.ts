@@ -12,11 +12,15 @@ export interface FeedTotals {
   received: number;
   put: number;
   reconnects: number;
+  displacements: number;
+  identitiesEvicted: number;
   gaps: number;
   gapsFilled: number;
   dropped: Partial<Record<FeedDropReason, number>>;
   amendmentsApplied: number;
   amendmentsForwarded: number;
+  /** Prints put volume-only for lying outside the LULD band: a part of `put`, not a drop. */
+  outsideBand: number;
 }
 
 /**
@@ -29,11 +33,14 @@ export class FeedMetricsRecorder {
     received: 0,
     put: 0,
     reconnects: 0,
+    displacements: 0,
+    identitiesEvicted: 0,
     gaps: 0,
     gapsFilled: 0,
     dropped: {},
     amendmentsApplied: 0,
     amendmentsForwarded: 0,
+    outsideBand: 0,
   };
   private readonly metrics = new Metrics({
     namespace: process.env[METRICS_NAMESPACE_ENV] ?? METRICS_NAMESPACE,
@@ -49,8 +56,11 @@ export class FeedMetricsRecorder {
     this.metrics.addMetric(definition.name, definition.unit as MetricUnit, value);
   }
 
-  /** A FeedMetrics port for one feed's connector; `up` tells the recorder whether that feed is connected. */
-  port(up: (connected: boolean) => void): FeedMetrics {
+  /**
+   * A FeedMetrics port for one feed's connector; `up`, if given, hears whether that feed is connected (the
+   * status reads each connector's state instead: FeedService.status()).
+   */
+  port(up: (connected: boolean) => void = () => {}): FeedMetrics {
     const totals = this.totals;
     return {
       tradesReceived: (count) => {
@@ -65,6 +75,14 @@ export class FeedMetricsRecorder {
       reconnect: () => {
         totals.reconnects++;
         this.add('feedReconnects', 1);
+      },
+      displaced: () => {
+        totals.displacements++;
+        this.add('feedDisplaced', 1);
+      },
+      identitiesEvicted: (count) => {
+        totals.identitiesEvicted += count;
+        this.add('feedIdentitiesEvicted', count);
       },
       gap: (startMs, endMs, filled) => {
         totals.gaps++;
@@ -82,6 +100,10 @@ export class FeedMetricsRecorder {
       amendment: (outcome) => {
         if (outcome === 'applied') totals.amendmentsApplied++;
         else totals.amendmentsForwarded++;
+      },
+      outsideBand: (count) => {
+        totals.outsideBand += count;
+        this.add('feedPrintsOutsideBand', count);
       },
     };
   }

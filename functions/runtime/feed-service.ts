@@ -10,11 +10,15 @@ import { POLYGON_SOCKET_URL, polygonFeed } from '#adapters/feed/polygon';
 import type { FeedProvider } from '#contracts/feed';
 import { sessionAt } from '#domain/calendar/sessions';
 import { newYorkDate } from '#domain/calendar/time-zone';
+import { describeFeedState, type FeedConnectionState } from '#domain/feed/connection-state';
 import { isContinuousFuture, providerSymbolOn } from '#domain/feed/futures-roll';
-import type { FeedLog, TradeFeed } from '#domain/feed/ports';
+import type { FeedLog, FeedPositionStore, TradeFeed } from '#domain/feed/ports';
+import { luldTierOf } from '#domain/feed/price-band';
+import { latestSessionOpenMs } from '#domain/feed/restart';
 import type { TradeSink } from '#domain/market-data/ports';
 import { FeedConnector, type FeedConnectorSettings } from '#use-cases/feed-connector';
 import { FeedMetricsRecorder, type FeedTotals } from './feed-metrics.ts';
+import { luldTier1Symbols } from './feed-settings.ts';
 
 export interface FeedServiceOptions {
   readonly provider: FeedProvider;
@@ -30,6 +34,10 @@ export interface FeedServiceOptions {
   readonly settings?: Partial<FeedConnectorSettings>;
   /** Emit the Feed* metrics as EMF on stdout (on AWS); false: keep totals only (`npm run feed`). */
   readonly emitMetrics?: boolean;
+  /** The LULD Tier 1 symbols (default: the universe file's, functions/runtime/feed-settings.ts); others Tier 2. */
+  readonly luldTier1?: ReadonlySet<string>;
+  /** Where each feed's position is kept across restarts; without it a start fills nothing it missed. */
+  readonly positions?: FeedPositionStore;
 }
 
 interface CoveredFeed {
@@ -79,14 +87,20 @@ export function subscriptionOn(symbols: readonly string[], nowMs: number): Map<s
 }
 
 export interface FeedStatus {
+  /** Every feed connected. */
   readonly connected: boolean;
-  readonly feeds: number;
+  /** Each feed's connection: connected, or reconnecting since when, and a gap open since when. */
+  readonly feeds: readonly FeedConnectionState[];
   readonly totals: Readonly<FeedTotals>;
+}
+
+/** What the status says of the feeds: `alpaca connected`; `polygon-stocks reconnecting since T, gap open since T`. */
+export function describeFeeds(status: FeedStatus): string {
+  return status.feeds.length === 0 ? 'no feed' : status.feeds.map(describeFeedState).join('; ');
 }
 
 export class FeedService {
   private readonly connectors: FeedConnector[] = [];
-  private readonly up = new Map<string, boolean>();
   private readonly recorder: FeedMetricsRecorder;
   private flushTimer: NodeJS.Timeout | undefined;
 
@@ -101,8 +115,8 @@ export class FeedService {
       this.options.log.warn('Symbols this provider does not carry: not fed', { symbols: uncovered });
     }
     if (feeds.length === 0) throw new Error('no symbol to feed: the provider carries none of them');
+    const tier1 = this.options.luldTier1 ?? luldTier1Symbols();
     for (const { feed, symbols } of feeds) {
-      this.up.set(feed.name, false);
       this.connectors.push(
         new FeedConnector(
           {
@@ -110,10 +124,13 @@ export class FeedService {
             sink: this.options.sink,
             symbolsOn: (nowMs) => subscriptionOn(symbols, nowMs),
             isSessionOpen: (nowMs) => sessionAt(new Date(nowMs)) !== undefined,
+            luldTierOf: (symbol) => luldTierOf(symbol, tier1),
             nowMs: Date.now,
             random: Math.random,
-            metrics: this.recorder.port((connected) => this.up.set(feed.name, connected)),
+            metrics: this.recorder.port(),
             log: this.options.log,
+            ...(this.options.positions ? { positions: this.options.positions } : {}),
+            latestSessionOpenMs,
           },
           this.options.settings,
         ),
@@ -144,10 +161,10 @@ export class FeedService {
   }
 
   status(): FeedStatus {
-    const states = [...this.up.values()];
+    const feeds = this.connectors.map((connector) => connector.state);
     return {
-      connected: states.length > 0 && states.every(Boolean),
-      feeds: states.length,
+      connected: feeds.length > 0 && feeds.every((feed) => feed.phase === 'connected'),
+      feeds,
       totals: this.recorder.totals,
     };
   }

@@ -19,7 +19,31 @@ export function feedEnvironment(env: NodeJS.ProcessEnv = process.env): FeedEnvir
     const issues = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
     throw new FeedSettingsError(`bad feed configuration: ${issues.join('; ')}`);
   }
+  const url = parsed.data[FEED_ENV.url];
+  if (url !== undefined) secureEndpoint(FEED_ENV.url, url, 'wss:');
   return parsed.data;
+}
+
+const LOOPBACK_HOSTS = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
+/**
+ * A provider endpoint the credentials may be sent to (docs/data-sources.md#endpoints-and-credentials):
+ * `wss:` for a stream, `https:` for REST; the clear-text `ws:` / `http:` only to a loopback address (a
+ * local fake). Anything else is refused with one line naming the setting.
+ */
+export function secureEndpoint(name: string, url: string, secure: 'wss:' | 'https:'): string {
+  const clear = secure === 'wss:' ? 'ws:' : 'http:';
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new FeedSettingsError(`${name} is not a URL: ${url}`);
+  }
+  if (parsed.protocol === secure) return url;
+  if (parsed.protocol === clear && LOOPBACK_HOSTS.test(parsed.hostname)) return url;
+  throw new FeedSettingsError(
+    `${name} must be a ${secure}// URL (${clear}// only to a loopback address): ${parsed.protocol}//${parsed.host} would carry the credentials ${parsed.protocol === clear ? 'in clear text' : 'over another protocol'}`,
+  );
 }
 
 /**
@@ -65,4 +89,21 @@ export function feedSymbols(symbols: string | undefined, universeFile = 'data/un
   }
   const rows = parse(text, { columns: true, skip_empty_lines: true }) as { symbol: string }[];
   return rows.map((row) => row.symbol);
+}
+
+/**
+ * The symbols the LULD band treats as Tier 1 (docs/data-sources.md#erroneous-prints-the-luld-band): every
+ * symbol of the universe file, whose stocks are S&P 500 constituents and whose ETPs are broad index funds,
+ * all Tier 1 under the Plan. A symbol fed from outside it (FEED_SYMBOLS, `--symbols`) is Tier 2, the wider
+ * band. An unreadable file leaves every symbol Tier 2.
+ */
+export function luldTier1Symbols(universeFile = 'data/universe.csv'): Set<string> {
+  let text: string;
+  try {
+    text = readFileSync(universeFile, 'utf8');
+  } catch {
+    return new Set();
+  }
+  const rows = parse(text, { columns: true, skip_empty_lines: true }) as { symbol: string }[];
+  return new Set(rows.map((row) => row.symbol));
 }

@@ -2,6 +2,7 @@ import { defaultMessage } from '#contracts/errors';
 import { CLIENT_MESSAGE_RATE, CLOSE_CODES, type CloseCode } from '#contracts/websocket';
 import type { CredentialLookup } from '#domain/access/ports';
 import { closeCodeFor } from '#domain/streaming/access';
+import { type MessageCounts, type MessageVerdict, verdictFor } from '#domain/streaming/message-allowance';
 import {
   type AcceptedTopic,
   type ClientMessage,
@@ -107,12 +108,54 @@ function parseClientMessage(body: string | null | undefined): ClientMessage | Se
 const isReply = (message: ClientMessage | ServerReply): message is ServerReply =>
   (message as ServerReply).op === 'error';
 
+/** The refusal of a message over the allowance: answered, silent, or the connection closed with 4429. */
+async function refusal(
+  verdict: Exclude<MessageVerdict, 'admit'>,
+  connectionId: string,
+  body: string | null | undefined,
+  clients: ClientConnections,
+): Promise<ServerReply[]> {
+  if (verdict === 'close') {
+    await clients.close(connectionId, CLOSE_CODES.messageRateExceeded);
+    return [];
+  }
+  if (verdict === 'ignore') return [];
+  const { messages, windowSeconds } = CLIENT_MESSAGE_RATE;
+  return [
+    errorReply(
+      'rate_limit_exceeded',
+      `at most ${messages} messages per ${windowSeconds} seconds per connection`,
+      echoedId(body),
+    ),
+  ];
+}
+
+/**
+ * The free check before any read or write (docs/websocket.md#limits): the connection's messages counted in
+ * this function instance's memory. Over the allowance there, the message is refused as its count says
+ * (answered, silent, or the connection closed with 4429) and these replies are its only answer; undefined:
+ * go on to {@link handleClientMessage}.
+ */
+export async function screenClientMessage(
+  connectionId: string,
+  body: string | null | undefined,
+  ports: {
+    readonly messageCounts: MessageCounts;
+    readonly clients: ClientConnections;
+    readonly nowMs: () => number;
+  },
+): Promise<ServerReply[] | undefined> {
+  const verdict = verdictFor(ports.messageCounts.count(connectionId, ports.nowMs()));
+  return verdict === 'admit' ? undefined : refusal(verdict, connectionId, body, ports.clients);
+}
+
 /**
  * One client message (`$default`), answered with replies in order: one `error` per refused topic, then
  * `subscribed` / `unsubscribed` listing what took effect (possibly nothing), or `pong`. An error never
- * closes the connection. A message over the connection's allowance (CLIENT_MESSAGE_RATE) is answered
- * `rate_limit_exceeded` and not read further. A connection that is no longer its account's one (it lost a
- * connect race) is closed with 4409 instead.
+ * closes the connection. A message over the connection's allowance (CLIENT_MESSAGE_RATE, counted across
+ * instances in storage) is answered `rate_limit_exceeded` and not read further, past a few refusals not
+ * answered, and far past it closes the connection with 4429. A connection that is no longer its account's
+ * one (it lost a connect race) is closed with 4409 instead.
  */
 export async function handleClientMessage(
   connection: ConnectionRecord,
@@ -123,16 +166,8 @@ export async function handleClientMessage(
     readonly nowMs: () => number;
   },
 ): Promise<ServerReply[]> {
-  if (!(await ports.messageRate.admit(connection.connectionId, ports.nowMs()))) {
-    const { messages, windowSeconds } = CLIENT_MESSAGE_RATE;
-    return [
-      errorReply(
-        'rate_limit_exceeded',
-        `at most ${messages} messages per ${windowSeconds} seconds per connection`,
-        echoedId(body),
-      ),
-    ];
-  }
+  const verdict = verdictFor(await ports.messageRate.count(connection.connectionId, ports.nowMs()));
+  if (verdict !== 'admit') return refusal(verdict, connection.connectionId, body, ports.clients);
   const current = await ports.connections.get(connection.accountId);
   if (current?.connectionId !== connection.connectionId) {
     await ports.clients.close(connection.connectionId, CLOSE_CODES.replaced);

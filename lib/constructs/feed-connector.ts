@@ -1,4 +1,5 @@
 import { Duration, RemovalPolicy, Size, Stack, Validations } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Peer, Port, SecurityGroup, SubnetType, Vpc } from 'aws-cdk-lib/aws-ec2';
 import { DockerImageAsset, Platform } from 'aws-cdk-lib/aws-ecr-assets';
 import {
@@ -34,6 +35,8 @@ export interface FeedConnectorProps {
   readonly provider: FeedProvider;
   /** The trades stream the connector puts records into. */
   readonly stream: IStream;
+  /** The table keeping each feed's position across restarts (TABLES.feedPositions). */
+  readonly positions: ITable;
   /**
    * An existing secret holding the provider's credentials (`-c feedSecretName=NAME`); without it the
    * construct creates an empty secret the operator fills (docs/data-sources.md#on-aws).
@@ -57,8 +60,8 @@ export interface FeedConnectorProps {
  *   (minimum healthy 0 %, maximum 100 %), since a provider allows one connection per feed; a deployment whose
  *   tasks keep failing is stopped and rolled back (the circuit breaker).
  * - Credentials in Secrets Manager, read by the task with the SDK at start (FEED_SECRET_ARN), never in the
- *   template, the task definition or the logs. The task role may put records on the trades stream and read
- *   that one secret, nothing else.
+ *   template, the task definition or the logs. The task role may put records on the trades stream, read
+ *   that one secret, and get and put its position items, nothing else.
  * - A VPC with public subnets only and a public IP for the task: egress to the internet on 443 without a NAT
  *   gateway; no inbound rule.
  */
@@ -137,7 +140,7 @@ export class FeedConnector extends Construct {
         // Only ECS tasks of this account may assume it (the cross-service confused-deputy guard).
         conditions: { StringEquals: { 'aws:SourceAccount': stack.account } },
       }),
-      description: `Task role of ${this.node.path}: put trades on the stream, read the feed secret`,
+      description: `Task role of ${this.node.path}: put trades on the stream, read the feed secret, keep its position`,
     });
     // Exactly what the connector calls, each on its one resource (stream.grantWrite would add PutRecord,
     // ListShards and DescribeStreamSummary; secret.grantRead would add DescribeSecret).
@@ -149,6 +152,14 @@ export class FeedConnector extends Construct {
         actions: ['secretsmanager:GetSecretValue'],
         // A secret named in the context has a partial ARN: its full ARN ends with six random characters.
         resources: [this.secret.secretFullArn ?? `${this.secret.secretArn}-??????`],
+      }),
+    );
+    // Its position per feed, read once at start and written every few seconds (functions/adapters/dynamo/
+    // feed-position-store.ts): one item by key, never a query.
+    this.taskRole.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+        resources: [props.positions.tableArn],
       }),
     );
 
@@ -182,6 +193,7 @@ export class FeedConnector extends Construct {
         [FEED_ENV.provider]: props.provider,
         [FEED_ENV.secretArn]: this.secretArn,
         [FEED_ENV.streamName]: props.stream.streamName,
+        [FEED_ENV.positionsTable]: props.positions.tableName,
         ...(props.url ? { [FEED_ENV.url]: props.url } : {}),
         AWS_REGION: stack.region,
         POWERTOOLS_SERVICE_NAME: FEED_SERVICE_NAME,

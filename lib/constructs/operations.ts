@@ -44,6 +44,12 @@ export const ALARM_THRESHOLDS = {
   dynamoThrottles: 1,
   /** Minutes of an open market with no trade applied: the feed is silent. */
   feedSilenceMinutes: 5,
+  /**
+   * Displacements of the feed connector in 5 minutes: any one means another connection uses the feed's key
+   * (a second connector, a developer's `npm run feed` on the production key). The connector stops after 5
+   * in 10 minutes (docs/data-sources.md#two-connectors-on-one-key).
+   */
+  feedDisplacements: 1,
 } as const;
 
 /** The throttled-requests metric, filtered from the REST stage's access log. */
@@ -101,6 +107,8 @@ export class Operations extends Construct {
   readonly feedSilenceAlarm: Alarm;
   /** With the feed connector: the market is open and the connector received no trade. */
   readonly feedConnectorSilenceAlarm?: Alarm;
+  /** With the feed connector: another connection on the feed's key displaced it. */
+  readonly feedDisplacedAlarm?: Alarm;
 
   constructor(scope: Construct, id: string, props: OperationsProps) {
     super(scope, id);
@@ -167,6 +175,17 @@ export class Operations extends Construct {
           `${ALARM_THRESHOLDS.feedSilenceMinutes} minutes: the provider, the connection or the connector's ` +
           'task (docs/operations.md#the-feed-connector-is-silent-or-reconnects-a-lot).',
       });
+      this.feedDisplacedAlarm = this.alarm(
+        'FeedDisplacedAlarm',
+        serviceMetric('feedDisplaced', { period: Duration.minutes(5) }),
+        {
+          threshold: ALARM_THRESHOLDS.feedDisplacements,
+          description:
+            `Another connection on the ${props.feedConnector.provider} feed's key took the feed from the ` +
+            'connector: a second connector or client uses the key; the connector stops after 5 in 10 minutes ' +
+            '(docs/operations.md#the-feed-connector-was-displaced).',
+        },
+      );
     }
 
     new MetricFilter(this, 'ThrottledRequestsFilter', {
@@ -465,8 +484,8 @@ function feedConnectorWidgets(connector: FeedConnector) {
       [serviceMetric('feedConnected', { statistic: Stats.MINIMUM })],
     ),
     graph(
-      'Reconnects / gap seconds',
-      [serviceMetric('feedReconnects')],
+      'Reconnects, displacements / gap seconds',
+      [serviceMetric('feedReconnects'), serviceMetric('feedDisplaced')],
       [serviceMetric('feedGapSeconds'), feedConnectorSilence()],
     ),
     graph('Lag from the trade’s time (ms)', [

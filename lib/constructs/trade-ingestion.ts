@@ -61,9 +61,9 @@ export class TradeIngestion extends Construct implements EventSourceFailures {
       description: 'Kinesis trades: one shard batch folded into prices, ledgers and bars',
       tables: props.tables,
       bindings: INGEST.tables,
-      // A full batch (up to 10,000 trades) reads and writes the ledgers and bars of every symbol in it; more memory
-      // also means more CPU on Lambda. The timeout leaves room for DynamoDB retries without letting a stuck
-      // invocation hold its shard for long.
+      // A full batch (up to 10,000 records of up to 100 trades each) reads and writes the ledgers and bars of
+      // every symbol in it; more memory also means more CPU on Lambda. The timeout leaves room for DynamoDB
+      // retries without letting a stuck invocation hold its shard for long.
       memorySize: 1024,
       timeout: Duration.seconds(60),
     });
@@ -90,8 +90,8 @@ export class TradeIngestion extends Construct implements EventSourceFailures {
 
     this.ingestFunction.lambda.addEventSource(
       new KinesisEventSource(this.stream, {
-        // Up to 10,000 trades or 1 second, whichever comes first: big batches amortize the per-symbol ledger
-        // reads and writes, and the window keeps quotes within about a second of the trade.
+        // Up to 10,000 records (of up to 100 trades each) or 1 second, whichever comes first: big batches amortize
+        // the per-symbol ledger reads and writes, and the window keeps quotes within about a second of the trade.
         batchSize: INGEST_BATCH.size,
         maxBatchingWindow: Duration.seconds(INGEST_BATCH.windowSeconds),
         // TRIM_HORIZON, not LATEST: a mapping created (or replaced) after producers started, e.g. a replay

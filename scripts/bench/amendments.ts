@@ -98,7 +98,7 @@ function sizes(): BenchResult {
  * within its de-duplication window, 200,000 by default), measured as heap growth.
  */
 function connectorMemory(): BenchResult {
-  const entries = FEED_CONNECTOR_SETTINGS.dedupeWindow;
+  const entries = FEED_CONNECTOR_SETTINGS.maxIdentities;
   const before = process.memoryUsage().heapUsed;
   const times = new LRUCache<string, number>({ max: entries });
   for (let index = 0; index < entries; index++) {

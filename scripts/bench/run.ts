@@ -12,6 +12,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import { answerHelp } from '../lib/cli.ts';
 import { benchAggregation } from './aggregation.ts';
 import { benchAmendments } from './amendments.ts';
 import { benchBackfill } from './backfill.ts';
@@ -23,6 +24,8 @@ import { benchRest } from './rest.ts';
 import { benchStrat } from './strat.ts';
 import type { Bench, BenchResult } from './types.ts';
 import { benchWebSocket } from './websocket.ts';
+
+answerHelp(import.meta.url);
 
 const BENCHES: Record<string, Bench> = {
   aggregation: benchAggregation,

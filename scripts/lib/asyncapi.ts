@@ -3,6 +3,7 @@ import {
   CHANNEL_NAMES,
   CHANNELS,
   type ChannelName,
+  CLIENT_MESSAGE_RATE,
   CLOSE_CODES,
   CLOSE_REASONS,
   type CloseCode,
@@ -100,6 +101,13 @@ const CLOSE_CODE_ROWS: readonly { code: CloseCode; onAws: string }[] = [
     onAws:
       'The connection receives `{"op":"close","code":4409,"reason":...}`, then the server ends it (the ' +
       'close frame then carries no meaningful code).',
+  },
+  {
+    code: CLOSE_CODES.messageRateExceeded,
+    onAws:
+      'The connection receives `{"op":"close","code":4429,"reason":...}`, then the server ends it. Sent once ' +
+      `a connection sends ${CLIENT_MESSAGE_RATE.closeAt} client messages in one ${CLIENT_MESSAGE_RATE.windowSeconds}-second ` +
+      'window; unlike the codes above it is not final: reconnect with backoff and send less.',
   },
 ];
 
@@ -479,7 +487,7 @@ const DESCRIPTION = [
   closeCodesTable,
   '',
   `A key revoked, or an entitlement lapsed, while connected closes the connection at the next heartbeat`,
-  `(within ${HEARTBEAT.intervalMinutes} minutes) with 4401 or 4403. Do not reconnect after any of these codes.`,
+  `(within ${HEARTBEAT.intervalMinutes} minutes) with 4401 or 4403. Do not reconnect after 4401, 4403 or 4409.`,
   '',
   'Any other close (the 2-hour connection limit on AWS, a network failure, a deployment) is not final:',
   'reconnect with exponential backoff and jitter, subscribe again, and catch up over REST.',

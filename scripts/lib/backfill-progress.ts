@@ -1,5 +1,5 @@
 /**
- * The progress of `npm run backfill` (docs/backfill.md#running-it): rows and symbols done, the pace and about
+ * The progress of `npm run backfill` (docs/backfill.md): rows and symbols done, the pace and about
  * how long is left. On a terminal one bar redrawn in place; otherwise (a log, CI) a line at most every few
  * seconds, and always the last one.
  */

@@ -13,13 +13,24 @@ export class LocalTradeSink implements TradeSink {
       const records = encodeTradeRecords(trades.slice(start, start + RECORDS_PER_REQUEST)).map(
         ({ partitionKey, data }) => ({ partitionKey, data }),
       );
+      await this.post(JSON.stringify({ records }));
+    }
+  }
+
+  /** One request; a full stream's 503 (docs/replay.md#back-pressure) is waited out and sent again. */
+  private async post(body: string): Promise<void> {
+    for (;;) {
       const response = await fetch(`${this.origin}/_local/records`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ records }),
+        body,
       });
-      if (!response.ok)
-        throw new Error(`the local stack refused the records: ${response.status} ${await response.text()}`);
+      if (response.ok) return;
+      const text = await response.text();
+      if (response.status !== 503)
+        throw new Error(`the local stack refused the records: ${response.status} ${text}`);
+      const seconds = Number(response.headers.get('Retry-After') ?? '1');
+      await new Promise((resolve) => setTimeout(resolve, (Number.isFinite(seconds) ? seconds : 1) * 1000));
     }
   }
 }

@@ -1,7 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { REST_BASE_PATH } from '#contracts/routes';
 import { buildConsole, type ConsoleFile } from '../../console/build.ts';
-import { isLoopbackAddress } from './control-plane.ts';
 import type { HttpAnswer } from './rest-gateway.ts';
 
 /** Where the local stack serves the web console (docs/console.md), on the API's origin. */
@@ -77,19 +76,13 @@ export class LocalConsoleSite {
   }
 }
 
-/** A Host header naming this machine: a page of another site rebound to 127.0.0.1 names its own host. */
-function isLoopbackHost(host: string | undefined): boolean {
-  const name = (host ?? '').replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1');
-  return name === 'localhost' || isLoopbackAddress(name);
-}
-
 /**
- * `GET /_local/demo-key`: `{"key": "<the demo key>"}`, to this machine only: the path is refused from
- * other hosts as every `/_local/` path (control-plane.ts), and a request whose Host is not a loopback name
- * (DNS rebinding) is refused too. It sends no CORS header, so another site's page cannot read it.
+ * `GET /_local/demo-key`: `{"key": "<the demo key>"}`, to this machine only: as every `/_local/` path, it is
+ * refused from other hosts, with a Host that is not a loopback name (DNS rebinding) or another Origin
+ * (control-plane.ts refusedControlRequest). It sends no CORS header, so another site's page cannot read it.
  */
 export function demoKeyAnswer(request: IncomingMessage, demoKey: string): HttpAnswer {
-  if (request.method !== 'GET' || !isLoopbackHost(request.headers.host)) return notFound();
+  if (request.method !== 'GET') return notFound();
   return {
     statusCode: 200,
     headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' },

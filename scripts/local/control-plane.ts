@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import * as z from 'zod/mini';
 import type { HttpAnswer } from './rest-gateway.ts';
-import type { LocalTradeStream } from './trade-stream.ts';
+import { LOCAL_STREAM_CAPACITY, type LocalTradeStream } from './trade-stream.ts';
 
 /**
  * Local-only endpoints beside the API, under `/_local/` (never on AWS): how `npm run replay` and tests put
@@ -11,7 +11,9 @@ import type { LocalTradeStream } from './trade-stream.ts';
 /** Every local-only path: these control endpoints and the WebSocket gateway's `@connections` API. */
 export const CONTROL_PREFIX = '/_local/';
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
-const MAX_RECORDS = 50_000;
+const MAX_RECORDS = LOCAL_STREAM_CAPACITY;
+/** How long a producer refused by a full stream waits before sending again. */
+const RETRY_AFTER_SECONDS = 1;
 
 const putRecordsSchema = z.object({
   records: z
@@ -51,13 +53,43 @@ export function isLoopbackAddress(address: string | undefined): boolean {
 }
 
 /**
- * The `/_local/` endpoints (the trades stream here, the `@connections` API of the WebSocket gateway) answer
- * only this machine: started with `--host 0.0.0.0`, the stack serves the API to other hosts, but a request
- * from one of them under `/_local/` is a 404 `not_found`, as if the path did not exist. Undefined: serve it.
+ * A request's path as the local stack routes it and as its loopback rule checks it: one value for both,
+ * resolved as a URL resolves it (`.` and `..` segments, `%2e%2e`, backslashes), so no spelling of a path can
+ * pass the rule as one path and be served as another.
  */
-export function refusedFromAfar(request: IncomingMessage): HttpAnswer | undefined {
-  const path = new URL(request.url ?? '/', 'http://localhost').pathname;
-  if (!path.startsWith(CONTROL_PREFIX) || isLoopbackAddress(request.socket.remoteAddress)) return undefined;
+export function routedPath(request: IncomingMessage): string {
+  return new URL(request.url ?? '/', 'http://localhost').pathname;
+}
+
+/** A Host header naming this machine: a page of another site rebound to 127.0.0.1 names its own host. */
+export function isLoopbackHost(host: string | undefined): boolean {
+  const name = (host ?? '').replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1');
+  return name === 'localhost' || isLoopbackAddress(name);
+}
+
+/**
+ * No Origin (a program: curl, `npm run replay`, the handlers' AWS SDK clients), or the origin of the stack
+ * itself (the console's page): a page of any other origin (another site, another port of this machine, a
+ * sandboxed `null`) is refused, text/plain POSTs included, which a browser sends without asking first.
+ */
+function isOwnOrigin(origin: string | undefined, host: string | undefined): boolean {
+  return origin === undefined || origin === `http://${host}`;
+}
+
+/**
+ * The `/_local/` endpoints (the trades stream, the dead-letter queue, metrics, usage, the demo key, the
+ * `@connections` API of the WebSocket gateway) answer only this machine, and only programs or pages of this
+ * stack's own origin (docs/architecture.md#the-local-control-plane): a request from
+ * another host (`--host 0.0.0.0`), with a Host that is not a loopback name (DNS rebinding), or with an Origin
+ * other than the stack's (a cross-site request) is a 404 `not_found`, as if the path did not exist. `path`
+ * is {@link routedPath}'s. Undefined: serve it.
+ */
+export function refusedControlRequest(request: IncomingMessage, path: string): HttpAnswer | undefined {
+  if (!path.startsWith(CONTROL_PREFIX)) return undefined;
+  const { host, origin } = request.headers;
+  if (isLoopbackAddress(request.socket.remoteAddress) && isLoopbackHost(host) && isOwnOrigin(origin, host)) {
+    return undefined;
+  }
   return answer(404, { error: { code: 'not_found', message: 'not found' } });
 }
 
@@ -76,7 +108,15 @@ export async function handleControl(request: IncomingMessage, stream: LocalTrade
     if (!parsed.success) {
       return answer(400, { error: { code: 'invalid_body', message: z.prettifyError(parsed.error) } });
     }
-    stream.put(parsed.data.records);
+    if (!stream.offer(parsed.data.records)) {
+      // Back-pressure (docs/replay.md#back-pressure): the producer waits and sends the same records again.
+      return {
+        ...answer(503, {
+          error: { code: 'stream_full', message: 'the local trades stream is full: retry after a second' },
+        }),
+        headers: { 'Content-Type': 'application/json', 'Retry-After': String(RETRY_AFTER_SECONDS) },
+      };
+    }
     await stream.flush();
     return answer(200, { accepted: parsed.data.records.length, deadLetters: stream.deadLetters.length });
   }

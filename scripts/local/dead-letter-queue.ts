@@ -18,6 +18,9 @@ interface StoredMessage {
   receiveCount: number;
 }
 
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
 const md5 = (text: string) => createHash('md5').update(text, 'utf8').digest('hex');
 
 function json(statusCode: number, body: unknown): HttpAnswer {
@@ -68,24 +71,37 @@ export class LocalDeadLetterQueue {
     const target = String(request.headers['x-amz-target'] ?? '');
     const text = await readBody(request, MAX_BODY_BYTES);
     if (text === undefined) return clientError('InvalidParameterValue', 'request body over 2 MiB');
-    let input: Record<string, unknown>;
+    let input: unknown;
     try {
-      input = JSON.parse(text || '{}') as Record<string, unknown>;
+      input = JSON.parse(text || '{}');
     } catch {
       return clientError('InvalidParameterValue', 'the request body is not JSON');
     }
+    if (!isRecord(input))
+      return clientError('InvalidParameterValue', 'the request body is not a JSON object');
+    const entries = input.Entries ?? [];
+    if (!Array.isArray(entries) || !entries.every(isRecord)) {
+      return clientError('InvalidParameterValue', 'Entries must be a list of objects');
+    }
+    return this.call(target, input, entries);
+  }
+
+  private call(
+    target: string,
+    input: Record<string, unknown>,
+    entries: Record<string, unknown>[],
+  ): HttpAnswer {
     switch (target) {
       case 'AmazonSQS.SendMessage': {
         const body = String(input.MessageBody ?? '');
         return json(200, { MessageId: this.send(body), MD5OfMessageBody: md5(body) });
       }
       case 'AmazonSQS.SendMessageBatch': {
-        const entries = (input.Entries ?? []) as { Id: string; MessageBody: string }[];
         return json(200, {
           Successful: entries.map(({ Id, MessageBody }) => ({
             Id,
-            MessageId: this.send(MessageBody),
-            MD5OfMessageBody: md5(MessageBody),
+            MessageId: this.send(String(MessageBody ?? '')),
+            MD5OfMessageBody: md5(String(MessageBody ?? '')),
           })),
           Failed: [],
         });
@@ -96,17 +112,13 @@ export class LocalDeadLetterQueue {
         this.remove(String(input.ReceiptHandle ?? ''));
         return json(200, {});
       case 'AmazonSQS.DeleteMessageBatch': {
-        const entries = (input.Entries ?? []) as { Id: string; ReceiptHandle: string }[];
-        for (const { ReceiptHandle } of entries) this.remove(ReceiptHandle);
+        for (const { ReceiptHandle } of entries) this.remove(String(ReceiptHandle ?? ''));
         return json(200, { Successful: entries.map(({ Id }) => ({ Id })), Failed: [] });
       }
       case 'AmazonSQS.ChangeMessageVisibilityBatch': {
-        const entries = (input.Entries ?? []) as {
-          Id: string;
-          ReceiptHandle: string;
-          VisibilityTimeout: number;
-        }[];
-        for (const entry of entries) this.changeVisibility(entry.ReceiptHandle, entry.VisibilityTimeout);
+        for (const entry of entries) {
+          this.changeVisibility(String(entry.ReceiptHandle ?? ''), Number(entry.VisibilityTimeout));
+        }
         return json(200, { Successful: entries.map(({ Id }) => ({ Id })), Failed: [] });
       }
       case 'AmazonSQS.GetQueueAttributes':

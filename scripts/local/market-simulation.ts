@@ -60,6 +60,8 @@ export async function startMarketSimulation(options: MarketSimulationOptions): P
 
   const model = createMarketModel({ seed: options.seed, symbols: options.instruments, startMs, startPrices });
   const timer = setInterval(() => {
+    // Back-pressure: while ingestion is behind, the market waits; its next tick covers the time since.
+    if (!options.stream.hasRoom()) return;
     const trades = model.advance(options.nowMs()).filter((trade) => ready.has(trade.symbol));
     if (trades.length > 0) {
       options.stream.put(

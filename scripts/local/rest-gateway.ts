@@ -79,9 +79,17 @@ export function renderGatewayResponse(
   };
 }
 
+/**
+ * An empty map for names a request chooses (headers, query and path parameters): without a prototype, so a
+ * name like `constructor` or `__proto__` is a name like any other, not Object.prototype's property.
+ */
+export function requestNameMap<Value>(): Record<string, Value> {
+  return Object.create(null) as Record<string, Value>;
+}
+
 export function requestHeaders(request: IncomingMessage) {
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
+  const headers = requestNameMap<string>();
+  const multiValueHeaders = requestNameMap<string[]>();
   for (let index = 0; index < request.rawHeaders.length; index += 2) {
     const name = request.rawHeaders[index] ?? '';
     const value = request.rawHeaders[index + 1] ?? '';
@@ -97,8 +105,8 @@ function queryParameters(url: URL) {
   if ([...url.searchParams.keys()].length === 0) {
     return { queryStringParameters: null, multiValueQueryStringParameters: null };
   }
-  const single: Record<string, string> = {};
-  const multi: Record<string, string[]> = {};
+  const single = requestNameMap<string>();
+  const multi = requestNameMap<string[]>();
   for (const [name, value] of url.searchParams) {
     single[name] = value;
     const values = multi[name] ?? [];
@@ -209,7 +217,10 @@ export class LocalRestGateway {
     for (const loaded of this.routes) {
       const found = loaded.pattern.exec(path);
       if (found && loaded.route.method === method) {
-        return { ...loaded, pathParameters: found.groups ? { ...found.groups } : undefined };
+        const pathParameters = found.groups
+          ? Object.assign(requestNameMap<string>(), found.groups)
+          : undefined;
+        return { ...loaded, pathParameters };
       }
     }
     return undefined;

@@ -73,6 +73,8 @@ class Shard<TRecord> {
 export class ShardedEventSource<TRecord, TEvent> {
   private readonly shards: Shard<TRecord>[];
   private stopped = false;
+  /** Set when a stop's grace is over: each shard ends after its batch in flight. */
+  private abandoning = false;
 
   constructor(
     private readonly binding: EventSourceBinding<TRecord, TEvent>,
@@ -86,6 +88,11 @@ export class ShardedEventSource<TRecord, TEvent> {
 
   get isStopped(): boolean {
     return this.stopped;
+  }
+
+  /** Records put and not yet handed to the consumer (a batch in flight is no longer counted). */
+  get queued(): number {
+    return this.shards.reduce((total, shard) => total + shard.queue.length, 0);
   }
 
   /**
@@ -106,10 +113,29 @@ export class ShardedEventSource<TRecord, TEvent> {
     await Promise.all(this.shards.map((shard) => this.wake(shard)));
   }
 
-  /** Refuses further records and resolves once the ones put so far are delivered or dead-lettered. */
-  async stop(): Promise<void> {
+  /**
+   * Refuses further records and resolves once the ones put so far are delivered or dead-lettered, or, with
+   * `graceMs`, once that long has passed and the batches in flight are done: the records still queued then
+   * are left undelivered, and their number is returned (0 when everything was delivered).
+   */
+  async stop(graceMs?: number): Promise<number> {
     this.stopped = true;
-    await this.flush();
+    const flushed = this.flush();
+    if (graceMs === undefined) {
+      await flushed;
+      return 0;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const graceOver = new Promise((resolve) => {
+      timer = setTimeout(resolve, graceMs);
+    });
+    await Promise.race([flushed, graceOver]);
+    clearTimeout(timer);
+    this.abandoning = true;
+    await flushed;
+    const left = this.queued;
+    for (const shard of this.shards) shard.queue.length = 0;
+    return left;
   }
 
   private shardOf(partitionKey: string): Shard<TRecord> {
@@ -126,7 +152,7 @@ export class ShardedEventSource<TRecord, TEvent> {
   }
 
   private async drain(shard: Shard<TRecord>): Promise<void> {
-    while (shard.queue.length > 0) {
+    while (shard.queue.length > 0 && !this.abandoning) {
       await new Promise((resolve) => setTimeout(resolve, this.options.batchWindowMs));
       const batch = shard.queue.splice(0, this.options.batchSize);
       const retry = await this.deliver(shard, batch);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
@@ -23,7 +23,7 @@ import { LOCAL_STACK_STATE_FILE } from '../lib/project.ts';
 import { seedUniverse } from '../lib/universe.ts';
 import { type ChangeConsumer, LocalChangeStreams, localStreamTables } from './change-streams.ts';
 import { CONSOLE_PATH, demoKeyAnswer, LOCAL_DEMO_KEY_PATH, LocalConsoleSite } from './console-site.ts';
-import { CONTROL_PREFIX, handleControl, refusedFromAfar } from './control-plane.ts';
+import { CONTROL_PREFIX, handleControl, refusedControlRequest, routedPath } from './control-plane.ts';
 import { LOCAL_SQS_PATH, LocalDeadLetterQueue } from './dead-letter-queue.ts';
 import { ensureDemoKey } from './demo-key.ts';
 import { LOCAL_AWS, localDocumentClient, localDynamoClient, startLocalDynamo } from './dynamo.ts';
@@ -32,7 +32,13 @@ import { invokeLocally } from './lambda-context.ts';
 import { type MarketSimulation, startMarketSimulation } from './market-simulation.ts';
 import type { LocalMetrics } from './metrics-summary.ts';
 import { RequestUsage } from './request-usage.ts';
-import { type AuthorizerHandler, LocalRestGateway, loadRestRoutes } from './rest-gateway.ts';
+import {
+  type AuthorizerHandler,
+  type HttpAnswer,
+  LocalRestGateway,
+  loadRestRoutes,
+  renderGatewayResponse,
+} from './rest-gateway.ts';
 import { ensureTables, localTableName } from './tables.ts';
 import { TokenBuckets } from './token-bucket.ts';
 import { LocalTradeStream, type StreamConsumer } from './trade-stream.ts';
@@ -129,6 +135,21 @@ function configureHandlerEnvironment(
  * time, yet not so short that reading every ledger crowds out ingestion in dynalite.
  */
 const DEFAULT_CLOCK_TICK_MS = 5_000;
+
+/** How long a stop lets the trades queued and the history backfill go on before leaving them. */
+const STOP_GRACE_MS = 3_000;
+
+/** Waits for `work`, but no longer than STOP_GRACE_MS. */
+async function withinGrace(work: Promise<unknown> | undefined): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    work?.catch(() => undefined),
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, STOP_GRACE_MS);
+    }),
+  ]);
+  clearTimeout(timer);
+}
 
 const importEntry = (entry: string) => import(pathToFileURL(join(PROJECT_ROOT, entry)).href);
 
@@ -244,30 +265,30 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   );
   const webSocket = new LocalWebSocketGateway(await loadWebSocketHandlers(), options.log);
   const consoleSite = new LocalConsoleSite();
+  // One path for routing and for the loopback rule (control-plane.ts routedPath).
+  const route = (request: IncomingMessage): Promise<HttpAnswer> => {
+    const path = routedPath(request);
+    const refused = refusedControlRequest(request, path);
+    if (refused) return Promise.resolve(refused);
+    if (path === CONSOLE_PATH || path.startsWith(`${CONSOLE_PATH}/`)) return consoleSite.handle(request);
+    if (!path.startsWith(CONTROL_PREFIX)) return gateway.handle(request);
+    if (path === LOCAL_DEMO_KEY_PATH) return Promise.resolve(demoKeyAnswer(request, demoKey));
+    if (path.startsWith(`${MANAGEMENT_PATH}/`)) return webSocket.handleManagement(request);
+    if (path === LOCAL_SQS_PATH || path.startsWith(`${LOCAL_SQS_PATH}/`))
+      return deadLetterQueue.handle(request);
+    if (path === LOCAL_METRICS_PATH) return Promise.resolve(metricsAnswer(localMetrics));
+    if (path === LOCAL_USAGE_PATH) return Promise.resolve(usageAnswer(gateway.usage, request.url ?? '/'));
+    return handleControl(request, trades);
+  };
   const server = createServer((request, response) => {
-    const url = request.url ?? '/';
-    const path = url.split('?')[0] ?? '/';
-    const refused = refusedFromAfar(request);
-    const handled = refused
-      ? Promise.resolve(refused)
-      : path === CONSOLE_PATH || path.startsWith(`${CONSOLE_PATH}/`)
-        ? consoleSite.handle(request)
-        : path === LOCAL_DEMO_KEY_PATH
-          ? Promise.resolve(demoKeyAnswer(request, demoKey))
-          : url.startsWith(MANAGEMENT_PATH)
-            ? webSocket.handleManagement(request)
-            : url.startsWith(LOCAL_SQS_PATH)
-              ? deadLetterQueue.handle(request)
-              : url.split('?')[0] === LOCAL_METRICS_PATH
-                ? Promise.resolve(metricsAnswer(localMetrics))
-                : url.split('?')[0] === LOCAL_USAGE_PATH
-                  ? Promise.resolve(usageAnswer(gateway.usage, url))
-                  : url.startsWith(CONTROL_PREFIX)
-                    ? handleControl(request, trades)
-                    : gateway.handle(request);
-    handled.then(
+    route(request).then(
       (answer) => response.writeHead(answer.statusCode, answer.headers).end(answer.body),
-      () => response.writeHead(500).end(),
+      (error: unknown) => {
+        // Never a bare status line: the envelope, as API Gateway's DEFAULT_5XX gives it.
+        options.log?.(`Request failed: ${error instanceof Error ? error.message : String(error)}`);
+        const failed = renderGatewayResponse('DEFAULT_5XX', { statusCode: 500 });
+        response.writeHead(failed.statusCode, failed.headers).end(failed.body);
+      },
     );
   });
   server.on('upgrade', (request, socket, head) => webSocket.handleUpgrade(request, socket, head));
@@ -369,8 +390,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       clearInterval(heartbeats);
       clearInterval(summaries);
       localMetrics.stop();
-      await (await simulation)?.stop();
-      await trades.stop();
+      // Within a few seconds: the market and the history backfill stop taking work; the trades still queued
+      // after STOP_GRACE_MS are left, and said so (docs/replay.md#back-pressure).
+      await withinGrace((await simulation)?.stop());
+      const left = await trades.stop(STOP_GRACE_MS);
+      if (left > 0) options.log?.(`Stopped with ${left} queued trades not ingested.`);
       await webSocket.stop();
       await changes.stop();
       server.closeAllConnections();

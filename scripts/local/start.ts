@@ -18,9 +18,13 @@ import { rm } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { previousSession, sessionAt, sessionOn } from '#domain/calendar/sessions';
 import { formatNewYorkIso, newYorkDate } from '#domain/calendar/time-zone';
+import { answerHelp } from '../lib/cli.ts';
 import { isProcessAlive, localStackStateFile } from '../lib/local-stack-state.ts';
 import { DEFAULT_DATA_DIR } from '../lib/project.ts';
 import { type LocalStack, startLocalStack } from './stack.ts';
+import { onStopSignals } from './stop-signals.ts';
+
+answerHelp(import.meta.url);
 
 function fail(message: string): never {
   process.stderr.write(`npm start: ${message}\n`);
@@ -98,7 +102,7 @@ function banner(stack: LocalStack, options: ReturnType<typeof parseOptions>): st
     `  node docs/examples/stream-client.mjs --url ${stack.wsUrl} --key ${key} --symbols ES1!,SPY,AAPL`,
     ...marketHint(options),
     '',
-    'Ctrl-C stops it.',
+    'Ctrl-C stops it (a second Ctrl-C at once).',
     '',
   ].join('\n');
 }
@@ -142,13 +146,8 @@ try {
 }
 process.stdout.write(banner(stack, options));
 
-let stopping = false;
-const stop = async () => {
-  if (stopping) return;
-  stopping = true;
-  process.stdout.write('\nStopping the local stack...\n');
-  await stack.stop();
-  process.exit(0);
-};
-process.on('SIGINT', stop);
-process.on('SIGTERM', stop);
+onStopSignals(process, {
+  stop: () => stack.stop(),
+  exit: (code) => process.exit(code),
+  log: (line) => process.stdout.write(`${line}\n`),
+});

@@ -33,6 +33,8 @@ export interface LocalStreamOptions {
    * `KinesisBatchInfo`), with the record itself added: this stream keeps none to re-read.
    */
   readonly onDeadLetter?: (message: string) => void;
+  /** Records the stream holds before it refuses more (LOCAL_STREAM_CAPACITY). */
+  readonly capacity?: number;
 }
 
 export interface DeadLetter {
@@ -48,13 +50,22 @@ export interface DeadLetter {
  */
 const LOCAL_BATCH_WINDOW_MS = 100;
 
+/**
+ * How many records the local stream holds waiting for the ingest handler (docs/replay.md#back-pressure): a
+ * producer faster than ingestion is refused (`offer`) or waits (`hasRoom`) rather than growing the queue
+ * without bound. As many as one `POST /_local/records` may carry, so an empty stream takes any request.
+ */
+export const LOCAL_STREAM_CAPACITY = 50_000;
+
 const STREAM_ARN = `arn:aws:kinesis:${LOCAL_AWS.region}:000000000000:stream/trades`;
 
 export class LocalTradeStream {
   readonly deadLetters: DeadLetter[] = [];
   private readonly source: ShardedEventSource<KinesisStreamRecord, KinesisStreamEvent>;
+  private readonly capacity: number;
 
   constructor(consumer: StreamConsumer, options: LocalStreamOptions = {}) {
+    this.capacity = options.capacity ?? LOCAL_STREAM_CAPACITY;
     this.source = new ShardedEventSource<KinesisStreamRecord, KinesisStreamEvent>(
       {
         name: 'the local trade stream',
@@ -81,9 +92,35 @@ export class LocalTradeStream {
       },
       withDefaults(
         { shards: 2, batchSize: INGEST_BATCH.size, batchWindowMs: LOCAL_BATCH_WINDOW_MS, maxAttempts: 3 },
-        options,
+        {
+          shards: options.shards,
+          batchSize: options.batchSize,
+          batchWindowMs: options.batchWindowMs,
+          maxAttempts: options.maxAttempts,
+        },
       ),
     );
+  }
+
+  /** Records waiting for the ingest handler. */
+  get queued(): number {
+    return this.source.queued;
+  }
+
+  /** Whether the stream holds fewer records than its capacity: a producer that can wait, waits for this. */
+  hasRoom(): boolean {
+    return this.source.queued < this.capacity;
+  }
+
+  /**
+   * PutRecords with back-pressure: puts all the records and returns true when they fit in the capacity (an
+   * empty stream takes any number), else puts none and returns false: the producer tries again later.
+   */
+  offer(records: readonly { partitionKey: string; data: string }[]): boolean {
+    const queued = this.source.queued;
+    if (queued > 0 && queued + records.length > this.capacity) return false;
+    this.put(records);
+    return true;
   }
 
   /** Kinesis PutRecords: each record goes to the shard of its partition key, in the order given. */
@@ -114,7 +151,11 @@ export class LocalTradeStream {
     return this.source.flush();
   }
 
-  stop(): Promise<void> {
-    return this.source.stop();
+  /**
+   * Takes no more records and delivers the ones it holds; with `graceMs`, only for that long (then the batches
+   * in flight finish and the rest is left). Returns how many records were left undelivered.
+   */
+  stop(graceMs?: number): Promise<number> {
+    return this.source.stop(graceMs);
   }
 }

@@ -11,8 +11,15 @@ import * as z from 'zod/mini';
 import { CLOSE_CODES, CLOSE_REASONS, type CloseCode, WS_BASE_PATH, WS_STAGE } from '#contracts/websocket';
 import { selectedSubprotocol } from '#domain/streaming/subprotocol';
 import type { WebSocketEvent } from '#runtime/websocket';
+import { readBody } from './control-plane.ts';
 import { invokeLocally } from './lambda-context.ts';
-import { type AuthorizerHandler, type HttpAnswer, isAllowed, requestHeaders } from './rest-gateway.ts';
+import {
+  type AuthorizerHandler,
+  type HttpAnswer,
+  isAllowed,
+  requestHeaders,
+  requestNameMap,
+} from './rest-gateway.ts';
 
 /**
  * The local stand-in for API Gateway's WebSocket API
@@ -143,6 +150,11 @@ export class LocalWebSocketGateway {
     return [...this.connections.values()].filter((connection) => connection.socket).length;
   }
 
+  /** The ids of the connections open right now (tests). */
+  openConnectionIds(): string[] {
+    return [...this.connections.values()].filter((connection) => connection.socket).map(({ id }) => id);
+  }
+
   /** The HTTP server's `upgrade` event: the API's path, or a 404. */
   handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
     // A client that resets the connection during the handshake must not take the process with it.
@@ -152,7 +164,13 @@ export class LocalWebSocketGateway {
       socket.end('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
       return;
     }
-    this.track(this.open(request, socket, head, url));
+    this.track(
+      this.open(request, socket, head, url).catch((error: unknown) => {
+        // Whatever failed, the handshake is answered: a socket is never left open without an answer.
+        if (!socket.destroyed) socket.destroy();
+        throw error;
+      }),
+    );
   }
 
   /** `{MANAGEMENT_PATH}/@connections/{id}`: POST a message, DELETE the connection, GET its details. */
@@ -165,9 +183,16 @@ export class LocalWebSocketGateway {
     if (!connection) return goneAnswer(id);
 
     if (request.method === 'POST') {
-      const chunks: Buffer[] = [];
-      for await (const chunk of request) chunks.push(chunk as Buffer);
-      this.post(connection, Buffer.concat(chunks).toString('utf8'));
+      // PostToConnection's limit is one WebSocket message; the rest of a longer body is not read.
+      const body = await readBody(request, MAX_MESSAGE_BYTES);
+      if (body === undefined) {
+        return {
+          statusCode: 413,
+          headers: { 'Content-Type': 'application/json', 'x-amzn-errortype': 'PayloadTooLargeException' },
+          body: JSON.stringify({ message: `a message is at most ${MAX_MESSAGE_BYTES} bytes` }),
+        };
+      }
+      this.post(connection, body);
       return { statusCode: 200, headers: {}, body: '' };
     }
     if (request.method === 'DELETE') {
@@ -211,7 +236,8 @@ export class LocalWebSocketGateway {
       sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
     };
     const { headers, multiValueHeaders } = requestHeaders(request);
-    const queryStringParameters = Object.fromEntries(url.searchParams);
+    const queryStringParameters = requestNameMap<string>();
+    for (const [name, value] of url.searchParams) queryStringParameters[name] = value;
 
     let authorization: APIGatewayAuthorizerResult;
     try {

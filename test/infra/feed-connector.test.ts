@@ -42,6 +42,7 @@ describe('FeedConnector off by default', () => {
     const outputs = Object.keys(template.toJSON().Outputs);
     for (const output of Object.values(FEED_STACK_OUTPUTS)) expect(outputs).not.toContain(output);
     expect(stack.operations.feedConnectorSilenceAlarm).toBeUndefined();
+    expect(stack.operations.feedDisplacedAlarm).toBeUndefined();
     expect(
       Object.values(template.toJSON().Resources as Record<string, { Type: string }>)
         .map(({ Type }) => Type)
@@ -65,6 +66,7 @@ describe('FeedConnector with -c feed=alpaca', () => {
   if (!connector) throw new Error('no feed connector with -c feed=alpaca');
   const secretId = logicalIdOf(connector.secret as never);
   const streamId = logicalIdOf(stack.ingestion.stream);
+  const positionsId = logicalIdOf(stack.data.tables.feedPositions);
   const taskDefinition = resourceOf(template, logicalIdOf(connector.taskDefinition)).Properties;
   const [container, ...otherContainers] = taskDefinition.ContainerDefinitions;
   const service = resourceOf(template, logicalIdOf(connector.service)).Properties;
@@ -104,6 +106,7 @@ describe('FeedConnector with -c feed=alpaca', () => {
       [FEED_ENV.provider]: 'alpaca',
       [FEED_ENV.secretArn]: { Ref: secretId },
       [FEED_ENV.streamName]: { Ref: streamId },
+      [FEED_ENV.positionsTable]: { Ref: positionsId },
       AWS_REGION: { Ref: 'AWS::Region' },
       POWERTOOLS_SERVICE_NAME: FEED_SERVICE_NAME,
       POWERTOOLS_LOG_LEVEL: 'INFO',
@@ -127,12 +130,17 @@ describe('FeedConnector with -c feed=alpaca', () => {
     );
   });
 
-  it('lets the task role put records on the trades stream and read the secret, nothing else', () => {
+  it('lets the task role put records on the trades stream, read the secret, keep its position, nothing else', () => {
     const roleId = logicalIdOf(connector.taskRole);
     expect(resourceOf(template, roleId).Properties.ManagedPolicyArns).toBeUndefined();
     expect(policyStatementsOfRole(template, roleId)).toEqual([
       { Action: 'kinesis:PutRecords', Effect: 'Allow', Resource: { 'Fn::GetAtt': [streamId, 'Arn'] } },
       { Action: 'secretsmanager:GetSecretValue', Effect: 'Allow', Resource: { Ref: secretId } },
+      {
+        Action: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+        Effect: 'Allow',
+        Resource: { 'Fn::GetAtt': [positionsId, 'Arn'] },
+      },
     ]);
   });
 
@@ -220,6 +228,25 @@ describe('FeedConnector with -c feed=alpaca', () => {
     expect(inputs[1]?.MetricStat?.Metric.Dimensions).toEqual([{ Name: 'service', Value: FEED_SERVICE_NAME }]);
   });
 
+  it('pages the alarm topic when another connection on the key displaced the connector', () => {
+    const alarm = stack.operations.feedDisplacedAlarm;
+    if (!alarm) throw new Error('no feed displaced alarm');
+    const properties = resourceOf(template, logicalIdOf(alarm)).Properties;
+    expect(properties).toMatchObject({
+      MetricName: METRICS.feedDisplaced.name,
+      Namespace: METRICS_NAMESPACE,
+      Dimensions: [{ Name: 'service', Value: FEED_SERVICE_NAME }],
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: ALARM_THRESHOLDS.feedDisplacements,
+      EvaluationPeriods: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [{ Ref: logicalIdOf(stack.operations.topic) }],
+    });
+    expect(properties.AlarmDescription).toContain('docs/operations.md#the-feed-connector-was-displaced');
+  });
+
   it('has a dashboard row with its trades, reconnects, gaps, lag, connection and task', () => {
     const [, dashboard] = resourcesOfType(template, 'AWS::CloudWatch::Dashboard')[0] ?? [];
     const body = JSON.stringify(dashboard?.Properties.DashboardBody);
@@ -228,6 +255,7 @@ describe('FeedConnector with -c feed=alpaca', () => {
       'feedTradesReceived',
       'feedTradesPut',
       'feedReconnects',
+      'feedDisplaced',
       'feedGapSeconds',
       'feedLag',
       'feedConnected',

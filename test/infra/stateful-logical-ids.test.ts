@@ -19,6 +19,7 @@ const PINNED_LOGICAL_IDS = {
     'Tablesbreaks78924881',
     'TablesconnectionsDC437138',
     'TableseventGuards26188858',
+    'TablesfeedPositions427A0C41',
     'Tablesinstruments5DA94062',
     'TablesledgersF82D9F1A',
     'Tablesprices3C42C3A8',

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REST_ROUTES } from '#contracts/routes';
 import { startTestStack, type TestStack } from '../support/local-stack.ts';
+import { TestWebSocketClient } from '../support/ws-client.ts';
 
 /**
  * The standard: bad input always gets the partner error envelope (docs/partner-guide.md#errors) or a
@@ -90,7 +91,37 @@ const value = fc.oneof(
     .array(fc.constantFrom('AAPL', 'es1!', '', ' x ', 'D', '4h', 'Q'), { maxLength: 300 })
     .map((list) => list.join(',')),
 );
-const query = fc.dictionary(fc.constantFrom(...PARAMETERS), value, { maxKeys: 5 });
+/** Names of Object.prototype's properties: a map keyed by a request's names must not meet them. */
+const PROTOTYPE_NAMES = [
+  'constructor',
+  '__proto__',
+  'toString',
+  'valueOf',
+  'hasOwnProperty',
+  'isPrototypeOf',
+  'propertyIsEnumerable',
+  'toLocaleString',
+  '__defineGetter__',
+  '__lookupSetter__',
+];
+const query = fc.dictionary(fc.constantFrom(...PARAMETERS, ...PROTOTYPE_NAMES), value, { maxKeys: 5 });
+/** Extra headers, named after the prototype's properties or anything a header may be named. */
+const extraHeaders = fc.dictionary(
+  fc.oneof(
+    fc.constantFrom(...PROTOTYPE_NAMES),
+    fc
+      .stringMatching(/^[a-z][a-z0-9-]{0,20}$/)
+      // Names fetch sets itself, or that would change what is asked (the key, the framing).
+      .filter(
+        (name) =>
+          !/^(authorization|x-api-key|host|connection|keep-alive|upgrade|expect|te|trailer|transfer-encoding|content-length|proxy-.*)$/.test(
+            name,
+          ),
+      ),
+  ),
+  fc.stringMatching(/^[ -~]{0,40}$/),
+  { maxKeys: 3 },
+);
 const symbol = fc.oneof(
   fc.string({ minLength: 1, maxLength: 40 }),
   fc.string({ unit: 'binary', minLength: 1, maxLength: 20 }),
@@ -137,6 +168,34 @@ describe('a candle range that ends before it starts', () => {
   });
 });
 
+describe('names that are Object.prototype properties', () => {
+  it.each(REST_ROUTES.map((route) => [route.path] as const))(
+    '%s answers a query parameter or header named after one with 2xx or an enveloped 4xx',
+    async (path) => {
+      for (const name of PROTOTYPE_NAMES) {
+        const response = await local.request(
+          `/api/market/v1${pathOf(path, 'SPY')}?${encodeURIComponent(name)}=1&symbols=SPY`,
+          { headers: { 'X-API-Key': local.stack.demoKey, [name]: 'x' } },
+        );
+        expect(response.status, `${path} with ${name}`).toBeLessThan(500);
+      }
+    },
+  );
+
+  it('answers or closes a WebSocket upgrade with such a header, never leaving it open', async () => {
+    for (const name of PROTOTYPE_NAMES) {
+      const client = TestWebSocketClient.connect(`${local.stack.wsUrl}?${name}=1`, {
+        'X-API-Key': local.stack.demoKey,
+        [name]: 'x',
+      });
+      client.socket.on('error', () => undefined);
+      await client.opened().catch(() => undefined);
+      client.socket.close();
+      expect((await client.closed).code, name).toBeGreaterThan(0);
+    }
+  });
+});
+
 describe('request headers over the limit', () => {
   it('answer 431 with the error envelope, not a bare status line', async () => {
     const response = await local.request('/api/market/v1/market-status', {
@@ -152,11 +211,11 @@ describe('bad input over HTTP', () => {
     '%s answers random parameters with 2xx or an enveloped 4xx, never a 5xx',
     async (_path, route) => {
       await fc.assert(
-        fc.asyncProperty(query, symbol, async (parameters, rawSymbol) => {
-          const search = new URLSearchParams(parameters).toString();
+        fc.asyncProperty(query, symbol, extraHeaders, async (parameters, rawSymbol, headers) => {
+          const search = new URLSearchParams(Object.entries(parameters)).toString();
           const response = await local.request(
             `/api/market/v1${pathOf(route.path, rawSymbol)}${search ? `?${search}` : ''}`,
-            { headers: { 'X-API-Key': local.stack.demoKey } },
+            { headers: { ...headers, 'X-API-Key': local.stack.demoKey } },
           );
           expect(response.status).toBeLessThan(500);
           if (response.status >= 400) {

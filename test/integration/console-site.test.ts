@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../support/local-stack.ts';
 
-/** The console's files and the demo key endpoint on the local stack (docs/console.md#locally). */
+/** The console's files and the demo key endpoint on the local stack (docs/console.md#opening-it). */
 let local: TestStack;
 
 beforeAll(async () => {

@@ -24,13 +24,13 @@ beforeAll(async () => {
       id: n + 1,
       onceKey: `e${n}`,
       triggeredAtMs: firstMs + n * 60_000,
-      body: { n },
+      body: { n, kind: n % 50 === 0 ? 'rare' : 'common' },
     })),
   );
 }, 600_000);
 
-/** A feed whose client counts the items DynamoDB returned to it. */
-function feed() {
+/** A feed whose client counts the items DynamoDB returned to it (`nowMs`: the feed's clock). */
+function feed(nowMs?: () => number) {
   const client = localDocumentClient(dynamo().endpoint);
   const counter = { items: 0 };
   const counting = new Proxy(client, {
@@ -44,10 +44,11 @@ function feed() {
     },
   });
   return {
-    feed: new DynamoEventFeed<{ n: number }>(
+    feed: new DynamoEventFeed<{ n: number; kind: string }>(
       counting,
       { feed: localTableName('alerts'), guards: localTableName('eventGuards') },
       'read-bound',
+      nowMs,
     ),
     counter,
   };
@@ -101,5 +102,48 @@ describe('a feed read', () => {
     });
     expect(page.events.map(({ id }) => id)).toEqual([EVENTS - 2, EVENTS - 1, EVENTS]);
     expect(counter.items).toBeLessThanOrEqual(6);
+  });
+
+  it('applies a narrow filter in DynamoDB: the items it leaves out never come over the wire', async () => {
+    const { feed: reader, counter } = feed();
+    const page = await reader.read({
+      sinceId: 0,
+      fromMs: 0,
+      limit: 1000,
+      bodyMatch: { kind: ['rare'] },
+      accept: ({ body }) => body.kind === 'rare',
+      maxExamined: ALERTS_MAX_EXAMINED,
+    });
+    expect(page.events.map(({ body }) => body.n)).toEqual(
+      Array.from({ length: ALERTS_MAX_EXAMINED / 50 }, (_, k) => k * 50),
+    );
+    // Where DynamoDB stopped examining, though the last items it examined were left out.
+    expect(page.lastExaminedId).toBe(ALERTS_MAX_EXAMINED);
+    // The window's first events (100) and the matches.
+    expect(counter.items).toBeLessThanOrEqual(100 + ALERTS_MAX_EXAMINED / 50);
+  });
+
+  it('stops once its time is spent, answering what it examined and where it stopped', async () => {
+    // A clock that moves a second each time the read looks at it: storage under load.
+    let clockMs = 0;
+    const { feed: reader } = feed(() => {
+      clockMs += 1_000;
+      return clockMs;
+    });
+    const page = await reader.read({
+      sinceId: 0,
+      fromMs: 0,
+      limit: 1000,
+      accept: ({ body }) => body.kind === 'rare',
+      maxExamined: ALERTS_MAX_EXAMINED,
+      budgetMs: 2_500,
+    });
+    const stoppedAt = page.lastExaminedId ?? 0;
+    expect(stoppedAt).toBeGreaterThan(0);
+    expect(stoppedAt).toBeLessThan(ALERTS_MAX_EXAMINED);
+    // Every match up to where it stopped, none after.
+    expect(page.events.map(({ id }) => id)).toEqual(
+      Array.from({ length: Math.ceil(stoppedAt / 50) }, (_, k) => k * 50 + 1),
+    );
   });
 });

@@ -158,6 +158,10 @@ export class InMemoryBarStore implements BarStore {
   readonly series = new Map<string, Map<number, Bar>>();
 
   async query(series: Series, range: { fromTime?: number; toTime?: number; limit: number }) {
+    const from = range.fromTime ?? 0;
+    const to = range.toTime ?? Number.MAX_SAFE_INTEGER;
+    // DynamoDB refuses a BETWEEN whose lower bound is above its upper bound (a ValidationException).
+    if (from > to) throw new Error(`ValidationException: BETWEEN ${from} AND ${to}: lower bound above upper`);
     const bars = [...(this.series.get(`${series.symbol}#${series.interval}`)?.values() ?? [])]
       .filter(
         (bar) => bar.time >= (range.fromTime ?? 0) && bar.time <= (range.toTime ?? Number.MAX_SAFE_INTEGER),

@@ -2,6 +2,7 @@ import { SCOPES, type Scope } from '#contracts/scopes';
 import type { CloseCode } from '#contracts/websocket';
 import { CLIENT_MESSAGE_RATE } from '#contracts/websocket';
 import type { CredentialLookup } from '#domain/access/ports';
+import { MessageCounts } from '#domain/streaming/message-allowance';
 import type {
   ClientConnections,
   ConnectionRecord,
@@ -179,12 +180,15 @@ export function connectionRecord(overrides: Partial<ConnectionRecord> = {}): Con
 /** Counts each connection's messages per window, as the DynamoDB counter does (CLIENT_MESSAGE_RATE). */
 export class InMemoryMessageRate implements MessageRateLimiter {
   private readonly counts = new Map<string, number>();
+  /** Counter writes so far (one per message counted, as DynamoDB's atomic update). */
+  writes = 0;
 
-  async admit(connectionId: string, nowMs: number) {
+  async count(connectionId: string, nowMs: number) {
+    this.writes += 1;
     const key = `${connectionId}#${Math.floor(nowMs / (CLIENT_MESSAGE_RATE.windowSeconds * 1000))}`;
     const count = (this.counts.get(key) ?? 0) + 1;
     this.counts.set(key, count);
-    return count <= CLIENT_MESSAGE_RATE.messages;
+    return count;
   }
 }
 
@@ -198,6 +202,7 @@ export function inMemorySessionPorts(
     subscriptions: new InMemorySubscriptionStore(),
     clients: new FakeClientConnections(options),
     messageRate: new InMemoryMessageRate(),
+    messageCounts: new MessageCounts(),
     nowMs,
   };
 }

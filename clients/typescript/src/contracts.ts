@@ -86,7 +86,8 @@ export const CHANNEL_NAMES = [
 export const CLOSE_CODES = {
   "noValidKey": 4401,
   "forbidden": 4403,
-  "replaced": 4409
+  "replaced": 4409,
+  "messageRateExceeded": 4429
 } as const;
 
 /** Candle intervals (docs/candles.md#intervals). */

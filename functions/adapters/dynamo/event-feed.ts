@@ -28,6 +28,30 @@ const WINDOW_EDGE_EVENTS = 100;
 const BY_TIME_INDEX = TABLES.alerts.indexes[0].name;
 const BY_SYMBOL_INDEX = TABLES.alerts.indexes[1].name;
 
+/**
+ * A read's `bodyMatch` as a DynamoDB filter expression: each field one of its values (`IN`), all fields at
+ * once. Names and values are placeholders, so any field name or value is safe.
+ */
+function filterExpression(match: Readonly<Record<string, readonly (string | number)[]>>): {
+  FilterExpression?: string;
+  ExpressionAttributeNames?: Record<string, string>;
+  values: Record<string, string | number>;
+} {
+  const fields = Object.entries(match).filter(([, values]) => values.length > 0);
+  if (fields.length === 0) return { values: {} };
+  const names: Record<string, string> = { '#body': 'body' };
+  const values: Record<string, string | number> = {};
+  const conditions = fields.map(([field, wanted], f) => {
+    names[`#f${f}`] = field;
+    const placeholders = wanted.map((value, v) => {
+      values[`:f${f}v${v}`] = value;
+      return `:f${f}v${v}`;
+    });
+    return `#body.#f${f} IN (${placeholders.join(', ')})`;
+  });
+  return { FilterExpression: conditions.join(' AND '), ExpressionAttributeNames: names, values };
+}
+
 /** Another writer is appending the same event right now: the caller retries the batch later. */
 export class EventAppendInProgressError extends Error {}
 
@@ -90,34 +114,51 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
 
   /**
    * From the window's first event (the `byTime` index, one item) or after `sinceId`, whichever is later, the
-   * base table in id order (strongly consistent), until `limit` events pass or `maxExamined` were examined:
-   * a request reads at most `maxExamined` items whatever the feed's length. The window's edge is the first
-   * event by time; an event committed just before it yet triggered just after (commit order and trigger
+   * base table in id order (strongly consistent), until `limit` events pass, `maxExamined` were examined or
+   * `budgetMs` is spent (after a page): a request reads at most `maxExamined` items whatever the feed's length,
+   * for at most about `budgetMs` whatever the load. `bodyMatch` becomes a filter expression, so the items a
+   * narrow filter leaves out are examined (and counted) by DynamoDB but never sent. The window's edge is the
+   * first event by time; an event committed just before it yet triggered just after (commit order and trigger
    * order differ by the ingest delay, seconds) is the only one such a start can pass over.
    */
   async read(query: FeedReadQuery<Body>): Promise<FeedPage<Body>> {
+    const startedMs = this.nowMs();
     const windowStart = await this.firstIdFrom(query.fromMs);
     if (windowStart === undefined) return { events: [] };
     const after = Math.max(query.sinceId ?? 0, windowStart - 1);
+    const { values: filterValues, ...filter } = filterExpression(query.bodyMatch ?? {});
     const events: StoredEvent<Body>[] = [];
     let examined = 0;
     let lastExaminedId: number | undefined;
-    await this.eachPage(
-      {
-        ConsistentRead: true,
-        KeyConditionExpression: 'feed = :feed AND id > :after',
-        ExpressionAttributeValues: { ':feed': this.feedName, ':after': after },
-      },
-      (page) => {
-        for (const event of page) {
-          examined += 1;
-          lastExaminedId = event.id;
-          if (event.triggeredAtMs >= query.fromMs && query.accept(event)) events.push(event);
-          if (events.length === query.limit || examined === query.maxExamined) return false;
-        }
-        return true;
-      },
-      () => Math.min(PAGE_SIZE, query.maxExamined - examined),
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const output = await this.client.send(
+        new QueryCommand({
+          TableName: this.tables.feed,
+          ConsistentRead: true,
+          KeyConditionExpression: 'feed = :feed AND id > :after',
+          ...filter,
+          ExpressionAttributeValues: { ':feed': this.feedName, ':after': after, ...filterValues },
+          Limit: Math.min(PAGE_SIZE, query.maxExamined - examined),
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of output.Items ?? []) {
+        const { id, triggeredAtMs, body } = item as FeedItem;
+        lastExaminedId = id;
+        const event = { id, triggeredAtMs, body: body as Body };
+        if (triggeredAtMs >= query.fromMs && query.accept(event)) events.push(event);
+        // Every item before this one was examined: the page's filtered ones too.
+        if (events.length === query.limit) return { events, lastExaminedId };
+      }
+      examined += output.ScannedCount ?? output.Items?.length ?? 0;
+      startKey = output.LastEvaluatedKey;
+      // Where DynamoDB stopped, the items the filter left out included.
+      if (startKey) lastExaminedId = startKey.id as number;
+    } while (
+      startKey &&
+      examined < query.maxExamined &&
+      (query.budgetMs === undefined || this.nowMs() - startedMs < query.budgetMs)
     );
     return { events, ...(lastExaminedId === undefined ? {} : { lastExaminedId }) };
   }

@@ -1,6 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { CLIENT_MESSAGE_RATE } from '#contracts/websocket';
+import { messageWindow } from '#domain/streaming/message-allowance';
 import type { MessageRateLimiter } from '#domain/streaming/ports';
 
 /** The counter's row in the subscriptions table: a topic no channel has, one partition per connection. */
@@ -19,8 +20,8 @@ export class DynamoMessageRate implements MessageRateLimiter {
     private readonly tableName: string,
   ) {}
 
-  async admit(connectionId: string, nowMs: number): Promise<boolean> {
-    const window = Math.floor(nowMs / (CLIENT_MESSAGE_RATE.windowSeconds * 1000));
+  async count(connectionId: string, nowMs: number): Promise<number> {
+    const window = messageWindow(nowMs);
     const key = { topic: `${RATE_TOPIC_PREFIX}${connectionId}`, connectionId };
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
@@ -34,7 +35,7 @@ export class DynamoMessageRate implements MessageRateLimiter {
             ReturnValues: 'UPDATED_NEW',
           }),
         );
-        return (output.Attributes?.messages as number) <= CLIENT_MESSAGE_RATE.messages;
+        return output.Attributes?.messages as number;
       } catch (error) {
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
       }
@@ -52,12 +53,13 @@ export class DynamoMessageRate implements MessageRateLimiter {
             ExpressionAttributeValues: { ':window': window },
           }),
         );
-        return true;
+        return 1;
       } catch (error) {
         // Another message of the connection started the window meanwhile: count this one in it.
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
       }
     }
-    return false;
+    // Two windows turned under it: counted as just over the allowance (refused, answered).
+    return CLIENT_MESSAGE_RATE.messages + 1;
   }
 }

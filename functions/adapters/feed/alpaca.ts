@@ -1,6 +1,6 @@
 /**
  * Alpaca Market Data v2 stock stream (`wss://stream.data.alpaca.markets/v2/iex` or `/v2/sip`) and its REST
- * trades endpoint, as one TradeFeed (docs/data-sources.md#alpaca). JSON frames, each an array of messages:
+ * trades endpoint, as one TradeFeed (docs/data-sources.md#providers-and-what-each-covers). JSON frames, each an array of messages:
  *
  * - handshake: `[{"T":"success","msg":"connected"}]`, then `{"action":"auth","key":...,"secret":...}` is
  *   answered `[{"T":"success","msg":"authenticated"}]`, then `{"action":"subscribe","trades":[...]}` is
@@ -23,13 +23,15 @@ import {
   type TradeFeed,
 } from '#domain/feed/ports';
 import { letterConditionsEffect, planOfTape } from '#domain/feed/sale-conditions';
+import { epochMsOf } from './exact-time.ts';
 import { feedTradeOf } from './feed-trades.ts';
 import {
-  epochMsOf,
   openProviderSocket,
   type ProviderMessage,
   type ProviderProtocol,
+  type ProviderSocketOptions,
 } from './provider-socket.ts';
+import { getPage, type RestRetryPolicy } from './rest-pages.ts';
 
 export const ALPACA_STREAM_URL = 'wss://stream.data.alpaca.markets/v2/iex';
 export const ALPACA_REST_URL = 'https://data.alpaca.markets';
@@ -140,50 +142,86 @@ function restFeedOf(streamUrl: string): string {
   return new URL(streamUrl).pathname.split('/').filter(Boolean).at(-1) ?? 'iex';
 }
 
-export function alpacaFeed(
-  credentials: AlpacaCredentials,
-  options: { streamUrl?: string; restUrl?: string } = {},
-): TradeFeed {
+export interface AlpacaFeedOptions {
+  readonly streamUrl?: string;
+  readonly restUrl?: string;
+  /** Trades per REST page (Alpaca's most: 10,000). */
+  readonly restPageSize?: number;
+  readonly restRetry?: RestRetryPolicy;
+  readonly socket?: ProviderSocketOptions;
+}
+
+export function alpacaFeed(credentials: AlpacaCredentials, options: AlpacaFeedOptions = {}): TradeFeed {
   const streamUrl = options.streamUrl ?? ALPACA_STREAM_URL;
   const restUrl = options.restUrl ?? ALPACA_REST_URL;
   return {
     name: 'alpaca',
     connect(symbols: ReadonlyMap<string, string>, listener: FeedListener): Promise<FeedConnection> {
-      return openProviderSocket(streamUrl, alpacaProtocol(credentials, symbols), listener);
+      return openProviderSocket(streamUrl, alpacaProtocol(credentials, symbols), listener, options.socket);
     },
-    /** GET /v2/stocks/trades (historical trades, several symbols, paged by next_page_token). */
+    /**
+     * GET /v2/stocks/trades (historical trades, several symbols, paged by next_page_token), each page with
+     * retries (rest-pages.ts). A page that still fails ends the fill: what was fetched is kept and each
+     * symbol's span from its last fetched trade (the window's start if none) to the end is named unfilled.
+     */
     async tradesBetween(symbols, startMs, endMs) {
       const trades: FeedTrade[] = [];
+      const lastFetchedMs = new Map<string, number>();
+      const headers = {
+        'APCA-API-KEY-ID': credentials.APCA_API_KEY_ID,
+        'APCA-API-SECRET-KEY': credentials.APCA_API_SECRET_KEY,
+      };
       let pageToken: string | undefined;
       do {
         const url = new URL('/v2/stocks/trades', restUrl);
         url.searchParams.set('symbols', [...symbols.keys()].join(','));
         url.searchParams.set('start', new Date(startMs).toISOString());
         url.searchParams.set('end', new Date(endMs).toISOString());
-        url.searchParams.set('limit', '10000');
+        url.searchParams.set('limit', String(options.restPageSize ?? 10_000));
         url.searchParams.set('sort', 'asc');
         url.searchParams.set('feed', restFeedOf(streamUrl));
         if (pageToken !== undefined) url.searchParams.set('page_token', pageToken);
-        const response = await fetch(url, {
-          headers: {
-            'APCA-API-KEY-ID': credentials.APCA_API_KEY_ID,
-            'APCA-API-SECRET-KEY': credentials.APCA_API_SECRET_KEY,
-          },
-        });
-        if (!response.ok) throw new Error(`Alpaca trades endpoint answered ${response.status}`);
-        const page = (await response.json()) as {
-          trades?: Record<string, ProviderMessage[]>;
-          next_page_token?: string | null;
-        };
-        for (const [providerSymbol, list] of Object.entries(page.trades ?? {})) {
+        const page = await alpacaPage(url.toString(), headers, options.restRetry);
+        if (!page.ok) {
+          const reason = `Alpaca trades endpoint ${page.reason}`;
+          const unfilled = [...symbols.values()].map((symbol) => ({
+            symbol,
+            startMs: lastFetchedMs.get(symbol) ?? startMs,
+            endMs,
+            reason,
+          }));
+          return { trades, unfilled };
+        }
+        for (const [providerSymbol, list] of Object.entries(page.body.trades ?? {})) {
           for (const message of list) {
             const trade = alpacaTrade(symbols.get(providerSymbol), message);
-            if (trade !== undefined) trades.push(trade);
+            if (trade === undefined) continue;
+            trades.push(trade);
+            lastFetchedMs.set(trade.trade.symbol, trade.trade.timestamp);
           }
         }
-        pageToken = page.next_page_token ?? undefined;
+        pageToken = page.body.next_page_token ?? undefined;
       } while (pageToken !== undefined);
-      return trades;
+      return { trades, unfilled: [] };
     },
   };
+}
+
+interface AlpacaTradesPage {
+  trades?: Record<string, ProviderMessage[]> | null;
+  next_page_token?: string | null;
+}
+
+async function alpacaPage(
+  url: string,
+  headers: Record<string, string>,
+  retry: RestRetryPolicy | undefined,
+): Promise<{ ok: true; body: AlpacaTradesPage } | { ok: false; reason: string }> {
+  const outcome = await getPage(url, headers, retry);
+  if (!outcome.ok) return outcome;
+  try {
+    return { ok: true, body: JSON.parse(outcome.text) as AlpacaTradesPage };
+  } catch {
+    return { ok: false, reason: 'answered a page that is not JSON' };
+  }
 }

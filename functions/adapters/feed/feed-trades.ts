@@ -23,5 +23,6 @@ export function feedTradeOf(
     trade: counting === 'volume-only' ? { ...trade, volumeOnly: true } : trade,
     counting,
     unknownConditions: verdict.unknown,
+    ...(verdict.auction === undefined ? {} : { auction: verdict.auction }),
   };
 }

@@ -7,6 +7,26 @@ export type ProviderMessage = Record<string, unknown>;
 /** How long a handshake (connected, auth, subscribe) may take before the connection is given up. */
 export const HANDSHAKE_TIMEOUT_MS = 15_000;
 
+/**
+ * Dead sockets (docs/data-sources.md#dead-sockets): once open, a WebSocket ping goes out every
+ * PING_INTERVAL_MS, and a socket from which no frame at all (pong, data, ping) arrived for DEAD_AFTER_MS is
+ * terminated, without waiting for a close handshake the peer will never answer: a half-open connection is
+ * noticed 10 to 15 s after it went quiet. A WebSocket endpoint answers a ping with a pong as the protocol
+ * requires (RFC 6455), so a live but quiet provider is never taken for dead. A `close()` whose handshake has not completed after CLOSE_TIMEOUT_MS is terminated as well (the ws
+ * library would otherwise wait 30 s).
+ */
+export const PING_INTERVAL_MS = 5_000;
+export const DEAD_AFTER_MS = 10_000;
+export const CLOSE_TIMEOUT_MS = 2_000;
+
+export interface ProviderSocketOptions {
+  readonly headers?: Record<string, string>;
+  readonly handshakeTimeoutMs?: number;
+  readonly pingIntervalMs?: number;
+  readonly deadAfterMs?: number;
+  readonly closeTimeoutMs?: number;
+}
+
 export interface ProviderProtocol {
   /**
    * One message during the handshake: `send` answers it; returns 'subscribed' when the handshake is done,
@@ -42,28 +62,74 @@ export function openProviderSocket(
   url: string,
   protocol: ProviderProtocol,
   listener: FeedListener,
-  options: { headers?: Record<string, string>; handshakeTimeoutMs?: number } = {},
+  options: ProviderSocketOptions = {},
 ): Promise<FeedConnection> {
+  const handshakeTimeoutMs = options.handshakeTimeoutMs ?? HANDSHAKE_TIMEOUT_MS;
+  const pingIntervalMs = options.pingIntervalMs ?? PING_INTERVAL_MS;
+  const deadAfterMs = options.deadAfterMs ?? DEAD_AFTER_MS;
+  const closeTimeoutMs = options.closeTimeoutMs ?? CLOSE_TIMEOUT_MS;
   return new Promise((resolve, reject) => {
-    const socket = new WebSocket(url, { headers: options.headers, handshakeTimeout: HANDSHAKE_TIMEOUT_MS });
+    const socket = new WebSocket(url, { headers: options.headers, handshakeTimeout: handshakeTimeoutMs });
     let subscribed = false;
     let closeError: FeedError | undefined;
+    let lastFrameAtMs = Date.now();
+    let paused = false;
+    let liveness: NodeJS.Timeout | undefined;
+    let closing: NodeJS.Timeout | undefined;
+    const heard = () => {
+      lastFrameAtMs = Date.now();
+    };
     const send = (payload: object) => socket.send(JSON.stringify(payload));
+    /** A close handshake, cut short by terminate() when the peer does not answer it in time. */
+    const closeSocket = () => {
+      if (closing !== undefined || socket.readyState === WebSocket.CLOSED) return;
+      closing = setTimeout(() => socket.terminate(), closeTimeoutMs);
+      socket.close();
+    };
     const fail = (error: FeedError) => {
       closeError ??= error;
-      socket.close();
+      closeSocket();
+    };
+    /** Each ping interval: a socket silent past the deadline is terminated, otherwise pinged. */
+    const checkLiveness = () => {
+      // A paused socket is not read, so its pongs go unheard: its silence proves nothing.
+      if (paused) heard();
+      const silentMs = Date.now() - lastFrameAtMs;
+      if (silentMs >= deadAfterMs) {
+        closeError ??= new FeedError(
+          'protocol',
+          `no frame from the provider for ${silentMs} ms (pings unanswered): socket terminated`,
+        );
+        socket.terminate();
+        return;
+      }
+      socket.ping();
     };
     const timer = setTimeout(
       () => fail(new FeedError('protocol', 'handshake timed out')),
-      options.handshakeTimeoutMs ?? HANDSHAKE_TIMEOUT_MS,
+      handshakeTimeoutMs,
     );
     const connection: FeedConnection = {
-      close: () => socket.close(),
-      pause: () => socket.pause(),
-      resume: () => socket.resume(),
+      close: closeSocket,
+      pause: () => {
+        paused = true;
+        socket.pause();
+      },
+      resume: () => {
+        paused = false;
+        heard();
+        socket.resume();
+      },
     };
 
+    socket.on('open', () => {
+      heard();
+      liveness = setInterval(checkLiveness, pingIntervalMs);
+    });
+    socket.on('pong', heard);
+    socket.on('ping', heard);
     socket.on('message', (data) => {
+      heard();
       const messages = elementsOf(data);
       if (messages === undefined) {
         listener.onDropped('malformed', 1);
@@ -96,6 +162,8 @@ export function openProviderSocket(
     });
     socket.on('close', () => {
       clearTimeout(timer);
+      clearTimeout(closing);
+      clearInterval(liveness);
       if (!subscribed) {
         reject(closeError ?? new FeedError('protocol', 'closed before the subscription was acknowledged'));
         return;
@@ -103,13 +171,4 @@ export function openProviderSocket(
       listener.onClose(closeError);
     });
   });
-}
-
-/** Unix ms of an RFC 3339 timestamp (nanosecond digits truncated), or NaN. */
-export function epochMsOf(rfc3339: unknown): number {
-  if (typeof rfc3339 !== 'string') return Number.NaN;
-  const match = /^(.*T\d\d:\d\d:\d\d)(\.\d+)?(Z|[+-]\d\d:\d\d)$/.exec(rfc3339);
-  if (match === null) return Number.NaN;
-  const fraction = (match[2] ?? '').slice(0, 4);
-  return Date.parse(`${match[1]}${fraction}${match[3]}`);
 }

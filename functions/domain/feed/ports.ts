@@ -6,7 +6,7 @@
  */
 import type { Trade } from '../market-data/bars.ts';
 import type { Amendment } from './amendments.ts';
-import type { Counting } from './sale-conditions.ts';
+import type { Auction, Counting } from './sale-conditions.ts';
 
 /** A trade as the provider printed it, mapped to the universe's symbol, with how it counts. */
 export interface FeedTrade {
@@ -14,6 +14,8 @@ export interface FeedTrade {
   readonly counting: Counting;
   /** Condition codes the sale-condition table does not know. */
   readonly unknownConditions: readonly (string | number)[];
+  /** An opening, reopening or closing auction print (exempt from the LULD band: functions/domain/feed/price-band.ts). */
+  readonly auction?: Auction;
 }
 
 export type FeedEvent =
@@ -32,7 +34,12 @@ export type FeedErrorCode =
   /** The provider said something the protocol does not allow, or closed during the handshake. */
   | 'protocol'
   /** The provider found us too slow and dropped us. */
-  | 'slow_client';
+  | 'slow_client'
+  /**
+   * Kicked for the connection limit after being subscribed too often: another connection uses the same key
+   * (docs/data-sources.md#two-connectors-on-one-key). The connector stops rather than fight it.
+   */
+  | 'displaced';
 
 /** A provider's refusal or a protocol failure, told apart by its code. */
 export class FeedError extends Error {
@@ -46,7 +53,12 @@ export class FeedError extends Error {
 
   /** Whether trying again (after a backoff) may succeed. */
   get retryable(): boolean {
-    return this.code !== 'auth_failed' && this.code !== 'not_entitled' && this.code !== 'symbol_limit';
+    return (
+      this.code !== 'auth_failed' &&
+      this.code !== 'not_entitled' &&
+      this.code !== 'symbol_limit' &&
+      this.code !== 'displaced'
+    );
   }
 }
 
@@ -77,12 +89,30 @@ export interface TradeFeed {
   /**
    * The trades of `symbols` in [startMs, endMs) from the provider's REST trades endpoint, per symbol in
    * order; undefined when the provider has no such endpoint for this feed (the gap is then recorded).
+   * Never throws for a page it could not fetch: it keeps what it fetched and names what is left.
    */
   readonly tradesBetween?: (
     symbols: ReadonlyMap<string, string>,
     startMs: number,
     endMs: number,
-  ) => Promise<FeedTrade[]>;
+  ) => Promise<GapFill>;
+}
+
+/** What a gap fill fetched, and what it could not (docs/data-sources.md#gap-fills-that-finish). */
+export interface GapFill {
+  readonly trades: readonly FeedTrade[];
+  /** Spans still unfetched after the retries (empty when the fill is complete). */
+  readonly unfilled: readonly UnfilledSpan[];
+}
+
+/** Part of a gap a fill could not fetch: one symbol's trades from `startMs` (inclusive) to `endMs`. */
+export interface UnfilledSpan {
+  /** The universe symbol. */
+  readonly symbol: string;
+  readonly startMs: number;
+  readonly endMs: number;
+  /** Why (the last answer, or a refused `next_url`), for the log. */
+  readonly reason: string;
 }
 
 /** Why the connector did not put a trade it received (each counted, none silently). */
@@ -105,11 +135,28 @@ export interface FeedMetrics {
   tradesReceived(count: number): void;
   tradesPut(count: number, lagMs: number): void;
   reconnect(): void;
+  /** Closed for the connection limit after being subscribed: another connection took the key. */
+  displaced(): void;
+  /** Trade ids forgotten for the de-duplication cap while still inside its time window. */
+  identitiesEvicted(count: number): void;
   gap(startMs: number, endMs: number, filled: boolean): void;
   connected(up: boolean): void;
   dropped(reason: FeedDropReason, count: number): void;
   /** `applied` to a trade still queued, or `forwarded` on the stream to the ingest path. */
   amendment(outcome: 'applied' | 'forwarded'): void;
+  /** Trades put volume-only because their price lay outside the LULD band (they are counted in put too). */
+  outsideBand(count: number): void;
+}
+
+/**
+ * Where a feed's position is kept across restarts (docs/data-sources.md#a-restart-loses-nothing): the trade
+ * time through which every trade the connector received has been put by the sink.
+ */
+export interface FeedPositionStore {
+  /** The stored position of `feed` (unix ms), or undefined when none was ever stored. */
+  get(feed: string): Promise<number | undefined>;
+  /** Stores `throughMs` unless a later position is stored already (a position never moves back). */
+  put(feed: string, throughMs: number): Promise<void>;
 }
 
 export interface FeedLog {

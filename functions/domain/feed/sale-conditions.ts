@@ -25,7 +25,12 @@ interface ConditionRow {
   readonly cta?: string;
   readonly utp?: string;
   readonly polygon?: readonly number[];
+  /** A single-priced auction print, which the LULD band exempts (functions/domain/feed/price-band.ts). */
+  readonly auction?: Auction;
 }
+
+/** Which auction a print comes from: the open, a reopening after a pause, the close. */
+export type Auction = 'open' | 'reopen' | 'close';
 
 const Y = true;
 const N = false;
@@ -47,9 +52,16 @@ export const SALE_CONDITIONS: readonly ConditionRow[] = [
   { name: 'Intermarket Sweep', updates: [Y, Y, Y, Y], cta: 'F', utp: 'F', polygon: [14] },
   { name: 'Market Center Official Close', updates: [N, N, N, N], cta: 'M', utp: 'M', polygon: [15] },
   { name: 'Market Center Official Open', updates: [N, N, N, N], cta: 'Q', utp: 'Q', polygon: [16] },
-  { name: 'Opening Trade', updates: [Y, Y, Y, Y], cta: 'O', utp: 'O', polygon: [17, 25] },
-  { name: 'Reopening Trade', updates: [Y, Y, Y, Y], cta: '5', utp: '5', polygon: [18, 28] },
-  { name: 'Closing Trade', updates: [Y, Y, Y, Y], cta: '6', utp: '6', polygon: [8, 19] },
+  { name: 'Opening Trade', updates: [Y, Y, Y, Y], cta: 'O', utp: 'O', polygon: [17, 25], auction: 'open' },
+  {
+    name: 'Reopening Trade',
+    updates: [Y, Y, Y, Y],
+    cta: '5',
+    utp: '5',
+    polygon: [18, 28],
+    auction: 'reopen',
+  },
+  { name: 'Closing Trade', updates: [Y, Y, Y, Y], cta: '6', utp: '6', polygon: [8, 19], auction: 'close' },
   { name: 'Next Day', updates: [N, N, N, Y], cta: 'N', utp: 'N', polygon: [20] },
   { name: 'Price Variation Trade', updates: [N, N, N, Y], cta: 'H', utp: 'H', polygon: [21] },
   { name: 'Prior Reference Price', updates: [N, Y, N, Y], cta: 'P', utp: 'P', polygon: [22] },
@@ -112,6 +124,8 @@ export interface ConditionVerdict {
   readonly effect: ConditionEffect;
   /** Codes the table does not know (the trade counted in volume only). */
   readonly unknown: readonly (string | number)[];
+  /** Set when one of the conditions marks an auction print. */
+  readonly auction?: Auction;
 }
 
 function combine(
@@ -123,6 +137,7 @@ function combine(
   let openClose = true;
   let volume = true;
   const unknown: (string | number)[] = [];
+  const auction = rows.find((row) => row?.auction !== undefined)?.auction;
   rows.forEach((row, index) => {
     if (row === undefined) {
       unknown.push(codes[index] as string | number);
@@ -137,7 +152,8 @@ function combine(
   });
   if (rows.length === 0) return { effect: FULL, unknown };
   if (unknown.length === rows.length) return { effect: UNKNOWN, unknown };
-  return { effect: { lastPrice, highLow, openClose, volume }, unknown };
+  const effect = { lastPrice, highLow, openClose, volume };
+  return auction === undefined ? { effect, unknown } : { effect, unknown, auction };
 }
 
 /** The effect of a trade's letter conditions on a plan's tape (no conditions: a regular sale). */

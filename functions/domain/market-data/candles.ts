@@ -103,6 +103,26 @@ export function isPartial(interval: Interval, lastBar: Bar | undefined, nowMs: n
   return period !== undefined && period.startMs <= nowMs && nowMs < period.endMs;
 }
 
+/** The first and last bar time a request can hold: bars are never before 1970 (Unix seconds from 0). */
+const BAR_TIMES = { first: 0, last: Number.MAX_SAFE_INTEGER } as const;
+
+/**
+ * The bar times (whole Unix seconds, both included) between `startMs` and `endMs`, either absent meaning no
+ * bound, within the times a bar can have; `undefined` when there are none (an end before 1970, or start and
+ * end within one second, not on it), so storage is never asked for a range that ends before it starts.
+ */
+export function barTimeRange(
+  startMs: number | undefined,
+  endMs: number | undefined,
+): { readonly fromTime: number; readonly toTime: number } | undefined {
+  const fromTime = Math.max(
+    BAR_TIMES.first,
+    startMs === undefined ? BAR_TIMES.first : Math.ceil(startMs / 1000),
+  );
+  const toTime = Math.min(BAR_TIMES.last, endMs === undefined ? BAR_TIMES.last : Math.floor(endMs / 1000));
+  return fromTime > toTime ? undefined : { fromTime, toTime };
+}
+
 export interface CandlesPorts {
   readonly instruments: InstrumentCatalog;
   readonly bars: BarStore;
@@ -121,21 +141,17 @@ export async function getCandles(symbol: string, query: CandlesQuery, ports: Can
   if (query.start !== undefined && query.end !== undefined && query.start > query.end) {
     throw new InvalidParameterError('start', 'must not be after end');
   }
-  const fromTime = query.start === undefined ? undefined : Math.ceil(query.start / 1000);
-  const toTime = query.end === undefined ? undefined : Math.floor(query.end / 1000);
-  // start and end within one second, not on it, hold no bar time (whole seconds): nothing to read.
-  const empty = fromTime !== undefined && toTime !== undefined && fromTime > toTime;
+  const range = barTimeRange(query.start, query.end);
   const [instrument, stored, ledger] = await Promise.all([
     ports.instruments.get(symbol),
-    empty ? [] : ports.bars.query({ symbol, interval }, { fromTime, toTime, limit: query.limit }),
+    range ? ports.bars.query({ symbol, interval }, { ...range, limit: query.limit }) : [],
     ports.ledgers.get(symbol),
   ]);
   if (!instrument) throw new UnknownSymbolError(symbol);
 
   const bars = stored.map(barOf);
   const latest = ledger?.ledger.forming[interval];
-  const inRange = (time: number) =>
-    (fromTime === undefined || time >= fromTime) && (toTime === undefined || time <= toTime);
+  const inRange = (time: number) => range !== undefined && time >= range.fromTime && time <= range.toTime;
   if (latest && inRange(latest.time) && (bars.at(-1)?.time ?? -Infinity) < latest.time)
     bars.push(barOf(latest));
   const kept = bars.slice(-query.limit);

@@ -24,3 +24,10 @@ export const ALERTS_WINDOW_MINUTES: ClampedLimit = { default: 1440, min: 1, max:
  * request examines at most this many events from its starting point, whatever its filters.
  */
 export const ALERTS_MAX_EXAMINED = 5_000;
+
+/**
+ * The alert and break feeds' per-request time bound (docs/partner-guide.md#polling-past-a-narrow-filter): a
+ * request stops reading after this long and answers what it examined, well within the REST functions'
+ * 10-second timeout (lib/constructs/service-function.ts), whatever the load on storage.
+ */
+export const ALERTS_READ_BUDGET_MS = 3_000;

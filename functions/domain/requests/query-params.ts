@@ -98,16 +98,19 @@ export function clampedIntParam(limit: ClampedLimit) {
 }
 
 /**
- * A whole number, or `undefined` when absent (`since_id`). One beyond what a JavaScript number holds exactly
- * (more than 2^53 - 1 either way) is refused as `invalid_parameter` rather than rounded, so it never reaches
- * storage as an inexact number or as Infinity.
+ * A whole number from 0, or `undefined` when absent (`since_id`: ids start at 0). A negative one is refused as
+ * `invalid_parameter`, and so is one beyond what a JavaScript number holds exactly (more than 2^53 - 1) rather
+ * than rounded, so it never reaches storage as an inexact number or as Infinity.
  */
 export function optionalIntParam() {
   const schema = queryParam((value, refuse) => {
     if (value === undefined) return undefined;
     if (!DECIMAL_NUMBER.test(value)) return refuse('must be a number');
-    const whole = Math.trunc(Number(value));
-    if (!Number.isSafeInteger(whole)) return refuse(`must be at most ${Number.MAX_SAFE_INTEGER} either way`);
+    const number = Number(value);
+    if (number < 0) return refuse('must not be negative');
+    // `+ 0` turns -0 (from "-0" or "-0.5") into 0.
+    const whole = Math.trunc(number) + 0;
+    if (!Number.isSafeInteger(whole)) return refuse(`must be at most ${Number.MAX_SAFE_INTEGER}`);
     return whole;
   });
   return withWireForm(schema, { schema: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } });

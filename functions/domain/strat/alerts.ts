@@ -1,5 +1,10 @@
 import * as z from 'zod/mini';
-import { ALERTS_LIMIT, ALERTS_MAX_EXAMINED, ALERTS_WINDOW_MINUTES } from '#domain/requests/limits';
+import {
+  ALERTS_LIMIT,
+  ALERTS_MAX_EXAMINED,
+  ALERTS_READ_BUDGET_MS,
+  ALERTS_WINDOW_MINUTES,
+} from '#domain/requests/limits';
 import {
   choiceParam,
   clampedIntParam,
@@ -86,6 +91,24 @@ export type BreaksQuery = z.output<typeof breaksQuerySchema>;
 const iso = (ms: number) => new Date(ms).toISOString();
 const matches = (wanted: string, value: string) => wanted === 'all' || wanted === value;
 
+/** DynamoDB's limit on the values of one `IN`: a longer list is left to `accept` alone. */
+const MAX_MATCH_VALUES = 100;
+
+/** The filters storage can apply as it reads (FeedReadQuery.bodyMatch): the fields not `all`. */
+function bodyMatchOf(
+  fields: Readonly<Record<string, string | readonly string[] | undefined>>,
+  numeric: readonly string[] = [],
+): Record<string, (string | number)[]> {
+  const match: Record<string, (string | number)[]> = {};
+  for (const [field, wanted] of Object.entries(fields)) {
+    if (wanted === undefined || wanted === 'all') continue;
+    const values = typeof wanted === 'string' ? [wanted] : [...wanted];
+    if (values.length > MAX_MATCH_VALUES) continue;
+    match[field] = numeric.includes(field) ? values.map(Number) : values;
+  }
+  return match;
+}
+
 export function inForceFeedEvent(event: InForceEvent): FeedEvent<InForceAlertBody> {
   return {
     onceKey: inForceKey(event),
@@ -126,8 +149,8 @@ export const NEXT_SINCE_ID_HEADER = 'X-Next-Since-Id';
 export const nextSinceIdHeader = {
   description:
     `The id of the last event the request examined (at most ${ALERTS_MAX_EXAMINED} are examined per ` +
-    'request); absent when it examined none. Pass the larger of it and the highest `id` received as the ' +
-    'next `since_id`.',
+    `request, for at most about ${ALERTS_READ_BUDGET_MS / 1000} seconds); absent when it examined none. ` +
+    'Pass the larger of it and the highest `id` received as the next `since_id`.',
   schema: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
 } as const;
 
@@ -162,6 +185,13 @@ export async function listInForceAlerts(
     fromMs: nowMs - query.window_minutes * MS_PER_MINUTE,
     limit: query.limit,
     maxExamined: ALERTS_MAX_EXAMINED,
+    budgetMs: ALERTS_READ_BUDGET_MS,
+    bodyMatch: bodyMatchOf({
+      symbol: query.symbols,
+      timeframe: query.timeframe,
+      direction: query.direction,
+      cc: query.cc,
+    }),
     accept: ({ body }) =>
       (symbols === undefined || symbols.has(body.symbol)) &&
       matches(query.timeframe, body.timeframe) &&
@@ -185,6 +215,11 @@ export async function listSimultaneousBreaks(
     fromMs: nowMs - query.window_minutes * MS_PER_MINUTE,
     limit: query.limit,
     maxExamined: ALERTS_MAX_EXAMINED,
+    budgetMs: ALERTS_READ_BUDGET_MS,
+    bodyMatch: bodyMatchOf(
+      { timeframe: query.timeframe, direction: query.direction, threshold: query.threshold },
+      ['threshold'],
+    ),
     accept: ({ body }) =>
       matches(query.timeframe, body.timeframe) &&
       matches(query.direction, body.direction) &&

@@ -63,6 +63,17 @@ export interface FeedReadQuery<Body> {
   readonly accept: (event: StoredEvent<Body>) => boolean;
   /** At most this many events are examined, passing the filters or not: the bound on one request's reads. */
   readonly maxExamined: number;
+  /**
+   * How long the read may go on reading (ms): once spent, it answers what it examined so far, at least one
+   * page; absent, no bound but `maxExamined`. A request's time is bounded as its items are.
+   */
+  readonly budgetMs?: number;
+  /**
+   * Equality filters on body fields that storage may apply as it reads, so the events a narrow filter leaves
+   * out cost no transfer: an event passes only when each named field holds one of the values. `accept`
+   * still decides; these only make the read cheaper.
+   */
+  readonly bodyMatch?: Readonly<Record<string, readonly (string | number)[]>>;
 }
 
 export interface FeedPage<Body> {

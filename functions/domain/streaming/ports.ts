@@ -46,10 +46,13 @@ export interface SubscriptionStore {
   subscribersOf(subscription: Subscription): Promise<Subscriber[]>;
 }
 
-/** Counts a connection's client messages per window (docs/websocket.md#limits). */
+/**
+ * Counts a connection's client messages per window across every function instance
+ * (docs/websocket.md#limits).
+ */
 export interface MessageRateLimiter {
-  /** Counts one message of the connection at `nowMs`; false when it is over the window's allowance. */
-  admit(connectionId: string, nowMs: number): Promise<boolean>;
+  /** Counts one message of the connection at `nowMs`; returns the window's count, this one included. */
+  count(connectionId: string, nowMs: number): Promise<number>;
 }
 
 export type Delivery = 'sent' | 'gone';

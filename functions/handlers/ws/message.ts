@@ -1,6 +1,7 @@
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import type { CredentialLookup } from '#domain/access/ports';
 import { closeCodeFor } from '#domain/streaming/access';
+import { MessageCounts } from '#domain/streaming/message-allowance';
 import { errorReply } from '#domain/streaming/messages';
 import { instrumented } from '#runtime/lambda-handler';
 import { logger } from '#runtime/logger';
@@ -9,9 +10,15 @@ import { clientConnections } from '#runtime/ports/client-connections';
 import { universe } from '#runtime/ports/market-data';
 import { connectionStore, messageRate, subscriptionStore } from '#runtime/ports/streaming';
 import { connectionOf, OK, type WebSocketEvent } from '#runtime/websocket';
-import { handleClientMessage } from '#use-cases/websocket-session';
+import { handleClientMessage, screenClientMessage } from '#use-cases/websocket-session';
 
-type MessagePorts = Parameters<typeof handleClientMessage>[2];
+type MessagePorts = Parameters<typeof handleClientMessage>[2] & Parameters<typeof screenClientMessage>[2];
+
+/**
+ * This instance's count of each connection's messages (docs/websocket.md#limits): it lives as long as the
+ * instance, across invocations.
+ */
+const messageCounts = new MessageCounts();
 
 /**
  * `$default`: a client operation (`subscribe`, `unsubscribe`, `ping`). Its replies go back over the
@@ -22,13 +29,19 @@ export const createHandler =
   (deps: { ports: () => MessagePorts; credentials: () => CredentialLookup }) =>
   async (event: WebSocketEvent): Promise<APIGatewayProxyResultV2> => {
     const handshake = connectionOf(event);
+    const ports = deps.ports();
+    // Over the allowance in this instance's own count: refused before any read or write.
+    const refused = await screenClientMessage(handshake.connectionId, event.body, ports);
+    if (refused) {
+      for (const reply of refused) await ports.clients.send(handshake.connectionId, reply);
+      return OK;
+    }
     // The key's scopes as they are now (through the authorizer's short cache), not as at the handshake: a
     // scope removed since cannot be subscribed, and a withdrawn key subscribes nothing (its connection is
     // closed at its next push or heartbeat).
     const credential = await deps.credentials()(handshake.keyId);
     const withdrawn = closeCodeFor(credential) !== undefined;
     const connection = { ...handshake, scopes: credential && !withdrawn ? credential.key.scopes : [] };
-    const ports = deps.ports();
     const replies = await handleClientMessage(connection, event.body, ports).catch((error: unknown) => {
       // The client gets the service's own error shape, not API Gateway's "Internal server error".
       logger.error('a client message failed', { connectionId: connection.connectionId, error });
@@ -52,6 +65,7 @@ export const handler = instrumented(
       clients: clientConnections(),
       trackedSymbols: universe,
       messageRate: messageRate(),
+      messageCounts,
       nowMs: Date.now,
     }),
     credentials: credentialLookup,

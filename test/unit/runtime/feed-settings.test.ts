@@ -1,7 +1,15 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FeedSettingsError, feedCredentials, feedEnvironment, feedSymbols } from '#runtime/feed-settings';
+import { luldTierOf } from '#domain/feed/price-band';
+import {
+  FeedSettingsError,
+  feedCredentials,
+  feedEnvironment,
+  feedSymbols,
+  luldTier1Symbols,
+  secureEndpoint,
+} from '#runtime/feed-settings';
 
 const secrets = mockClient(SecretsManagerClient);
 afterEach(() => secrets.reset());
@@ -17,6 +25,37 @@ describe('feedEnvironment', () => {
     expect(() => feedEnvironment({ FEED_PROVIDER: 'iex' })).toThrow(FeedSettingsError);
     expect(() => feedEnvironment({ FEED_PROVIDER: 'iex' })).toThrow(/FEED_PROVIDER/);
     expect(() => feedEnvironment({ FEED_PROVIDER: 'alpaca', FEED_URL: 'not a url' })).toThrow(/FEED_URL/);
+  });
+});
+
+describe('secure endpoints', () => {
+  it('refuses a clear-text FEED_URL except to a loopback address', () => {
+    const env = (url: string) => ({ FEED_PROVIDER: 'alpaca', FEED_URL: url });
+    expect(() => feedEnvironment(env('ws://stream.example.com/v2/sip'))).toThrow(
+      /^FEED_URL must be a wss:\/\/ URL \(ws:\/\/ only to a loopback address\): ws:\/\/stream.example.com would carry the credentials in clear text$/,
+    );
+    expect(() => feedEnvironment(env('http://stream.example.com'))).toThrow(FeedSettingsError);
+    for (const url of [
+      'wss://stream.example.com/v2/sip',
+      'ws://127.0.0.1:8080/v2/iex',
+      'ws://localhost:1',
+      'ws://[::1]:2/x',
+      'ws://127.9.8.7',
+    ]) {
+      expect(feedEnvironment(env(url)).FEED_URL).toBe(url);
+    }
+  });
+
+  it('holds REST origins to https', () => {
+    expect(secureEndpoint('--rest-url', 'https://api.massive.com', 'https:')).toBe('https://api.massive.com');
+    expect(secureEndpoint('--rest-url', 'http://127.0.0.1:9', 'https:')).toBe('http://127.0.0.1:9');
+    expect(() => secureEndpoint('--rest-url', 'http://api.massive.com', 'https:')).toThrow(
+      /^--rest-url must be/,
+    );
+    expect(() => secureEndpoint('--rest-url', 'http://127.0.0.1.example.com', 'https:')).toThrow(
+      FeedSettingsError,
+    );
+    expect(() => secureEndpoint('--url', 'nope', 'wss:')).toThrow(/--url is not a URL/);
   });
 });
 
@@ -67,5 +106,20 @@ describe('feedSymbols', () => {
 
   it('says what to do when the universe file is not there', () => {
     expect(() => feedSymbols(undefined, 'nowhere.csv')).toThrow(/set FEED_SYMBOLS/);
+  });
+});
+
+describe('luldTier1Symbols', () => {
+  it('puts the universe (S&P 500 stocks, index ETFs) in Tier 1, any other stock in Tier 2, futures in none', () => {
+    const tier1 = luldTier1Symbols();
+    expect(luldTierOf('AAPL', tier1)).toBe(1);
+    expect(luldTierOf('SPY', tier1)).toBe(1);
+    expect(luldTierOf('QQQ', tier1)).toBe(1);
+    expect(luldTierOf('GME', tier1)).toBe(2);
+    expect(luldTierOf('ES1!', tier1)).toBeUndefined();
+  });
+
+  it('leaves every stock Tier 2 (the wider band) when the universe file cannot be read', () => {
+    expect(luldTierOf('AAPL', luldTier1Symbols('nowhere.csv'))).toBe(2);
   });
 });

@@ -66,7 +66,7 @@ describe('the AsyncAPI document', () => {
     for (const code of Object.values(CLOSE_CODES)) {
       expect(document.info.description).toContain(`| ${code} |`);
     }
-    expect(document['x-close-codes'].map(({ code }) => code)).toEqual([4401, 4403, 4409]);
+    expect(document['x-close-codes'].map(({ code }) => code)).toEqual([4401, 4403, 4409, 4429]);
     expect(document['x-close-codes'].map(({ onAws }) => onAws).join(' ')).toMatch(/401.*403.*"op":"close"/s);
   });
 

@@ -1,7 +1,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { alpacaFeed } from '#adapters/feed/alpaca';
 import { polygonFeed } from '#adapters/feed/polygon';
+import { REST_RETRY } from '#adapters/feed/rest-pages';
+import { newYorkWallTimeToUtc } from '#domain/calendar/time-zone';
 import type { FeedDropReason, FeedMetrics, TradeFeed } from '#domain/feed/ports';
+import { type LuldTier, luldTierOf } from '#domain/feed/price-band';
 import { isAmendment, type StreamItem, type Trade } from '#domain/market-data/bars';
 import type { TradeSink } from '#domain/market-data/ports';
 import { FeedConnector, type FeedConnectorSettings } from '#use-cases/feed-connector';
@@ -50,10 +53,13 @@ function recordingMetrics() {
     received: 0,
     put: 0,
     reconnects: 0,
+    displaced: 0,
+    evicted: 0,
     gaps: [] as { startMs: number; endMs: number; filled: boolean }[],
     dropped: {} as Partial<Record<FeedDropReason, number>>,
     amendments: [] as string[],
     connected: [] as boolean[],
+    outsideBand: 0,
   };
   const metrics: FeedMetrics = {
     tradesReceived: (count) => {
@@ -64,6 +70,12 @@ function recordingMetrics() {
     },
     reconnect: () => {
       recorded.reconnects++;
+    },
+    displaced: () => {
+      recorded.displaced++;
+    },
+    identitiesEvicted: (count) => {
+      recorded.evicted += count;
     },
     gap: (startMs, endMs, filled) => {
       recorded.gaps.push({ startMs, endMs, filled });
@@ -76,6 +88,9 @@ function recordingMetrics() {
     },
     amendment: (outcome) => {
       recorded.amendments.push(outcome);
+    },
+    outsideBand: (count) => {
+      recorded.outsideBand += count;
     },
   };
   return { metrics, recorded };
@@ -121,6 +136,7 @@ function start(
     settings?: Partial<FeedConnectorSettings>;
     symbolsOn?: () => ReadonlyMap<string, string>;
     open?: boolean;
+    luldTierOf?: (symbol: string) => LuldTier | undefined;
   } = {},
 ) {
   const connector = new FeedConnector(
@@ -129,6 +145,7 @@ function start(
       sink,
       symbolsOn: options.symbolsOn ?? (() => SYMBOLS),
       isSessionOpen: () => options.open ?? true,
+      ...(options.luldTierOf ? { luldTierOf: options.luldTierOf } : {}),
       nowMs: () => Date.now(),
       random: () => 0,
       metrics,
@@ -207,6 +224,32 @@ describe('FeedConnector', () => {
     expect(recorded.dropped.backpressure).toBeUndefined();
   });
 
+  it('applies what a gap fill fetched and records only the span it could not fetch', async () => {
+    const fake = await FakeProvider.start('polygon', { key: 'key', restPageSize: 2 });
+    fakes.push(fake);
+    const sink = new MemorySink();
+    const { metrics, recorded } = recordingMetrics();
+    const noWait = { ...REST_RETRY, sleep: async () => {} };
+    const feed = polygonFeed('stocks', 'key', {
+      socketUrl: fake.url('/stocks'),
+      restUrl: fake.restUrl,
+      restRetry: noWait,
+    });
+    start(feed, sink, metrics, { symbolsOn: () => new Map([['MSFT', 'MSFT']]) });
+    const base = Date.now() - 30_000;
+    await fake.subscribed(1);
+    fake.publish([polygonTrade('MSFT', 1, base + 100, 10)]);
+    await vi.waitFor(() => expect(sink.put_).toHaveLength(1));
+    fake.drop();
+    fake.publish(range(2, 6).map((n) => polygonTrade('MSFT', n, base + n * 100, 10)));
+    fake.failRest({ page: 2, status: 503, times: Number.POSITIVE_INFINITY });
+    await vi.waitFor(() => expect(recorded.gaps).toHaveLength(1));
+    // Page 1 (trades 1 and 2) applied, trade 1 once; page 2 failed for good: recorded from trade 2 on.
+    await vi.waitFor(() => expect(sink.ids).toEqual(['4-1', '4-2']));
+    expect(recorded.gaps[0]).toMatchObject({ startMs: base + 200, filled: false });
+    expect(recorded.gaps[0]?.endMs).toBeGreaterThan(base + 600);
+  });
+
   it('records a gap it cannot fill (Polygon futures have no REST fill) with its start and end', async () => {
     const fake = await fakeOf('polygon');
     const sink = new MemorySink();
@@ -221,6 +264,28 @@ describe('FeedConnector', () => {
     await vi.waitFor(() => expect(recorded.gaps).toHaveLength(1));
     expect(recorded.gaps[0]).toMatchObject({ startMs: at, filled: false });
     expect(recorded.gaps[0]?.endMs).toBeGreaterThan(at);
+  });
+
+  it('notices a half-open connection by its unanswered pings, reconnects and fills the gap', async () => {
+    const fake = await fakeOf('polygon');
+    const sink = new MemorySink();
+    const { metrics, recorded } = recordingMetrics();
+    const feed = polygonFeed('stocks', 'key', {
+      socketUrl: fake.url('/stocks'),
+      restUrl: fake.restUrl,
+      socket: { pingIntervalMs: 20, deadAfterMs: 100 },
+    });
+    start(feed, sink, metrics);
+    const base = Date.now() - 30_000;
+    await fake.subscribed(1);
+    fake.publish([polygonTrade('MSFT', 1, base, 10)]);
+    await vi.waitFor(() => expect(sink.ids).toEqual(['4-1']));
+    fake.goHalfOpen();
+    fake.publish([polygonTrade('MSFT', 2, base + 100, 10)]); // printed, never delivered on the dead socket
+    await fake.subscribed(2);
+    await vi.waitFor(() => expect(sink.ids).toEqual(['4-1', '4-2']));
+    expect(recorded.reconnects).toBe(1);
+    expect(recorded.gaps).toEqual([expect.objectContaining({ filled: true })]);
   });
 
   it('closes a silent socket during the session and subscribes again', async () => {
@@ -290,6 +355,62 @@ describe('FeedConnector', () => {
       ['D-1', undefined],
       ['D-3', true],
     ]);
+  });
+
+  it.each(['alpaca', 'polygon'] as const)(
+    '%s: puts a 10x print outside the LULD band volume-only and counts it',
+    async (dialect) => {
+      const fake = await fakeOf(dialect);
+      const sink = new MemorySink();
+      const { metrics, recorded } = recordingMetrics();
+      const tier1 = new Set(['AAPL', 'MSFT']);
+      start(feedOf(fake), sink, metrics, { luldTierOf: (symbol) => luldTierOf(symbol, tier1) });
+      await fake.subscribed(1);
+      const open = newYorkWallTimeToUtc('2026-11-25', 10 * 60).getTime();
+      const trade = (id: number, atMs: number, price: number) =>
+        dialect === 'alpaca' ? alpacaTrade('AAPL', id, atMs, price) : polygonTrade('AAPL', id, atMs, price);
+      fake.publish([
+        // The opening print (an Opening Trade condition): the day's first reference price.
+        dialect === 'alpaca'
+          ? alpacaTrade('AAPL', 1, open, 180, ['O'])
+          : polygonTrade('AAPL', 1, open, 180, [17]),
+        trade(2, open + 1_000, 180.1),
+        trade(3, open + 2_500, 1800), // 10x: erroneous
+        trade(4, open + 3_000, 180.2),
+        trade(5, open + 3_500, 189), // on the band's edge (180 + 5%): a regular trade
+      ]);
+      await vi.waitFor(() => expect(sink.put_).toHaveLength(5));
+      expect(sink.trades.map((put) => [put.price, put.volumeOnly])).toEqual([
+        [180, undefined],
+        [180.1, undefined],
+        [1800, true],
+        [180.2, undefined],
+        [189, undefined],
+      ]);
+      expect(recorded.outsideBand).toBe(1);
+      // The counts add up: every trade received was put (the band print among them, volume-only).
+      expect(recorded.received).toBe(recorded.put);
+      expect(recorded.dropped).toEqual({});
+    },
+  );
+
+  it('does not judge futures by the LULD band (CME rejects orders outside its own bands)', async () => {
+    const fake = await fakeOf('polygon');
+    const sink = new MemorySink();
+    const { metrics, recorded } = recordingMetrics();
+    start(feedOf(fake, 'futures'), sink, metrics, {
+      symbolsOn: () => new Map([['ESZ6', 'ES1!']]),
+      luldTierOf: (symbol) => luldTierOf(symbol, new Set()),
+    });
+    await fake.subscribed(1);
+    const open = newYorkWallTimeToUtc('2026-11-25', 10 * 60).getTime();
+    fake.publish([
+      { ev: 'T', sym: 'ESZ6', p: 6000, s: 1, t: open, q: 1 },
+      { ev: 'T', sym: 'ESZ6', p: 60_000, s: 1, t: open + 400_000, q: 2 },
+    ]);
+    await vi.waitFor(() => expect(sink.put_).toHaveLength(2));
+    expect(sink.trades.map((put) => put.volumeOnly)).toEqual([undefined, undefined]);
+    expect(recorded.outsideBand).toBe(0);
   });
 
   it('applies a cancel to a trade still held and puts one of a trade already put after it', async () => {

@@ -1,14 +1,15 @@
 import { describe, expect, it, vi } from 'vitest';
 import { defaultMessage } from '#contracts/errors';
 import { SCOPES, type Scope } from '#contracts/scopes';
-import { CHANNEL_NAMES, CHANNELS, CLIENT_MESSAGE_RATE } from '#contracts/websocket';
+import { CHANNEL_NAMES, CHANNELS, CLIENT_MESSAGE_RATE, CLOSE_CODES } from '#contracts/websocket';
 import {
   errorReply,
   MAX_RAW_SYMBOLS_PER_TOPIC,
   MAX_TOPICS_PER_MESSAGE,
   replySchemas,
+  type ServerReply,
 } from '#domain/streaming/messages';
-import { handleClientMessage, openConnection } from '#use-cases/websocket-session';
+import { handleClientMessage, openConnection, screenClientMessage } from '#use-cases/websocket-session';
 import { connectionRecord, inMemorySessionPorts } from '../../support/websocket-fakes.ts';
 
 const MANY = Array.from({ length: 300 }, (_, index) => `S${index}`);
@@ -494,5 +495,50 @@ describe('the per-connection message rate (docs/websocket.md#limits)', () => {
     ]);
     expect(topics()).toEqual(['quotes#AAPL']);
     expect(ports.clients.closes).toEqual([]);
+  });
+
+  it('goes by the count across instances: answers a few refusals, then none, and closes with 4429 once', async () => {
+    const { ports, connection } = await session();
+    const { messages, answeredRefusals, closeAt } = CLIENT_MESSAGE_RATE;
+    const replies: ServerReply[][] = [];
+    for (let n = 1; n <= closeAt + 10; n++) {
+      // Each message on an instance of its own: only the shared count sees them all.
+      replies.push(
+        await handleClientMessage(connection, JSON.stringify({ op: 'ping', id: n }), {
+          ...ports,
+          trackedSymbols: async () => TRACKED,
+        }),
+      );
+    }
+    expect(replies.slice(0, messages).every(([reply]) => reply?.op === 'pong')).toBe(true);
+    expect(replies.slice(messages, messages + answeredRefusals).map(([reply]) => reply?.op)).toEqual(
+      Array(answeredRefusals).fill('error'),
+    );
+    expect(replies.slice(messages + answeredRefusals).flat()).toEqual([]);
+    expect(ports.clients.closes).toEqual([
+      { connectionId: connection.connectionId, code: CLOSE_CODES.messageRateExceeded },
+    ]);
+  });
+});
+
+describe('screenClientMessage: the free check in one instance (docs/websocket.md#limits)', () => {
+  it('lets the allowance through, then refuses without touching storage', async () => {
+    const { ports, connection } = await session();
+    const { messages, answeredRefusals, closeAt } = CLIENT_MESSAGE_RATE;
+    const outcomes = [];
+    for (let n = 1; n <= closeAt + 5; n++) {
+      outcomes.push(await screenClientMessage(connection.connectionId, JSON.stringify({ id: n }), ports));
+    }
+    expect(outcomes.slice(0, messages).every((outcome) => outcome === undefined)).toBe(true);
+    expect(
+      outcomes
+        .slice(messages, messages + answeredRefusals)
+        .map((outcome) => (outcome?.[0] as { id?: unknown } | undefined)?.id),
+    ).toEqual(Array.from({ length: answeredRefusals }, (_, index) => messages + index + 1));
+    expect(outcomes.slice(messages + answeredRefusals).every((outcome) => outcome?.length === 0)).toBe(true);
+    expect(ports.clients.closes).toEqual([
+      { connectionId: connection.connectionId, code: CLOSE_CODES.messageRateExceeded },
+    ]);
+    expect(ports.messageRate.writes).toBe(0);
   });
 });

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   extractApiKey,
@@ -121,5 +122,26 @@ describe('extractApiKey from a WebSocket subprotocol', () => {
       'key.k3',
     ]);
     expect(offeredSubprotocols(undefined)).toEqual([]);
+  });
+});
+
+describe('extractApiKey with headers named after Object.prototype properties (property)', () => {
+  it('finds the key, or none, whatever other headers a request names', () => {
+    const name = fc.oneof(
+      fc.constantFrom('constructor', '__proto__', 'toString', 'valueOf', 'hasOwnProperty'),
+      fc.string({ maxLength: 12 }),
+    );
+    fc.assert(
+      fc.property(fc.array(fc.tuple(name, fc.string())), fc.boolean(), (pairs, withKey) => {
+        const named = Object.fromEntries(
+          pairs.filter(([header]) => !/^(authorization|x-api-key)$/i.test(header)),
+        );
+        // As Lambda receives them (parsed JSON), and as the local gateway builds them (no prototype).
+        const parsed = JSON.parse(JSON.stringify({ ...named, ...(withKey ? { 'X-API-Key': 'k9' } : {}) }));
+        const bare = Object.assign(Object.create(null), parsed);
+        for (const headers of [parsed, bare]) expect(extractApiKey(headers)).toBe(withKey ? 'k9' : undefined);
+      }),
+      { numRuns: 300 },
+    );
   });
 });

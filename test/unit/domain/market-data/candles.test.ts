@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   type CandlesQuery,
@@ -172,6 +173,29 @@ describe('getCandles', () => {
     expect(same.bars.map(({ time }) => time)).toEqual([days[1]]);
     const within = await getCandles('AAPL', query({ start: at + 100, end: at + 900 }), ports);
     expect(within.bars).toEqual([]);
+  });
+
+  it('answers an empty list, reading nothing, for an end before 1970 without a start', async () => {
+    for (const end of [Date.parse('1969-12-31'), -1, Date.parse('0001-01-01')]) {
+      const candles = await getCandles('AAPL', query({ end }), ports);
+      expect(candles.bars).toEqual([]);
+    }
+  });
+
+  it('never asks the store for a range whose lower bound is above its upper bound', async () => {
+    const instant = fc.integer({ min: Date.parse('0001-01-01'), max: Date.parse('9999-12-31') });
+    await fc.assert(
+      fc.asyncProperty(fc.option(instant), fc.option(instant), async (start, end) => {
+        const range = query({ start: start ?? undefined, end: end ?? undefined });
+        if (start !== null && end !== null && start > end) return;
+        const candles = await getCandles('AAPL', range, ports);
+        for (const { time } of candles.bars) {
+          if (start !== null) expect(time * 1000).toBeGreaterThanOrEqual(start);
+          if (end !== null) expect(time * 1000).toBeLessThanOrEqual(end);
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('answers an empty list for a tracked symbol with no bars', async () => {

@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
+import { candlesQuerySchema } from '#domain/market-data/candles';
 import { InvalidParameterError } from '#domain/requests/errors';
 import {
   clampedIntParam,
@@ -8,6 +10,7 @@ import {
   symbolListParam,
   textParam,
 } from '#domain/requests/query-params';
+import { breaksQuerySchema, inForceQuerySchema } from '#domain/strat/alerts';
 
 const schema = z.object({
   symbols: symbolListParam(),
@@ -54,7 +57,8 @@ describe('optionalIntParam', () => {
 
   it.each([
     ['9007199254740991', 9007199254740991],
-    ['-9007199254740991', -9007199254740991],
+    ['0', 0],
+    ['-0', 0],
     ['42.9', 42],
   ])('takes %s as %d', (raw, expected) => {
     expect(parseParams(sinceId, { since_id: raw }).since_id).toBe(expected);
@@ -64,6 +68,15 @@ describe('optionalIntParam', () => {
     'refuses %s, which a number cannot hold exactly, as invalid_parameter',
     (raw) => {
       expect(() => parseParams(sinceId, { since_id: raw })).toThrow(InvalidParameterError);
+    },
+  );
+
+  it.each(['-1', '-0.5', '-9007199254740991', '-1e3'])(
+    'refuses the negative %s as invalid_parameter, as ids start at 0',
+    (raw) => {
+      expect(() => parseParams(sinceId, { since_id: raw })).toThrow(
+        new InvalidParameterError('since_id', raw === '-1e3' ? 'must be a number' : 'must not be negative'),
+      );
     },
   );
 });
@@ -84,5 +97,64 @@ describe('parseParams', () => {
 
   it('ignores parameters the route does not define', () => {
     expect(parseParams(schema, { other: 'x' })).toEqual({ symbols: undefined, search: undefined, limit: 50 });
+  });
+});
+
+describe('parameters as any request can name them (property)', () => {
+  const PROTOTYPE_NAMES = [
+    'constructor',
+    '__proto__',
+    'toString',
+    'valueOf',
+    'hasOwnProperty',
+    'isPrototypeOf',
+  ];
+  const routes = { candles: candlesQuerySchema, inForce: inForceQuerySchema, breaks: breaksQuerySchema };
+  const names = fc.constantFrom(
+    ...PROTOTYPE_NAMES,
+    'since_id',
+    'start',
+    'end',
+    'limit',
+    'window_minutes',
+    'timeframe',
+    'symbols',
+  );
+  const values = fc.oneof(
+    fc.string(),
+    fc.bigInt({ min: -(10n ** 20n), max: 10n ** 20n }).map(String),
+    fc
+      .date({ min: new Date('0001-01-01'), max: new Date('9999-12-31'), noInvalidDate: true })
+      .map((d) => d.toISOString()),
+  );
+
+  it('parses or refuses with invalid_parameter, whatever the names, as API Gateway hands them over (JSON)', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...Object.values(routes)),
+        fc.array(fc.tuple(names, values)),
+        (schema, pairs) => {
+          // As Lambda receives the event: parsed JSON, so `__proto__` is an own property like any other.
+          const raw = JSON.parse(JSON.stringify(Object.fromEntries(pairs)));
+          try {
+            parseParams(schema, raw);
+          } catch (error) {
+            expect(error).toBeInstanceOf(InvalidParameterError);
+          }
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('takes every since_id from 0 to 2^53 - 1 and refuses every negative or larger one', () => {
+    const sinceId = z.object({ since_id: optionalIntParam() });
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(2n ** 60n), max: 2n ** 60n }), (id) => {
+        const accepted = id >= 0n && id <= BigInt(Number.MAX_SAFE_INTEGER);
+        if (accepted) expect(parseParams(sinceId, { since_id: String(id) }).since_id).toBe(Number(id));
+        else expect(() => parseParams(sinceId, { since_id: String(id) })).toThrow(InvalidParameterError);
+      }),
+    );
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { CLOSE_CODES } from '#contracts/websocket';
+import { CLIENT_MESSAGE_RATE, CLOSE_CODES } from '#contracts/websocket';
 import type { CredentialLookup } from '#domain/access/ports';
 import { createHandler } from '#handlers/ws/message';
 import {
@@ -158,5 +158,27 @@ describe('ws message handler', () => {
     expect(result).toEqual({ statusCode: 200 });
     expect(ports.clients.closes).toEqual([{ connectionId: 'conn-1', code: CLOSE_CODES.replaced }]);
     expect(ports.clients.sentTo('conn-1')).toEqual([]);
+  });
+
+  it('bounds what a flooding connection costs: no read or write past its allowance, a few answers, one close', async () => {
+    const { messages, answeredRefusals, closeAt } = CLIENT_MESSAGE_RATE;
+    const lookups = { count: 0 };
+    const keys = keysWithScopes(['ws:connect', 'prices:read']);
+    const { ports, message } = await setup({
+      credentials: async (keyId) => {
+        lookups.count += 1;
+        return keys(keyId);
+      },
+    });
+
+    for (let id = 1; id <= closeAt + 20; id++) await message({ op: 'ping', id });
+
+    const sent = ports.clients.sentTo('conn-1') as { op: string }[];
+    expect(sent.filter(({ op }) => op === 'pong')).toHaveLength(messages);
+    expect(sent.filter(({ op }) => op === 'error')).toHaveLength(answeredRefusals);
+    expect(ports.clients.closes).toEqual([{ connectionId: 'conn-1', code: CLOSE_CODES.messageRateExceeded }]);
+    // Past the allowance, nothing reached storage: no counter write, no key lookup.
+    expect(ports.messageRate.writes).toBe(messages);
+    expect(lookups.count).toBe(messages);
   });
 });

@@ -152,4 +152,36 @@ describe('ShardedEventSource', () => {
     expect(source.isStopped).toBe(true);
     expect(() => put('A', ['2'])).toThrow('the test source is stopped');
   });
+
+  it('stops within its grace: the batch in flight finishes, the records still queued are counted and left', async () => {
+    let release: () => void = () => undefined;
+    const delivered: string[] = [];
+    const { source, put } = sourceOf(async (event) => {
+      delivered.push(...valuesOf(event));
+      await new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      return undefined;
+    });
+    put(
+      'A',
+      Array.from({ length: 100 }, (_, n) => String(n)),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const stopped = source.stop(20);
+    // The batch in flight is let finish once the grace is over.
+    setTimeout(() => release(), 40);
+    expect(await stopped).toBe(90);
+    expect(delivered).toHaveLength(10);
+    expect(source.queued).toBe(0);
+    expect(() => put('A', ['late'])).toThrow(/stopped/);
+  });
+
+  it('counts the records it holds, delivered or not yet', async () => {
+    const { source, put } = sourceOf(async () => undefined);
+    put('A', ['1', '2', '3']);
+    expect(source.queued).toBe(3);
+    await source.flush();
+    expect(source.queued).toBe(0);
+  });
 });

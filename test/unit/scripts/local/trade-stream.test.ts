@@ -80,4 +80,30 @@ describe('LocalTradeStream', () => {
     await stream.stop();
     expect(() => stream.put(records('AAPL', ['1']))).toThrow(/stopped/);
   });
+
+  it('takes records while it has room for them, and refuses the whole put when it has not', async () => {
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const stream = new LocalTradeStream(
+      async () => {
+        await held;
+        return undefined;
+      },
+      { capacity: 10, batchWindowMs: 0 },
+    );
+    expect(stream.offer(records('AAPL', ['1', '2', '3', '4', '5', '6']))).toBe(true);
+    expect(stream.offer(records('AAPL', ['7', '8', '9', '10', '11']))).toBe(false);
+    expect(stream.offer(records('AAPL', ['7', '8', '9', '10']))).toBe(true);
+    expect(stream.hasRoom()).toBe(false);
+    release();
+    await stream.flush();
+    expect(stream.hasRoom()).toBe(true);
+  });
+
+  it('takes one put of any size when it is empty', () => {
+    const stream = new LocalTradeStream(async () => undefined, { capacity: 2 });
+    expect(stream.offer(records('AAPL', ['1', '2', '3']))).toBe(true);
+  });
 });
