@@ -11,7 +11,9 @@ import { spawnScript, waitForOutput } from '../support/processes.ts';
  * `npm run feed` against a fake Alpaca stream, into a local stack whose clock reads Tuesday 2024-11-26
  * 10:00 New York. A 10x erroneous print (1802 for 180.2) is cancelled, a 300-share trade corrected to 30,
  * and the last trade of the tape cancelled; the 1m candles and the latest price over REST then equal what
- * the market truly printed, computed here from the amended tape.
+ * the market truly printed, computed here from the amended tape. The tape has no opening print and lasts
+ * under five minutes, so the LULD band has no reference price yet (functions/domain/feed/price-band.ts):
+ * the erroneous print goes through as a regular trade, as it would on a restart mid-session.
  */
 const at = (hhmmss: string) => Date.parse(`2024-11-26T${hhmmss}Z`);
 
