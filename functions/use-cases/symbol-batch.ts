@@ -24,7 +24,7 @@ import type {
 import { isAmendment } from '#domain/market-data/bars';
 import type { Interval } from '#domain/market-data/intervals';
 import type { SymbolLedger } from '#domain/market-data/ledger';
-import { intradayStartMs, periodAt, sessionTimesAt } from '#domain/market-data/periods';
+import { intradayStartMs, isInPeriodRange, periodAt, sessionTimesAt } from '#domain/market-data/periods';
 import type { BarStore, SessionTradeLog, TradeLogEntry } from '#domain/market-data/ports';
 import {
   amendedTrades,
@@ -176,10 +176,13 @@ export class SymbolBatch {
 
   private async amend(amendment: TradeAmendment): Promise<void> {
     const ledger = this.ledger;
-    const times = sessionTimesAt(amendment.timestamp);
+    const times = isInPeriodRange(amendment.timestamp) ? sessionTimesAt(amendment.timestamp) : undefined;
     const current = ledger?.lastTrade === undefined ? undefined : sessionTimesAt(ledger.lastTrade.timestamp);
     if (ledger === undefined || times === undefined || current === undefined || current.day !== times.day) {
-      this.amendmentsRefused[times === undefined ? 'unknown_trade' : 'other_session']++;
+      // No session holds its time, or the symbol never traded: no trade to amend. Otherwise another session's.
+      this.amendmentsRefused[
+        times === undefined || current === undefined ? 'unknown_trade' : 'other_session'
+      ]++;
       return;
     }
     const minuteMs = intradayStartMs(times, MINUTE_MS, amendment.timestamp);

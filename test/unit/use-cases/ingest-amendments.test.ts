@@ -254,4 +254,16 @@ describe('ingestTrades: cancels, errors and corrections (docs/candles.md#amendme
     expect(logged).toBe(many.length);
     expect((await barAt(stores, '1d', dayTime))?.volume).toBe(many.length);
   });
+
+  it("counts an amendment stamped outside the calendar's range, or of a symbol never traded, as of an unknown trade", async () => {
+    const stores = inMemoryIngestPorts();
+    await ingest(stores, [trade(0, 180)]);
+    const [outcome] = await ingest(stores, [
+      { symbol: 'AAPL', amends: 'x', timestamp: 1 },
+      { symbol: 'AAPL', amends: 'y', timestamp: Date.parse('2150-01-01T15:00:00Z') },
+      { symbol: 'MSFT', amends: 'z', timestamp: open },
+      trade(1, 181),
+    ]);
+    expect(outcome).toMatchObject({ applied: 1, amendmentsRefused: { unknown_trade: 3, other_session: 0 } });
+  });
 });
