@@ -30,13 +30,14 @@
  *   and a batch the sink gives up on goes back to the head of the queue and is tried again after a pause.
  * - Bounded memory: above `pauseAt` queued trades the socket stops being read (TCP pushes back to the
  *   provider) and it resumes below half of it; above `dropAt` a trade is dropped and counted `backpressure`.
- * - Corrections and cancels apply to trades still queued, and are otherwise recorded
- *   (functions/domain/feed/amendments.ts).
+ * - Corrections and cancels apply to trades still queued; otherwise they are put on the stream after their
+ *   original, for the ingest path to rewrite what it touched (functions/domain/feed/amendments.ts).
  * - Erroneous prints: a price-moving equity print outside the Limit Up-Limit Down band is put volume-only
  *   and counted (functions/domain/feed/price-band.ts).
  * - Futures contracts roll: the subscription is recomputed from `symbolsOn` each minute and, when it changes,
  *   the roll is logged and the feed resubscribed.
  */
+import { LRUCache } from 'lru-cache';
 import { amendPending } from '#domain/feed/amendments';
 import type { FeedConnectionState, FeedPhase } from '#domain/feed/connection-state';
 import {
@@ -55,7 +56,7 @@ import { type LuldTier, PriceBands, tradeAfterBand } from '#domain/feed/price-ba
 import { RECONNECT, type ReconnectPolicy, reconnectDelayMs } from '#domain/feed/reconnect';
 import { restartGapStartMs } from '#domain/feed/restart';
 import { TRADE_IDENTITY, TradeIdentityWindow } from '#domain/feed/trade-identity';
-import type { Trade } from '#domain/market-data/bars';
+import type { StreamItem, Trade } from '#domain/market-data/bars';
 import type { TradeSink } from '#domain/market-data/ports';
 
 export interface FeedConnectorSettings {
@@ -143,7 +144,10 @@ function waiter(): Waiter {
 export class FeedConnector {
   private readonly settings: FeedConnectorSettings;
   private readonly seen: TradeIdentityWindow;
-  private readonly queue: Trade[] = [];
+  /** The time of each trade queued, by symbol and id: where a later amendment's original is. */
+  private readonly tradeTimes: LRUCache<string, number>;
+  /** Trades, and amendments of trades already put, in the order they are to be put. */
+  private readonly queue: StreamItem[] = [];
   private held: FeedEvent[] | undefined;
   private connection: FeedConnection | undefined;
   private paused = false;
@@ -184,6 +188,7 @@ export class FeedConnector {
     settings: Partial<FeedConnectorSettings> = {},
   ) {
     this.settings = { ...FEED_CONNECTOR_SETTINGS, ...settings };
+    this.tradeTimes = new LRUCache({ max: this.settings.maxIdentities });
     this.seen = new TradeIdentityWindow({
       windowMs: this.settings.identityWindowMs,
       maxIds: this.settings.maxIdentities,
@@ -469,10 +474,13 @@ export class FeedConnector {
     let received = 0;
     for (const event of events) {
       if (event.type === 'amendment') {
-        const outcome = amendPending(this.queue, event.amendment);
-        this.ports.metrics.amendment(outcome);
-        if (outcome === 'recorded') {
-          this.ports.log.info('Trade amendment recorded', { ...event.amendment, corrected: undefined });
+        // The original's time as queued, where remembered; the provider's message time otherwise.
+        const { symbol, tradeId } = event.amendment;
+        const timestamp = this.tradeTimes.get(`${symbol}|${tradeId}`) ?? event.amendment.timestamp;
+        const amendment = { ...event.amendment, timestamp };
+        this.ports.metrics.amendment(amendPending(this.queue, amendment));
+        if (amendment.kind === 'correction' && amendment.corrected !== undefined) {
+          this.tradeTimes.set(`${symbol}|${amendment.corrected.tradeId}`, timestamp);
         }
         continue;
       }
@@ -507,6 +515,7 @@ export class FeedConnector {
         continue;
       }
       this.queue.push(this.withinBand(event.feedTrade));
+      this.tradeTimes.set(`${trade.symbol}|${trade.tradeId}`, trade.timestamp);
     }
     if (received > 0) this.ports.metrics.tradesReceived(received);
     if (this.queue.length >= this.settings.pauseAt) this.pauseReading();

@@ -95,21 +95,25 @@ function alpacaProtocol(
           return feedTrade === undefined ? 'invalid' : { type: 'trade', feedTrade };
         }
         case 'x': {
-          if (symbol === undefined) return 'invalid';
+          // The message's time is the original trade's (Alpaca's documented samples): where to find it.
+          const timestamp = epochMsOf(message.t);
+          if (symbol === undefined || !Number.isFinite(timestamp)) return 'invalid';
           const amendment: Amendment = {
             kind: 'cancel',
             symbol,
             tradeId: `${String(message.x ?? '')}-${String(message.i ?? '')}`,
+            timestamp,
           };
           return { type: 'amendment', amendment };
         }
         case 'c': {
-          if (symbol === undefined) return 'invalid';
+          const timestamp = epochMsOf(message.t);
+          if (symbol === undefined || !Number.isFinite(timestamp)) return 'invalid';
           const corrected = feedTradeOf(
             symbol,
             message.cp,
             message.cs,
-            epochMsOf(message.t),
+            timestamp,
             `${String(message.x ?? '')}-${String(message.ci ?? '')}`,
             letterConditionsEffect(planOfTape(message.z as string | undefined), stringsOf(message.cc)),
           );
@@ -119,6 +123,7 @@ function alpacaProtocol(
               kind: 'correction',
               symbol,
               tradeId: `${String(message.x ?? '')}-${String(message.oi ?? '')}`,
+              timestamp,
               corrected: corrected?.counting === 'excluded' ? undefined : corrected?.trade,
             },
           };

@@ -145,7 +145,8 @@ export interface FeedMetrics {
   gap(startMs: number, endMs: number, filled: boolean): void;
   connected(up: boolean): void;
   dropped(reason: FeedDropReason, count: number): void;
-  amendment(outcome: 'applied' | 'recorded'): void;
+  /** `applied` to a trade still queued, or `forwarded` on the stream to the ingest path. */
+  amendment(outcome: 'applied' | 'forwarded'): void;
   /** Trades put volume-only because their price lay outside the LULD band (they are counted in put too). */
   outsideBand(count: number): void;
 }
