@@ -23,9 +23,13 @@ interface Parameter {
   readonly schema: {
     readonly type?: string;
     readonly enum?: readonly unknown[];
+    /** The accepted forms as a regular expression (enumerations in any case). */
+    readonly pattern?: string;
     readonly minimum?: number;
     readonly maximum?: number;
-    readonly items?: { readonly enum?: readonly unknown[] };
+    readonly items?: { readonly enum?: readonly unknown[]; readonly pattern?: string };
+    /** A number or a keyword (`since_id`: an id or `latest`). */
+    readonly anyOf?: readonly Parameter['schema'][];
   };
 }
 
@@ -77,8 +81,30 @@ const integerEdges = (schema: Parameter['schema']) => {
   return fc.constantFrom(...edges);
 };
 
+const isNumeric = (schema: Parameter['schema']) => schema.type === 'integer' || schema.type === 'number';
+
+/** A value of a numeric schema: whole numbers in its bounds, and fractional ones where it takes any number. */
+const numberValue = (schema: Parameter['schema']) => {
+  const whole = fc
+    .integer({ min: schema.minimum ?? -1_000_000, max: Math.min(schema.maximum ?? 1_000_000, 1e12) })
+    .map(String);
+  if (schema.type === 'integer') return whole;
+  const fractional = fc
+    .double({ min: schema.minimum ?? -1_000_000, max: schema.maximum ?? 1_000_000, noNaN: true })
+    .map(String);
+  return fc.oneof({ weight: 3, arbitrary: whole }, { weight: 1, arbitrary: fractional });
+};
+
 /** A value for one parameter: mostly of its documented form, else at its edges, else junk. */
 function parameterValue(parameter: Parameter): fc.Arbitrary<string> {
+  const numeric = parameter.schema.anyOf?.find(isNumeric);
+  if (numeric !== undefined) {
+    // `since_id`: an id, or the keyword in any case.
+    return fc.oneof(
+      { weight: 6, arbitrary: parameterValue({ ...parameter, schema: numeric }) },
+      { weight: 1, arbitrary: fc.constantFrom('latest', 'LATEST', 'Latest') },
+    );
+  }
   const { schema } = parameter;
   if (parameter.name === 'symbol') return fc.oneof(fc.constantFrom(...SYMBOLS), junk);
   if (parameter.name === 'symbols') {
@@ -88,17 +114,17 @@ function parameterValue(parameter: Parameter): fc.Arbitrary<string> {
     );
   }
   if (parameter.name === 'start' || parameter.name === 'end') return fc.oneof(dateText, junk);
+  const pattern = schema.pattern ?? schema.items?.pattern;
   const valid = schema.enum
     ? fc.constantFrom(...schema.enum.map(String))
-    : schema.items?.enum
-      ? fc.subarray(schema.items.enum.map(String)).map((list) => list.join(','))
-      : schema.type === 'integer'
-        ? fc
-            .integer({ min: schema.minimum ?? -1_000_000, max: Math.min(schema.maximum ?? 1_000_000, 1e12) })
-            .map(String)
-        : fc.constantFrom('aa', 'S', 'ES');
-  const edges =
-    schema.type === 'integer' ? integerEdges(schema) : fc.constantFrom('', 'ALL', 'w', 'x'.repeat(300));
+    : pattern !== undefined
+      ? fc.stringMatching(new RegExp(pattern))
+      : schema.items?.enum
+        ? fc.subarray(schema.items.enum.map(String)).map((list) => list.join(','))
+        : isNumeric(schema)
+          ? numberValue(schema)
+          : fc.constantFrom('aa', 'S', 'ES');
+  const edges = isNumeric(schema) ? integerEdges(schema) : fc.constantFrom('', 'ALL', 'w', 'x'.repeat(300));
   return fc.oneof(
     { weight: 4, arbitrary: valid },
     { weight: 2, arbitrary: edges },
@@ -138,9 +164,14 @@ function requestsFor(demoKey: string): fc.Arbitrary<FuzzRequest> {
           ...operation.parameters
             .filter((p) => p.in === 'query')
             .map((p) =>
-              fc
-                .option(parameterValue(p), { nil: undefined, freq: 2 })
-                .map((value) => [p.name, value] as const),
+              (p.name === 'cursor'
+                ? // A cursor is valid only as a Link header gave it: mostly absent, sometimes junk.
+                  fc.oneof(
+                    { weight: 7, arbitrary: fc.constant(undefined) },
+                    { weight: 1, arbitrary: parameterValue(p) },
+                  )
+                : fc.option(parameterValue(p), { nil: undefined, freq: 2 })
+              ).map((value) => [p.name, value] as const),
             ),
         ),
         extraQuery: fc.array(fc.tuple(fc.constantFrom(...PROTOTYPE_NAMES, 'x', ''), junk), { maxLength: 2 }),
