@@ -9,18 +9,28 @@ import { type LocalStack, startLocalStack } from '../local/stack.ts';
 import { localTableName } from '../local/tables.ts';
 import { lagFigures, sleep } from './harness.ts';
 import { loadUrl } from './http.ts';
+import { expectApplied, tradeCounts } from './trade-progress.ts';
 import type { BenchResult } from './types.ts';
 
-/** 10:00 New York on a regular Tuesday: every trade below falls inside the session. */
-const SESSION_START_MS = Date.parse('2024-11-26T15:00:00Z');
+/** The stack's clock starts at 11:00 New York on a regular Friday, running at real speed. */
+const CLOCK_START_MS = Date.parse('2024-11-22T16:00:00Z');
 const SYMBOLS = parseUniverseCsv(readFileSync(UNIVERSE_CSV, 'utf8')).map(({ symbol }) => symbol);
+
+/**
+ * The stack's service time, read a little behind it: this anchor is taken after the stack's own, so a trade
+ * stamped now is never ahead of the clock the ingest checks (a trade from the future is refused).
+ */
+let anchorMs = Date.now();
+const stackNowMs = () => CLOCK_START_MS + (Date.now() - anchorMs);
 
 function put(stack: LocalStack, trades: readonly Trade[]) {
   stack.trades.put(trades.map((trade) => ({ partitionKey: trade.symbol, data: encodeTradeRecord(trade) })));
 }
 
 let sequence = 0;
-function tradesAt(timestamp: number, count: number): Trade[] {
+/** `count` trades stamped now on the stack's clock, over every symbol in turn. */
+function tradesNow(count: number): Trade[] {
+  const timestamp = stackNowMs();
   return Array.from({ length: count }, (_, index) => ({
     symbol: SYMBOLS[(sequence + index) % SYMBOLS.length] ?? 'AAPL',
     price: 100 + ((sequence + index) % 50) / 10,
@@ -30,14 +40,17 @@ function tradesAt(timestamp: number, count: number): Trade[] {
   }));
 }
 
-/** Sustained ingestion: trades spread over every symbol, put as fast as the pipeline drains them. */
+/**
+ * Sustained ingestion: trades spread over every symbol, put as fast as the pipeline drains them. Fails when any
+ * is refused or the count stops moving (trade-progress.ts).
+ */
 async function sustained(stack: LocalStack): Promise<BenchResult> {
   const total = 100_000;
-  const perMs = 20;
+  const perPut = 20;
+  const since = tradeCounts(stack.metrics);
   const started = performance.now();
-  for (let offset = 0; offset * perMs < total; offset++)
-    put(stack, tradesAt(SESSION_START_MS + offset, perMs));
-  await stack.trades.flush();
+  for (let offset = 0; offset * perPut < total; offset++) put(stack, tradesNow(perPut));
+  await expectApplied(stack.metrics, since, total, stack.trades.flush(), 'sustained ingestion');
   const seconds = (performance.now() - started) / 1000;
   return {
     name: 'Local pipeline: stream -> ingest handler (candles, prices, Strat state, alerts) -> dynalite (511 symbols, 100,000 trades)',
@@ -50,7 +63,7 @@ async function lag(stack: LocalStack): Promise<BenchResult> {
   const headers = { 'X-API-Key': stack.demoKey };
   const lags: number[] = [];
   // 500 trades/s in the background: half of what the local pipeline sustains, so the queue stays short.
-  const background = setInterval(() => put(stack, tradesAt(SESSION_START_MS + 10 * 60_000, 25)), 50);
+  const background = setInterval(() => put(stack, tradesNow(25)), 50);
   try {
     for (let probe = 0; probe < 100; probe++) {
       const price = 1000 + probe;
@@ -60,16 +73,15 @@ async function lag(stack: LocalStack): Promise<BenchResult> {
           symbol: 'SPY',
           price,
           size: 1,
-          timestamp: SESSION_START_MS + 20 * 60_000 + probe,
+          timestamp: stackNowMs(),
           tradeId: `probe-${String(probe).padStart(6, '0')}`,
         },
       ]);
-      for (;;) {
+      await until(async () => {
         const response = await fetch(`${stack.restUrl}/candles/SPY?interval=1m&limit=1`, { headers });
         const body = (await response.json()) as { bars: { close: number }[] };
-        if (body.bars.at(-1)?.close === price) break;
-        await sleep(2);
-      }
+        return body.bars.at(-1)?.close === price;
+      }, `candle probe ${probe}`);
       lags.push(performance.now() - started);
     }
   } finally {
@@ -145,14 +157,13 @@ async function alertLag(stack: LocalStack): Promise<BenchResult> {
         tradeId: 'crossing',
       },
     ]);
-    for (;;) {
+    await until(async () => {
       const response = await fetch(
         `${stack.restUrl}/alerts/in-force?symbols=${encodeURIComponent(symbol)}&timeframe=D`,
         { headers },
       );
-      if (((await response.json()) as { items: unknown[] }).items.length > 0) break;
-      await sleep(2);
-    }
+      return ((await response.json()) as { items: unknown[] }).items.length > 0;
+    }, `alert probe ${symbol}`);
     lags.push(performance.now() - started);
   }
   return {
@@ -161,18 +172,44 @@ async function alertLag(stack: LocalStack): Promise<BenchResult> {
   };
 }
 
-export async function benchPipeline(): Promise<BenchResult[]> {
+/** Polls `check` until it holds; fails loudly after `seconds` (a probe that never lands is a failure). */
+async function until(check: () => Promise<boolean>, what: string, seconds = 30): Promise<void> {
+  const deadline = performance.now() + seconds * 1000;
+  while (!(await check())) {
+    if (performance.now() > deadline) throw new Error(`${what}: not there after ${seconds} s`);
+    await sleep(2);
+  }
+}
+
+const PHASES = ['alerts', 'sustained', 'lag', 'endpoints'] as const;
+
+/** `--phases sustained,lag` runs only those phases (in their order); all by default. */
+function phasesOf(options: readonly string[]): Set<string> {
+  const at = options.indexOf('--phases');
+  const named = at === -1 ? [...PHASES] : (options[at + 1] ?? '').split(',');
+  const unknown = named.filter((name) => !(PHASES as readonly string[]).includes(name));
+  if (unknown.length > 0)
+    throw new Error(`pipeline: unknown phase(s) ${unknown.join(', ')}; known: ${PHASES.join(', ')}`);
+  return new Set(named);
+}
+
+export async function benchPipeline(options: readonly string[] = []): Promise<BenchResult[]> {
+  const phases = phasesOf(options);
   const stack = await startLocalStack({
     port: 0,
     dynamoPort: 0,
-    clock: { start: new Date('2024-11-22T16:00:00Z'), speed: 1 },
+    clock: { start: new Date(CLOCK_START_MS), speed: 1 },
     throttle: { rateLimit: 1_000_000, burstLimit: 1_000_000 },
     logLevel: 'SILENT',
   });
+  anchorMs = Date.now();
   try {
-    // The alert probe first: its trades (19-22 November) must not be older than what the others apply.
-    const results = [await alertLag(stack), await sustained(stack), await lag(stack)];
-    results.push(...(await endpoints(stack)));
+    const results: BenchResult[] = [];
+    // The alert probe first: its trades (19-22 November, before the clock) must not be older than the rest.
+    if (phases.has('alerts')) results.push(await alertLag(stack));
+    if (phases.has('sustained')) results.push(await sustained(stack));
+    if (phases.has('lag')) results.push(await lag(stack));
+    if (phases.has('endpoints')) results.push(...(await endpoints(stack)));
     return results;
   } finally {
     await stack.stop();
