@@ -46,10 +46,15 @@ export async function expectApplied(
 ): Promise<void> {
   let lastTotal = total(since);
   let lastMovedMs = Date.now();
+  let lastReportMs = Date.now();
   let watching: ReturnType<typeof setInterval> | undefined;
   const stalled = new Promise<never>((_, reject) => {
     watching = setInterval(() => {
       const counts = tradeCounts(metrics);
+      if (Date.now() - lastReportMs >= 10_000) {
+        lastReportMs = Date.now();
+        process.stderr.write(`${what}: ${describe(counts, since)} of ${expected} trades so far\n`);
+      }
       if (total(counts) !== lastTotal) {
         lastTotal = total(counts);
         lastMovedMs = Date.now();
