@@ -9,6 +9,7 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { DynamoUsageLog } from '#adapters/dynamo/usage-log';
 import { TABLES } from '#contracts/tables';
 import { IN_FORCE_FEED, type InForceAlertBody, inForceFeedEvent } from '#domain/strat/alerts';
 import type { EventFeed } from '#domain/strat/ports';
@@ -19,7 +20,7 @@ import { localTableName } from '../local/tables.ts';
 import { printWhenMain, sleep } from './harness.ts';
 import { recordMeasuredUnits } from './measured-units.ts';
 import type { BenchResult } from './types.ts';
-import { countingWrites } from './write-units.ts';
+import { countingWrites, topLevelBytes } from './write-units.ts';
 
 const CLOCK_START_MS = Date.parse('2024-11-22T16:00:00Z');
 const ALERTS_TABLE = localTableName('alerts');
@@ -28,6 +29,31 @@ const ALERTS_TABLE = localTableName('alerts');
 function indexesOf(table: string, item: Record<string, unknown>): number {
   if (table !== ALERTS_TABLE) return 0;
   return TABLES.alerts.indexes.filter((index) => item[index.partitionKey.name] !== undefined).length;
+}
+
+/**
+ * What one pushed event costs besides its frame: the usage row the fan-out writes for it (usage-log.ts), with
+ * an account, key id, channel and symbol as long as the service's. The fan-out posts one frame per connection
+ * and event (functions/use-cases/fan-out.ts).
+ */
+async function pushUnits(dynamoEndpoint: string) {
+  const rows = Array.from({ length: 100 }, (_, index) => ({
+    accountId: 'acct_7f3c2a91d4e6',
+    keyId: 'key_5b8e0c4f1a2d',
+    channel: 'quotes' as const,
+    symbol: 'AAPL',
+    time: new Date(CLOCK_START_MS + index).toISOString(),
+    messageId: `${new Date(CLOCK_START_MS + index).toISOString()}#${'e'.repeat(32)}${index}`,
+  }));
+  const { client, count } = countingWrites(localDocumentClient(dynamoEndpoint), () => 0);
+  await new DynamoUsageLog(client, localTableName('usage')).record(rows);
+  const written = rows.map((row) => ({ ...row, type: 'ws_message', expiresAt: 1_800_000_000 }));
+  return {
+    writeUnitsPerUsageRow: count.units / rows.length,
+    usageRowBytes: Math.round(written.reduce((sum, row) => sum + topLevelBytes(row), 0) / rows.length),
+    framesPerEvent: 1,
+    source: 'npm run bench -- alerts (100 usage rows through the fan-out usage log)',
+  };
 }
 
 type FeedClass = new (
@@ -107,11 +133,13 @@ export async function benchAlerts(options: readonly string[]): Promise<BenchResu
       'write units per alert, index copies': perAlert(writes.indexUnits),
       'write units per alert, in all': perAlert(writes.units + writes.indexUnits),
     };
-    if (root === PROJECT_ROOT)
+    if (root === PROJECT_ROOT) {
       await recordMeasuredUnits('alerts', {
         writeUnitsPerAlert: perAlert(writes.units + writes.indexUnits),
         source: `npm run bench -- alerts (${count} alerts in one append)`,
       });
+      await recordMeasuredUnits('push', await pushUnits(stack.dynamoEndpoint));
+    }
     return [{ name: `A burst of ${count} in-force alerts from one batch, local stack`, figures }];
   } finally {
     await stack.stop();

@@ -15,6 +15,7 @@ export async function recordMeasuredUnits(section: string, figures: Record<strin
   } catch {
     // No file yet: this run writes the first section.
   }
-  current[section] = { ...figures, measuredAt: new Date().toISOString() };
+  const previous = (current[section] ?? {}) as Record<string, unknown>;
+  current[section] = { ...previous, ...figures, measuredAt: new Date().toISOString() };
   await writeFile(MEASURED_UNITS_FILE, `${JSON.stringify(current, null, 2)}\n`);
 }

@@ -1,22 +1,27 @@
+import { INGEST_TIMEOUT_SECONDS } from '#contracts/ingestion';
 import type { LocalMetrics } from '../local/metrics-summary.ts';
 
 /** Trades the local stack's ingest has counted so far: applied, and refused by reason. */
 export interface TradeCounts {
   readonly applied: number;
+  /** Symbol states written. */
+  readonly stateChanges: number;
   readonly refused: Readonly<Record<string, number>>;
 }
 
 export function tradeCounts(metrics: LocalMetrics): TradeCounts {
   const refused: Record<string, number> = {};
   let applied = 0;
+  let stateChanges = 0;
   for (const metric of metrics.document().metrics) {
     if (metric.name === 'TradesApplied') applied += metric.sum;
+    if (metric.name === 'StateChanges') stateChanges += metric.sum;
     if (metric.name === 'TradesRefused') {
       const reason = metric.dimension?.value ?? 'unknown';
       refused[reason] = (refused[reason] ?? 0) + metric.sum;
     }
   }
-  return { applied, refused };
+  return { applied, stateChanges, refused };
 }
 
 const total = (counts: TradeCounts) =>
@@ -33,7 +38,7 @@ function describe(counts: TradeCounts, since: TradeCounts): string {
 
 /**
  * Waits for `work` (the stream's flush) while watching the ingest's counts: fails loudly when the trades
- * counted stop moving for `stallSeconds`, and when any of the `expected` trades timed was refused. A benchmark
+ * counted stop moving for `stallSeconds` (by default longer than one ingest invocation may run), and when any of the `expected` trades timed was refused. A benchmark
  * never times refusals, and never waits for ever.
  */
 export async function expectApplied(
@@ -42,7 +47,7 @@ export async function expectApplied(
   expected: number,
   work: Promise<void>,
   what: string,
-  stallSeconds = 30,
+  stallSeconds = INGEST_TIMEOUT_SECONDS + 30,
 ): Promise<void> {
   let lastTotal = total(since);
   let lastMovedMs = Date.now();

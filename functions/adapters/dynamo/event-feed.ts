@@ -23,6 +23,8 @@ const HELP_POLL_MS = 25;
  */
 const RETENTION_SECONDS = 30 * 86_400;
 const MAX_RESERVE_ATTEMPTS = 50;
+/** BatchWrite calls in flight at once per table while a block is written: a burst is thousands of items. */
+const BLOCK_WRITE_CONCURRENCY = 8;
 /** A block record is one item (at most 400 KB): a batch's events are split into blocks of at most this much. */
 const MAX_BLOCK_BYTES = 300_000;
 const PAGE_SIZE = 500;
@@ -332,7 +334,9 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
   private async complete(block: Block<Body>): Promise<void> {
     const end = block.start + block.events.length - 1;
     const expiresAt = this.expiresAt();
-    await batchPutAll(
+    // Items and once-key records at once: both are in place before the head moves, which is all a reader or a
+    // writer relies on (a writer that sees a key record before its item skips an event the block will write).
+    const items = batchPutAll(
       this.client,
       this.tables.feed,
       block.events.map((event, index) => ({
@@ -344,9 +348,9 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
         body: event.body,
         ...(block.start + index < end ? { expiresAt } : {}),
       })),
+      BLOCK_WRITE_CONCURRENCY,
     );
-    await this.expirePredecessor(block.start);
-    await batchPutAll(
+    const keys = batchPutAll(
       this.client,
       this.tables.guards,
       block.events.map((event, index) => ({
@@ -354,7 +358,9 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
         id: block.start + index,
         expiresAt,
       })),
+      BLOCK_WRITE_CONCURRENCY,
     );
+    await Promise.all([items, keys, this.expirePredecessor(block.start)]);
     try {
       await this.client.send(
         new UpdateCommand({
