@@ -6,7 +6,7 @@ import { invokeLocally, lambdaContext } from '../../../../scripts/local/lambda-c
  * A local invocation is cut short when it would be on AWS: with its function's deployed timeout. The ingest
  * function's is 60 s; with Lambda's default 10 s, a full batch on a busy machine timed out, was delivered
  * again while its work went on in the same process, and raced its own redelivery (the pipeline benchmark's
- * stall, docs/benchmarks.md#local-pipeline).
+ * stall, docs/benchmarks.md#local-stack-loopback-http-dynalite-in-its-own-process).
  */
 describe('the local Lambda context', () => {
   it("gives an invocation Lambda's default 10 s unless told the function's timeout", () => {
