@@ -62,7 +62,8 @@ async function sustained(stack: LocalStack): Promise<BenchResult> {
   const seconds = (performance.now() - started) / 1000;
   await recordMeasuredUnits('ingest', {
     ...(await ingestWriteUnits(stack)),
-    source: 'npm run bench -- pipeline (sustained ingestion, 100,000 trades over 510 symbols, after the alert phase's history)',
+    source:
+      'npm run bench -- pipeline (sustained ingestion, 100,000 trades over 510 symbols, after the alert phase)',
   });
   return {
     name: 'Local pipeline: stream -> ingest handler (candles, prices, Strat state, alerts) -> dynalite (510 symbols, 100,000 trades)',
