@@ -270,10 +270,15 @@ export async function benchPipeline(options: readonly string[] = []): Promise<Be
   try {
     const results: BenchResult[] = [];
     // The alert probe first: its trades (19-22 November, before the clock) must not be older than the rest.
-    if (phases.has('alerts')) results.push(await alertLag(stack));
-    if (phases.has('sustained')) results.push(await sustained(stack));
-    if (phases.has('lag')) results.push(await lag(stack));
-    if (phases.has('endpoints')) results.push(...(await endpoints(stack)));
+    // Each phase's figures go to stderr as soon as it is done: a later phase that fails loses none.
+    const done = (phase: BenchResult[]) => {
+      for (const result of phase) process.stderr.write(`${result.name}: ${JSON.stringify(result.figures)}\n`);
+      results.push(...phase);
+    };
+    if (phases.has('alerts')) done([await alertLag(stack)]);
+    if (phases.has('sustained')) done([await sustained(stack)]);
+    if (phases.has('lag')) done([await lag(stack)]);
+    if (phases.has('endpoints')) done(await endpoints(stack));
     return results;
   } finally {
     await stack.stop();
