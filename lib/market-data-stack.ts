@@ -12,6 +12,7 @@ import { FeedConnector } from './constructs/feed-connector.ts';
 import { Heartbeat } from './constructs/heartbeat.ts';
 import { Operations } from './constructs/operations.ts';
 import { PartnerRestApi } from './constructs/rest-api.ts';
+import { SESSION_CAPACITY_CONTEXT } from './constructs/session-capacity.ts';
 import { TradeIngestion } from './constructs/trade-ingestion.ts';
 import { PartnerWebSocketApi, type WebSocketCustomDomain } from './constructs/websocket-api.ts';
 
@@ -80,7 +81,9 @@ export class MarketDataStack extends Stack {
       ...props,
     });
 
-    this.data = new DataTables(this, 'Tables');
+    this.data = new DataTables(this, 'Tables', {
+      sessionCapacity: this.node.tryGetContext(SESSION_CAPACITY_CONTEXT) === 'true',
+    });
     this.restApi = new PartnerRestApi(this, 'RestApi', {
       tables: this.data.tables,
       waf: this.node.tryGetContext(WAF_CONTEXT) !== 'false',

@@ -91,7 +91,11 @@ export const REST_ROUTES = [
     path: '/alerts/in-force',
     scope: 'alerts:read',
     handler: 'functions/handlers/rest/get-in-force-alerts.ts',
-    tables: [{ table: 'alerts', access: 'read' }],
+    // The feed's head (its last committed id) lives with the once-key records (ADR 0009).
+    tables: [
+      { table: 'alerts', access: 'read' },
+      { table: 'eventGuards', access: 'get' },
+    ],
   },
   {
     id: 'getSimultaneousBreaks',
@@ -99,7 +103,11 @@ export const REST_ROUTES = [
     path: '/alerts/simultaneous-breaks',
     scope: 'alerts:read',
     handler: 'functions/handlers/rest/get-simultaneous-breaks.ts',
-    tables: [{ table: 'breaks', access: 'read' }],
+    // The feed's head (its last committed id) lives with the once-key records (ADR 0009).
+    tables: [
+      { table: 'breaks', access: 'read' },
+      { table: 'eventGuards', access: 'get' },
+    ],
   },
 ] as const satisfies readonly RestRoute[];
 
@@ -145,6 +153,7 @@ export const CLOCK_TICK = {
     { table: 'setups', access: 'write' },
     // The newest simultaneous break: REST limits are raised for a while after one.
     { table: 'breaks', access: 'read' },
+    { table: 'eventGuards', access: 'get' },
   ],
 } as const satisfies { handler: string; tables: readonly TableBinding[] };
 

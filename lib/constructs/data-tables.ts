@@ -10,6 +10,12 @@ import {
 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { type KeyAttribute, TABLE_IDS, TABLES, type TableDefinition, type TableId } from '#contracts/tables';
+import {
+  initialCapacity,
+  SESSION_CAPACITY,
+  type SessionCapacityTable,
+  scheduleSessionCapacity,
+} from './session-capacity.ts';
 
 export type TableMap = Readonly<Record<TableId, Table>>;
 
@@ -28,18 +34,28 @@ const toAttribute = (key: KeyAttribute): Attribute => ({ name: key.name, type: A
 export class DataTables extends Construct {
   readonly tables: TableMap;
 
-  constructor(scope: Construct, id: string) {
+  /**
+   * `sessionCapacity`: the tables the ingest writes on every batch get provisioned capacity scheduled for the
+   * session (session-capacity.ts); the others stay on demand.
+   */
+  constructor(scope: Construct, id: string, props: { readonly sessionCapacity?: boolean } = {}) {
     super(scope, id);
     this.tables = Object.fromEntries(
-      TABLE_IDS.map((tableId) => [tableId, this.createTable(tableId, TABLES[tableId])]),
+      TABLE_IDS.map((tableId) => [
+        tableId,
+        this.createTable(tableId, TABLES[tableId], props.sessionCapacity === true),
+      ]),
     ) as Record<TableId, Table>;
   }
 
-  private createTable(tableId: TableId, definition: TableDefinition): Table {
+  private createTable(tableId: TableId, definition: TableDefinition, sessionCapacity: boolean): Table {
+    const scheduled = sessionCapacity && tableId in SESSION_CAPACITY;
     const table = new Table(this, tableId, {
       partitionKey: toAttribute(definition.partitionKey),
       sortKey: definition.sortKey && toAttribute(definition.sortKey),
-      billingMode: BillingMode.PAY_PER_REQUEST,
+      ...(scheduled
+        ? { billingMode: BillingMode.PROVISIONED, ...initialCapacity(tableId as SessionCapacityTable) }
+        : { billingMode: BillingMode.PAY_PER_REQUEST }),
       encryption: TableEncryption.AWS_MANAGED,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       stream: definition.stream && StreamViewType[definition.stream],
@@ -59,6 +75,7 @@ export class DataTables extends Construct {
         projectionType: ProjectionType.ALL,
       });
     }
+    if (scheduled) scheduleSessionCapacity(table, tableId as SessionCapacityTable);
     return table;
   }
 }

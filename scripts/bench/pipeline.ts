@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoBarStore } from '#adapters/dynamo/bar-store';
+import type { TableId } from '#contracts/tables';
 import type { Trade } from '#domain/market-data/bars';
 import { encodeTradeRecord } from '#domain/market-data/trade-records';
 import { UNIVERSE_CSV } from '../lib/project.ts';
@@ -9,20 +11,36 @@ import { type LocalStack, startLocalStack } from '../local/stack.ts';
 import { localTableName } from '../local/tables.ts';
 import { lagFigures, sleep } from './harness.ts';
 import { loadUrl } from './http.ts';
+import { recordMeasuredUnits } from './measured-units.ts';
+import { expectApplied, tradeCounts } from './trade-progress.ts';
 import type { BenchResult } from './types.ts';
+import { topLevelBytes, writeUnitsOf } from './write-units.ts';
 
-/** 10:00 New York on a regular Tuesday: every trade below falls inside the session. */
-const SESSION_START_MS = Date.parse('2024-11-26T15:00:00Z');
+/** The stack's clock starts at 11:00 New York on a regular Friday, running at real speed. */
+const CLOCK_START_MS = Date.parse('2024-11-22T16:00:00Z');
 const SYMBOLS = parseUniverseCsv(readFileSync(UNIVERSE_CSV, 'utf8')).map(({ symbol }) => symbol);
+
+/**
+ * The stack's service time, read a little behind it: this anchor is taken after the stack's own, so a trade
+ * stamped now is never ahead of the clock the ingest checks (a trade from the future is refused).
+ */
+let anchorMs = Date.now();
+const stackNowMs = () => CLOCK_START_MS + (Date.now() - anchorMs);
 
 function put(stack: LocalStack, trades: readonly Trade[]) {
   stack.trades.put(trades.map((trade) => ({ partitionKey: trade.symbol, data: encodeTradeRecord(trade) })));
 }
 
 let sequence = 0;
-function tradesAt(timestamp: number, count: number): Trade[] {
+/** The lag probe's symbol: the other phases never trade it, so its candle's close is the probe's price. */
+const PROBE_SYMBOL = 'SPY';
+const BACKGROUND_SYMBOLS = SYMBOLS.filter((symbol) => symbol !== PROBE_SYMBOL);
+
+/** `count` trades stamped now on the stack's clock, over every symbol but the probe's in turn. */
+function tradesNow(count: number): Trade[] {
+  const timestamp = stackNowMs();
   return Array.from({ length: count }, (_, index) => ({
-    symbol: SYMBOLS[(sequence + index) % SYMBOLS.length] ?? 'AAPL',
+    symbol: BACKGROUND_SYMBOLS[(sequence + index) % BACKGROUND_SYMBOLS.length] ?? 'AAPL',
     price: 100 + ((sequence + index) % 50) / 10,
     size: 100,
     timestamp,
@@ -30,18 +48,75 @@ function tradesAt(timestamp: number, count: number): Trade[] {
   }));
 }
 
-/** Sustained ingestion: trades spread over every symbol, put as fast as the pipeline drains them. */
+/**
+ * Sustained ingestion: trades spread over every symbol, put as fast as the pipeline drains them. Fails when any
+ * is refused or the count stops moving (trade-progress.ts).
+ */
 async function sustained(stack: LocalStack): Promise<BenchResult> {
   const total = 100_000;
-  const perMs = 20;
+  const perPut = 20;
+  const since = tradeCounts(stack.metrics);
   const started = performance.now();
-  for (let offset = 0; offset * perMs < total; offset++)
-    put(stack, tradesAt(SESSION_START_MS + offset, perMs));
-  await stack.trades.flush();
+  for (let offset = 0; offset * perPut < total; offset++) put(stack, tradesNow(perPut));
+  await expectApplied(stack.metrics, since, total, stack.trades.flush(), 'sustained ingestion');
   const seconds = (performance.now() - started) / 1000;
+  await recordMeasuredUnits('ingest', {
+    ...(await ingestWriteUnits(stack)),
+    source:
+      'npm run bench -- pipeline (sustained ingestion, 100,000 trades over 510 symbols, after the alert phase)',
+  });
   return {
-    name: 'Local pipeline: stream -> ingest handler (candles, prices, Strat state, alerts) -> dynalite (511 symbols, 100,000 trades)',
+    name: 'Local pipeline: stream -> ingest handler (candles, prices, Strat state, alerts) -> dynalite (510 symbols, 100,000 trades)',
     figures: { 'trades/s': Math.round(total / seconds), seconds: Number(seconds.toFixed(1)) },
+  };
+}
+
+/** Every item of a local table. */
+async function scanAll(stack: LocalStack, table: TableId): Promise<Record<string, unknown>[]> {
+  const documents = localDocumentClient(stack.dynamoEndpoint);
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await documents.send(
+      new ScanCommand({ TableName: localTableName(table), ExclusiveStartKey: startKey }),
+    );
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return items;
+}
+
+const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+
+/**
+ * The write units of what the ingest wrote, from the stored items (write-units.ts): a ledger and a price item
+ * per symbol and batch, bars, states. A ledger's version counts its writes; states are written when they change.
+ */
+async function ingestWriteUnits(stack: LocalStack) {
+  const [ledgers, prices, states, bars] = await Promise.all([
+    scanAll(stack, 'ledgers'),
+    scanAll(stack, 'prices'),
+    scanAll(stack, 'states'),
+    scanAll(stack, 'bars'),
+  ]);
+  const ledgerWrites = ledgers.reduce((sum, item) => sum + Number(item.version ?? 1), 0);
+  const stateWrites = tradeCounts(stack.metrics).stateChanges;
+  return {
+    ledgerBytesMean: Math.round(mean(ledgers.map(topLevelBytes))),
+    ledgerBytesMax: Math.max(...ledgers.map(topLevelBytes)),
+    writeUnitsPerLedger: Number(mean(ledgers.map(writeUnitsOf)).toFixed(2)),
+    priceBytesMean: Math.round(mean(prices.map(topLevelBytes))),
+    writeUnitsPerPrice: Number(mean(prices.map(writeUnitsOf)).toFixed(2)),
+    stateBytesMean: Math.round(mean(states.map(topLevelBytes))),
+    writeUnitsPerState: Number(mean(states.map(writeUnitsOf)).toFixed(2)),
+    stateWritesPerLedgerWrite: Number((stateWrites / ledgerWrites).toFixed(3)),
+    // The alert phase's daily bars, when it ran (the sustained trades complete none).
+    ...(bars.length > 0
+      ? {
+          barBytesMean: Math.round(mean(bars.map(topLevelBytes))),
+          writeUnitsPerBar: Number(mean(bars.map(writeUnitsOf)).toFixed(2)),
+        }
+      : {}),
   };
 }
 
@@ -50,26 +125,27 @@ async function lag(stack: LocalStack): Promise<BenchResult> {
   const headers = { 'X-API-Key': stack.demoKey };
   const lags: number[] = [];
   // 500 trades/s in the background: half of what the local pipeline sustains, so the queue stays short.
-  const background = setInterval(() => put(stack, tradesAt(SESSION_START_MS + 10 * 60_000, 25)), 50);
+  const background = setInterval(() => put(stack, tradesNow(25)), 50);
   try {
     for (let probe = 0; probe < 100; probe++) {
       const price = 1000 + probe;
       const started = performance.now();
       put(stack, [
         {
-          symbol: 'SPY',
+          symbol: PROBE_SYMBOL,
           price,
           size: 1,
-          timestamp: SESSION_START_MS + 20 * 60_000 + probe,
+          timestamp: stackNowMs(),
           tradeId: `probe-${String(probe).padStart(6, '0')}`,
         },
       ]);
-      for (;;) {
-        const response = await fetch(`${stack.restUrl}/candles/SPY?interval=1m&limit=1`, { headers });
+      await until(async () => {
+        const response = await fetch(`${stack.restUrl}/candles/${PROBE_SYMBOL}?interval=1m&limit=1`, {
+          headers,
+        });
         const body = (await response.json()) as { bars: { close: number }[] };
-        if (body.bars.at(-1)?.close === price) break;
-        await sleep(2);
-      }
+        return body.bars.at(-1)?.close === price;
+      }, `candle probe ${probe}`);
       lags.push(performance.now() - started);
     }
   } finally {
@@ -145,14 +221,13 @@ async function alertLag(stack: LocalStack): Promise<BenchResult> {
         tradeId: 'crossing',
       },
     ]);
-    for (;;) {
+    await until(async () => {
       const response = await fetch(
         `${stack.restUrl}/alerts/in-force?symbols=${encodeURIComponent(symbol)}&timeframe=D`,
         { headers },
       );
-      if (((await response.json()) as { items: unknown[] }).items.length > 0) break;
-      await sleep(2);
-    }
+      return ((await response.json()) as { items: unknown[] }).items.length > 0;
+    }, `alert probe ${symbol}`);
     lags.push(performance.now() - started);
   }
   return {
@@ -161,18 +236,49 @@ async function alertLag(stack: LocalStack): Promise<BenchResult> {
   };
 }
 
-export async function benchPipeline(): Promise<BenchResult[]> {
+/** Polls `check` until it holds; fails loudly after `seconds` (a probe that never lands is a failure). */
+async function until(check: () => Promise<boolean>, what: string, seconds = 30): Promise<void> {
+  const deadline = performance.now() + seconds * 1000;
+  while (!(await check())) {
+    if (performance.now() > deadline) throw new Error(`${what}: not there after ${seconds} s`);
+    await sleep(2);
+  }
+}
+
+const PHASES = ['alerts', 'sustained', 'lag', 'endpoints'] as const;
+
+/** `--phases sustained,lag` runs only those phases (in their order); all by default. */
+function phasesOf(options: readonly string[]): Set<string> {
+  const at = options.indexOf('--phases');
+  const named = at === -1 ? [...PHASES] : (options[at + 1] ?? '').split(',');
+  const unknown = named.filter((name) => !(PHASES as readonly string[]).includes(name));
+  if (unknown.length > 0)
+    throw new Error(`pipeline: unknown phase(s) ${unknown.join(', ')}; known: ${PHASES.join(', ')}`);
+  return new Set(named);
+}
+
+export async function benchPipeline(options: readonly string[] = []): Promise<BenchResult[]> {
+  const phases = phasesOf(options);
   const stack = await startLocalStack({
     port: 0,
     dynamoPort: 0,
-    clock: { start: new Date('2024-11-22T16:00:00Z'), speed: 1 },
+    clock: { start: new Date(CLOCK_START_MS), speed: 1 },
     throttle: { rateLimit: 1_000_000, burstLimit: 1_000_000 },
     logLevel: 'SILENT',
   });
+  anchorMs = Date.now();
   try {
-    // The alert probe first: its trades (19-22 November) must not be older than what the others apply.
-    const results = [await alertLag(stack), await sustained(stack), await lag(stack)];
-    results.push(...(await endpoints(stack)));
+    const results: BenchResult[] = [];
+    // The alert probe first: its trades (19-22 November, before the clock) must not be older than the rest.
+    // Each phase's figures go to stderr as soon as it is done: a later phase that fails loses none.
+    const done = (phase: BenchResult[]) => {
+      for (const result of phase) process.stderr.write(`${result.name}: ${JSON.stringify(result.figures)}\n`);
+      results.push(...phase);
+    };
+    if (phases.has('alerts')) done([await alertLag(stack)]);
+    if (phases.has('sustained')) done([await sustained(stack)]);
+    if (phases.has('lag')) done([await lag(stack)]);
+    if (phases.has('endpoints')) done(await endpoints(stack));
     return results;
   } finally {
     await stack.stop();

@@ -10,7 +10,7 @@ import { DynamoApiKeyStore } from '#adapters/dynamo/api-key-store';
 import { DynamoInstrumentCatalog } from '#adapters/dynamo/instrument-catalog';
 import { DynamoLedgerStore } from '#adapters/dynamo/ledger-store';
 import { errorEnvelope } from '#contracts/errors';
-import { TRADE_DEAD_LETTERS_ENV } from '#contracts/ingestion';
+import { INGEST_TIMEOUT_SECONDS, TRADE_DEAD_LETTERS_ENV } from '#contracts/ingestion';
 import { AUTHORIZER, CLOCK_TICK, INGEST, REST_BASE_PATH } from '#contracts/routes';
 import { AUTH_CACHE_TTL_SECONDS } from '#contracts/runtime-settings';
 import { TABLE_IDS, TABLES, type TableId } from '#contracts/tables';
@@ -265,7 +265,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   );
   const localMetrics: LocalMetrics = new LocalMetrics();
   const trades = new LocalTradeStream(
-    (event) => invokeLocally('ingest', (context) => ingest(event, context)),
+    (event) => invokeLocally('ingest', (context) => ingest(event, context), INGEST_TIMEOUT_SECONDS * 1000),
     {
       onDeadLetter: (message) => deadLetterQueue.send(message),
     },

@@ -62,8 +62,9 @@ async function batchWriteAll(
   client: DynamoDBDocumentClient,
   table: string,
   requests: readonly WriteRequest[],
+  concurrency = WRITE_CONCURRENCY,
 ) {
-  const limit = pLimit(WRITE_CONCURRENCY);
+  const limit = pLimit(concurrency);
   await Promise.all(
     chunk(requests, MAX_WRITE_ITEMS).map((requestsOfChunk) =>
       limit(async () => {
@@ -81,12 +82,18 @@ async function batchWriteAll(
   );
 }
 
-/** Writes every item (absolute values: a retry writes the same). */
-export function batchPutAll(client: DynamoDBDocumentClient, table: string, items: readonly object[]) {
+/** Writes every item (absolute values: a retry writes the same), `concurrency` calls at once (default 4). */
+export function batchPutAll(
+  client: DynamoDBDocumentClient,
+  table: string,
+  items: readonly object[],
+  concurrency?: number,
+) {
   return batchWriteAll(
     client,
     table,
     items.map((item) => ({ PutRequest: { Item: item as Item } })),
+    concurrency,
   );
 }
 

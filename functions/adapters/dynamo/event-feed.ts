@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
@@ -9,19 +8,25 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { TABLES } from '#contracts/tables';
 import type { EventFeed, FeedEvent, FeedPage, FeedReadQuery, StoredEvent } from '#domain/strat/ports';
-import { batchGetAll } from './batch.ts';
+import { batchGetAll, batchPutAll } from './batch.ts';
 
 /**
- * A guard without an id this old belongs to a writer that stopped mid-append: its event is taken over. Longer
- * than any invocation can run (the ingest function's timeout is 60 s), so the writer it names is gone.
+ * A block whose writer has not committed it this long after reserving it is completed by the next writer
+ * (from the block record, the same items at the same ids). Shorter than a redelivery takes to come back, longer
+ * than a writer takes to write a few hundred items.
  */
-const STALE_GUARD_MS = 90_000;
+const HELP_AFTER_MS = 2_000;
+const HELP_POLL_MS = 25;
 /**
- * Guards, and feed items once a newer one exists, are kept 30 days: long after any redelivery could come (the
- * trades stream keeps records 7 days) and far beyond the longest window a request reads (7 days).
+ * Guards, block records, and feed items once a newer one exists, are kept 30 days: long after any redelivery
+ * could come (the trades stream keeps records 7 days) and far beyond the longest window a request reads (7 days).
  */
 const RETENTION_SECONDS = 30 * 86_400;
-const MAX_SEQUENCE_ATTEMPTS = 50;
+const MAX_RESERVE_ATTEMPTS = 50;
+/** BatchWrite calls in flight at once per table while a block is written: a burst is thousands of items. */
+const BLOCK_WRITE_CONCURRENCY = 8;
+/** A block record is one item (at most 400 KB): a batch's events are split into blocks of at most this much. */
+const MAX_BLOCK_BYTES = 300_000;
 const PAGE_SIZE = 500;
 /** How many of the window's first events (by time) decide where a request starts reading by id. */
 const WINDOW_EDGE_EVENTS = 100;
@@ -52,16 +57,26 @@ function filterExpression(match: Readonly<Record<string, readonly (string | numb
   return { FilterExpression: conditions.join(' AND '), ExpressionAttributeNames: names, values };
 }
 
-/** Another writer is appending the same event right now: the caller retries the batch later. */
-export class EventAppendInProgressError extends Error {}
-
-/** The once-key guard of an event: who claimed it, the id it meant to write, and the id it wrote. */
-interface Guard {
+/** The once-key record of an event: the id it was appended at (older records may hold a claim without one). */
+interface KeyRecord {
   key: string;
-  owner?: string;
-  createdAt: number;
-  intendedId?: number;
   id?: number;
+  /** Left by the per-event claims this adapter made before blocks (ADR 0009): the id that claim meant. */
+  intendedId?: number;
+}
+
+/** The feed's head: every block up to `lastId` is complete (items and once-key records written). */
+interface Head {
+  key: string;
+  lastId: number;
+}
+
+/** A reserved run of ids `start`..`start + events.length - 1` and the events that take them, in order. */
+interface Block<Body> {
+  key: string;
+  start: number;
+  createdAt: number;
+  events: FeedEvent<Body>[];
 }
 
 interface FeedItem {
@@ -71,11 +86,14 @@ interface FeedItem {
   body: unknown;
 }
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /**
- * One feed as one partition (`feed`), sorted by `id`. An id is taken only after the previous one was read
- * back committed (a strongly consistent read of the last item, then a put of last + 1 that fails if the id
- * is taken): ids are gapless and increase with commit order, so every reader sees a prefix (ADR 0009). A
- * guard item per natural key makes a redelivered event a no-op.
+ * One feed as one partition (`feed`), sorted by `id`, appended a block at a time (ADR 0009). A writer reads the
+ * head (the last committed id), reserves the next ids with one conditional put of a block record that holds
+ * its events, writes the items and their once-key records in batches, then moves the head. Whoever finds a
+ * reserved block past the head completes it first, so ids stay gapless and in commit order, and a reader that
+ * stops at the head sees a prefix.
  */
 export class DynamoEventFeed<Body> implements EventFeed<Body> {
   constructor(
@@ -86,46 +104,55 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
   ) {}
 
   async append(all: readonly FeedEvent<Body>[]): Promise<number> {
-    const events = [...new Map(all.map((event) => [event.onceKey, event])).values()];
-    if (events.length === 0) return 0;
-    const guards = new Map(
-      (
-        await batchGetAll(
-          this.client,
-          this.tables.guards,
-          events.map((event) => ({ key: this.guardKey(event) })),
-          { consistent: true },
-        )
-      ).map((item) => [item.key as string, item as unknown as Guard]),
-    );
+    let pending = [...new Map(all.map((event) => [event.onceKey, event])).values()];
     let appended = 0;
-    let nextId: number | undefined;
-    for (const event of events) {
-      const key = this.guardKey(event);
-      const claim = await this.claim(key, event, guards.get(key));
-      if (claim === undefined) continue;
-      nextId = await this.putInSequence(event, nextId ?? (await this.lastId()) + 1, key, claim);
-      await this.recordId(key, nextId);
-      nextId += 1;
-      appended += 1;
+    for (let attempt = 1; pending.length > 0; attempt++) {
+      if (attempt > MAX_RESERVE_ATTEMPTS)
+        throw new Error(
+          `could not reserve ids in feed ${this.feedName} after ${MAX_RESERVE_ATTEMPTS} attempts`,
+        );
+      const lastId = await this.committedThrough();
+      const reserved = await this.readBlock(lastId + 1);
+      if (reserved !== undefined) {
+        await this.completeOnceDue(reserved);
+        continue;
+      }
+      // Every block up to lastId is complete, so its events' once-key records are there to be read.
+      pending = await this.notAppended(pending);
+      const events = this.firstBlockOf(pending);
+      if (events.length === 0) break;
+      const block: Block<Body> = {
+        key: this.blockKey(lastId + 1),
+        start: lastId + 1,
+        createdAt: this.nowMs(),
+        events,
+      };
+      if (!(await this.reserve(block))) continue;
+      await this.complete(block);
+      appended += events.length;
+      pending = pending.slice(events.length);
     }
     return appended;
   }
 
   /**
-   * From the window's first event (the `byTime` index, one item) or after `sinceId`, whichever is later, the
-   * base table in id order (strongly consistent), until `limit` events pass, `maxExamined` were examined or
-   * `budgetMs` is spent (after a page): a request reads at most `maxExamined` items whatever the feed's length,
-   * for at most about `budgetMs` whatever the load. `bodyMatch` becomes a filter expression, so the items a
-   * narrow filter leaves out are examined (and counted) by DynamoDB but never sent. The window's edge is the
-   * first event by time; an event committed just before it yet triggered just after (commit order and trigger
-   * order differ by the ingest delay, seconds) is the only one such a start can pass over.
+   * From the window's first event (the `byTime` index, one item) or after `sinceId`, whichever is later, up to
+   * the committed head, the base table in id order (strongly consistent), until `limit` events pass,
+   * `maxExamined` were examined or `budgetMs` is spent (after a page): a request reads at most `maxExamined`
+   * items whatever the feed's length, for at most about `budgetMs` whatever the load. `bodyMatch` becomes a
+   * filter expression, so the items a narrow filter leaves out are examined (and counted) by DynamoDB but never
+   * sent. The window's edge is the first event by time; an event committed just before it yet triggered just
+   * after (commit order and trigger order differ by the ingest delay, seconds) is the only one such a start
+   * can pass over.
    */
   async read(query: FeedReadQuery<Body>): Promise<FeedPage<Body>> {
     const startedMs = this.nowMs();
-    const windowStart = await this.firstIdFrom(query.fromMs);
+    const [windowStart, head] = await Promise.all([this.firstIdFrom(query.fromMs), this.readHead()]);
     if (windowStart === undefined) return { events: [] };
     const after = Math.max(query.sinceId ?? 0, windowStart - 1);
+    // Items past the head belong to a block still being written, perhaps with holes: never shown yet.
+    const through = head?.lastId ?? Number.MAX_SAFE_INTEGER;
+    if (after >= through) return { events: [] };
     const { values: filterValues, ...filter } = filterExpression(query.bodyMatch ?? {});
     const events: StoredEvent<Body>[] = [];
     let examined = 0;
@@ -136,9 +163,14 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
         new QueryCommand({
           TableName: this.tables.feed,
           ConsistentRead: true,
-          KeyConditionExpression: 'feed = :feed AND id > :after',
+          KeyConditionExpression: 'feed = :feed AND id BETWEEN :from AND :through',
           ...filter,
-          ExpressionAttributeValues: { ':feed': this.feedName, ':after': after, ...filterValues },
+          ExpressionAttributeValues: {
+            ':feed': this.feedName,
+            ':from': after + 1,
+            ':through': through,
+            ...filterValues,
+          },
           Limit: Math.min(PAGE_SIZE, query.maxExamined - examined),
           ExclusiveStartKey: startKey,
         }),
@@ -163,9 +195,9 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
     return { events, ...(lastExaminedId === undefined ? {} : { lastExaminedId }) };
   }
 
-  /** The highest committed id, 0 for an empty feed (one strongly consistent item read). */
-  head(): Promise<number> {
-    return this.lastId();
+  /** The highest committed id, 0 for an empty feed (the head record, one strongly consistent read). */
+  async head(): Promise<number> {
+    return (await this.readHead())?.lastId ?? this.lastItemId();
   }
 
   /**
@@ -227,83 +259,178 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
     } while (startKey);
   }
 
-  private guardKey(event: FeedEvent<Body>): string {
-    return `${this.feedName}#${event.onceKey}`;
+  private guardKey(onceKey: string): string {
+    return `${this.feedName}#${onceKey}`;
+  }
+
+  /** Distinct from every once key (`<feed>#...`). */
+  private headKey(): string {
+    return `${this.feedName}@head`;
+  }
+
+  private blockKey(start: number): string {
+    return `${this.feedName}@block@${start}`;
+  }
+
+  /** The last id whose block is complete; a feed without a head (appended before blocks) starts at its last item. */
+  private async committedThrough(): Promise<number> {
+    const head = await this.readHead();
+    if (head !== undefined) return head.lastId;
+    const lastId = await this.lastItemId();
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tables.guards,
+          Item: { key: this.headKey(), lastId },
+          ConditionExpression: 'attribute_not_exists(#key)',
+          ExpressionAttributeNames: { '#key': 'key' },
+        }),
+      );
+      return lastId;
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      return (await this.readHead())?.lastId ?? lastId;
+    }
+  }
+
+  private async readHead(): Promise<Head | undefined> {
+    const output = await this.client.send(
+      new GetCommand({ TableName: this.tables.guards, Key: { key: this.headKey() }, ConsistentRead: true }),
+    );
+    return output.Item as Head | undefined;
+  }
+
+  private async readBlock(start: number): Promise<Block<Body> | undefined> {
+    const output = await this.client.send(
+      new GetCommand({
+        TableName: this.tables.guards,
+        Key: { key: this.blockKey(start) },
+        ConsistentRead: true,
+      }),
+    );
+    return output.Item as Block<Body> | undefined;
   }
 
   /**
-   * Makes this writer the guard's owner, or says the event needs no append (undefined): it is appended, or
-   * was, by a writer that stopped before recording it. A guard without an id is another writer's claim: a fresh
-   * one means that writer is at work (the batch is retried later); a stale one, older than any invocation can
-   * run, is taken over, conditionally on being the very claim read, so of two writers only one takes it.
+   * The events no block has appended: their once-key record has no id. A record left by a per-event claim of
+   * the earlier design, naming the id it meant, counts as appended when the feed holds the event there.
    */
-  private async claim(
-    key: string,
-    event: FeedEvent<Body>,
-    guard: Guard | undefined,
-  ): Promise<string | undefined> {
-    if (guard?.id !== undefined) return undefined;
-    const owner = randomUUID();
-    if (guard === undefined) {
-      try {
-        await this.client.send(
-          new PutCommand({
-            TableName: this.tables.guards,
-            Item: { key, owner, createdAt: this.nowMs() },
-            ConditionExpression: 'attribute_not_exists(#key)',
-            ExpressionAttributeNames: { '#key': 'key' },
-          }),
-        );
-        return owner;
-      } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
-        return this.claim(key, event, await this.readGuard(key));
-      }
+  private async notAppended(events: readonly FeedEvent<Body>[]): Promise<FeedEvent<Body>[]> {
+    const records = new Map(
+      (
+        await batchGetAll(
+          this.client,
+          this.tables.guards,
+          events.map((event) => ({ key: this.guardKey(event.onceKey) })),
+          { consistent: true },
+        )
+      ).map((item) => [item.key as string, item as unknown as KeyRecord]),
+    );
+    const appended = await Promise.all(
+      events.map(async (event) => {
+        const record = records.get(this.guardKey(event.onceKey));
+        if (record?.id !== undefined) return true;
+        return record?.intendedId !== undefined && (await this.holds(record.intendedId, event.onceKey));
+      }),
+    );
+    return events.filter((_, index) => !appended[index]);
+  }
+
+  /** The longest prefix of `events` whose block record stays under the item size limit (at least one event). */
+  private firstBlockOf(events: readonly FeedEvent<Body>[]): FeedEvent<Body>[] {
+    let bytes = 0;
+    let count = 0;
+    for (const event of events) {
+      bytes += JSON.stringify(event).length + 64;
+      if (count > 0 && bytes > MAX_BLOCK_BYTES) break;
+      count += 1;
     }
-    if (guard.intendedId !== undefined && (await this.holds(guard.intendedId, event.onceKey))) {
-      // Its writer stopped after the feed write: record what it did, and append nothing.
-      await this.recordId(key, guard.intendedId);
-      return undefined;
+    return events.slice(0, count);
+  }
+
+  /** Takes the block's ids: a put that fails when another writer reserved them first. */
+  private async reserve(block: Block<Body>): Promise<boolean> {
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tables.guards,
+          Item: { ...block, expiresAt: this.expiresAt() },
+          ConditionExpression: 'attribute_not_exists(#key)',
+          ExpressionAttributeNames: { '#key': 'key' },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      return false;
     }
-    if (this.nowMs() - guard.createdAt < STALE_GUARD_MS) throw new EventAppendInProgressError(key);
+  }
+
+  /**
+   * Completes another writer's block: once its writer has had time to finish (the head moved past it, or the
+   * block is older than HELP_AFTER_MS, as when that writer stopped dead), from its record.
+   */
+  private async completeOnceDue(block: Block<Body>): Promise<void> {
+    const end = block.start + block.events.length - 1;
+    for (let waited = 0; this.nowMs() - block.createdAt + waited < HELP_AFTER_MS; waited += HELP_POLL_MS) {
+      await sleep(HELP_POLL_MS);
+      if (((await this.readHead())?.lastId ?? 0) >= end) return;
+    }
+    await this.complete(block);
+  }
+
+  /**
+   * Writes the block's items and once-key records (absolute values: a writer completing another's block, or
+   * the same block twice, writes the same), gives the item before it its expiry, then moves the head past it.
+   */
+  private async complete(block: Block<Body>): Promise<void> {
+    const end = block.start + block.events.length - 1;
+    const expiresAt = this.expiresAt();
+    // Items and once-key records at once: both are in place before the head moves, which is all a reader or a
+    // writer relies on (a writer that sees a key record before its item skips an event the block will write).
+    const items = batchPutAll(
+      this.client,
+      this.tables.feed,
+      block.events.map((event, index) => ({
+        feed: this.feedName,
+        id: block.start + index,
+        triggeredAtMs: event.triggeredAtMs,
+        onceKey: event.onceKey,
+        ...(event.symbol ? { symbol: event.symbol } : {}),
+        body: event.body,
+        ...(block.start + index < end ? { expiresAt } : {}),
+      })),
+      BLOCK_WRITE_CONCURRENCY,
+    );
+    const keys = batchPutAll(
+      this.client,
+      this.tables.guards,
+      block.events.map((event, index) => ({
+        key: this.guardKey(event.onceKey),
+        id: block.start + index,
+        expiresAt,
+      })),
+      BLOCK_WRITE_CONCURRENCY,
+    );
+    await Promise.all([items, keys, this.expirePredecessor(block.start)]);
     try {
       await this.client.send(
         new UpdateCommand({
           TableName: this.tables.guards,
-          Key: { key },
-          UpdateExpression: 'SET #owner = :owner, createdAt = :now REMOVE intendedId',
-          ConditionExpression: 'attribute_not_exists(id) AND createdAt = :seen',
-          ExpressionAttributeNames: { '#owner': 'owner' },
-          ExpressionAttributeValues: { ':owner': owner, ':now': this.nowMs(), ':seen': guard.createdAt },
+          Key: { key: this.headKey() },
+          UpdateExpression: 'SET lastId = :end',
+          ConditionExpression: 'lastId < :end',
+          ExpressionAttributeValues: { ':end': end },
         }),
       );
-      return owner;
     } catch (error) {
+      // Another writer completed the block first.
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      return this.claim(key, event, await this.readGuard(key));
     }
   }
 
-  /** Completes a guard: the event is in the feed at `id`, and a redelivery appends nothing. */
-  private async recordId(key: string, id: number): Promise<void> {
-    await this.client.send(
-      new UpdateCommand({
-        TableName: this.tables.guards,
-        Key: { key },
-        UpdateExpression: 'SET id = :id, expiresAt = :expiresAt',
-        ExpressionAttributeValues: {
-          ':id': id,
-          ':expiresAt': Math.floor(this.nowMs() / 1000) + RETENTION_SECONDS,
-        },
-      }),
-    );
-  }
-
-  private async readGuard(key: string): Promise<Guard | undefined> {
-    const current = await this.client.send(
-      new GetCommand({ TableName: this.tables.guards, Key: { key }, ConsistentRead: true }),
-    );
-    return current.Item as Guard | undefined;
+  private expiresAt(): number {
+    return Math.floor(this.nowMs() / 1000) + RETENTION_SECONDS;
   }
 
   /** Whether the feed's item `id` is the event of `onceKey`. */
@@ -321,7 +448,7 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
 
   /**
    * The retention (docs/storage.md#alerts-and-breaks): an item gets its expiry once a newer item exists, so
-   * the newest is never expired and the next id always follows it.
+   * the newest is never expired.
    */
   private async expirePredecessor(id: number): Promise<void> {
     if (id <= 1) return;
@@ -332,7 +459,7 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
           Key: { feed: this.feedName, id: id - 1 },
           UpdateExpression: 'SET expiresAt = :expiresAt',
           ConditionExpression: 'attribute_exists(id)',
-          ExpressionAttributeValues: { ':expiresAt': Math.floor(this.nowMs() / 1000) + RETENTION_SECONDS },
+          ExpressionAttributeValues: { ':expiresAt': this.expiresAt() },
         }),
       );
     } catch (error) {
@@ -341,21 +468,7 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
     }
   }
 
-  /** Records the id this owner is about to write, so a writer after it can check the feed there. */
-  private async intend(key: string, owner: string, id: number): Promise<void> {
-    await this.client.send(
-      new UpdateCommand({
-        TableName: this.tables.guards,
-        Key: { key },
-        UpdateExpression: 'SET intendedId = :id',
-        ConditionExpression: '#owner = :owner',
-        ExpressionAttributeNames: { '#owner': 'owner' },
-        ExpressionAttributeValues: { ':id': id, ':owner': owner },
-      }),
-    );
-  }
-
-  private async lastId(): Promise<number> {
+  private async lastItemId(): Promise<number> {
     const output = await this.client.send(
       new QueryCommand({
         TableName: this.tables.feed,
@@ -368,44 +481,5 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
       }),
     );
     return (output.Items?.[0]?.id as number | undefined) ?? 0;
-  }
-
-  /**
-   * Puts the event at `candidate`, or after the last id another writer took meanwhile; returns its id. Before
-   * each try the id is recorded in the guard (`intendedId`), so a writer that stops after the put leaves a
-   * trace the next one checks.
-   */
-  private async putInSequence(
-    event: FeedEvent<Body>,
-    candidate: number,
-    key: string,
-    owner: string,
-  ): Promise<number> {
-    let id = candidate;
-    for (let attempt = 1; attempt <= MAX_SEQUENCE_ATTEMPTS; attempt++) {
-      await this.intend(key, owner, id);
-      try {
-        await this.client.send(
-          new PutCommand({
-            TableName: this.tables.feed,
-            Item: {
-              feed: this.feedName,
-              id,
-              triggeredAtMs: event.triggeredAtMs,
-              onceKey: event.onceKey,
-              ...(event.symbol ? { symbol: event.symbol } : {}),
-              body: event.body,
-            },
-            ConditionExpression: 'attribute_not_exists(id)',
-          }),
-        );
-        await this.expirePredecessor(id);
-        return id;
-      } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
-        id = (await this.lastId()) + 1;
-      }
-    }
-    throw new Error(`could not take an id in feed ${this.feedName} after ${MAX_SEQUENCE_ATTEMPTS} attempts`);
   }
 }

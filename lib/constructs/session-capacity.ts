@@ -1,0 +1,74 @@
+import { Schedule } from 'aws-cdk-lib/aws-applicationautoscaling';
+import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import { TimeZone } from 'aws-cdk-lib/core';
+import type { TableId } from '#contracts/tables';
+
+/**
+ * Provisioned write capacity scheduled for the session (docs/adr/0021-cost-levers.md, lever 3), for the tables
+ * the ingest writes on every batch: off by default, `cdk deploy -c sessionCapacity=true` turns it on. Each
+ * table follows its load by target tracking at 70% utilization between its bounds; a scheduled action raises
+ * the lower bound to the open's rate 15 minutes before the open (the open is the day's peak, and a burst over
+ * provisioned capacity is throttled) and lowers it 15 minutes after the close. Reads are provisioned too
+ * (DynamoDB has no mixed mode), tracked the same way.
+ *
+ * The figures are write units a second at 8,000 symbols and 100 M trades a day (docs/storage.md#a-trading-day-on-paper):
+ * about 1,500 symbol-batches a second on average, twice that at the open, times each item's write units as
+ * measured by `npm run bench -- pipeline` (a ledger about 11, a price 1; a state for one batch in four).
+ */
+export const SESSION_CAPACITY_CONTEXT = 'sessionCapacity';
+
+interface TableCapacity {
+  /** Write units a second provisioned at least during the session: the open's rate. */
+  readonly sessionWrites: number;
+  /** The most target tracking may provision. */
+  readonly maxWrites: number;
+  readonly minReads: number;
+  readonly maxReads: number;
+}
+
+export const SESSION_CAPACITY = {
+  ledgers: { sessionWrites: 32_000, maxWrites: 40_000, minReads: 1_000, maxReads: 20_000 },
+  prices: { sessionWrites: 3_000, maxWrites: 10_000, minReads: 500, maxReads: 20_000 },
+  states: { sessionWrites: 800, maxWrites: 4_000, minReads: 100, maxReads: 10_000 },
+} as const satisfies Partial<Record<TableId, TableCapacity>>;
+
+export type SessionCapacityTable = keyof typeof SESSION_CAPACITY;
+
+/** Outside the session a table keeps this share of its session writes: late prints, the clock tick. */
+const OFF_SESSION_SHARE = 0.05;
+const TARGET_UTILIZATION_PERCENT = 70;
+/** New York times, weekdays (holidays keep the session's capacity: a day's cost at most). */
+const RAISE_AT = { hour: '9', minute: '15', weekDay: 'MON-FRI' } as const;
+const LOWER_AT = { hour: '16', minute: '15', weekDay: 'MON-FRI' } as const;
+
+/** The provisioned throughput a table starts with (the off-session floor), for its `Table` props. */
+export function initialCapacity(tableId: SessionCapacityTable) {
+  const capacity = SESSION_CAPACITY[tableId];
+  return {
+    writeCapacity: Math.ceil(capacity.sessionWrites * OFF_SESSION_SHARE),
+    readCapacity: capacity.minReads,
+  };
+}
+
+/** Target tracking and the session's schedule on a provisioned table. */
+export function scheduleSessionCapacity(table: Table, tableId: SessionCapacityTable): void {
+  const capacity = SESSION_CAPACITY[tableId];
+  const offSession = Math.ceil(capacity.sessionWrites * OFF_SESSION_SHARE);
+  const writes = table.autoScaleWriteCapacity({ minCapacity: offSession, maxCapacity: capacity.maxWrites });
+  writes.scaleOnUtilization({ targetUtilizationPercent: TARGET_UTILIZATION_PERCENT });
+  writes.scaleOnSchedule('RaiseBeforeTheOpen', {
+    schedule: Schedule.cron(RAISE_AT),
+    timeZone: TimeZone.AMERICA_NEW_YORK,
+    minCapacity: capacity.sessionWrites,
+  });
+  writes.scaleOnSchedule('LowerAfterTheClose', {
+    schedule: Schedule.cron(LOWER_AT),
+    timeZone: TimeZone.AMERICA_NEW_YORK,
+    minCapacity: offSession,
+  });
+  const reads = table.autoScaleReadCapacity({
+    minCapacity: capacity.minReads,
+    maxCapacity: capacity.maxReads,
+  });
+  reads.scaleOnUtilization({ targetUtilizationPercent: TARGET_UTILIZATION_PERCENT });
+}

@@ -1,0 +1,73 @@
+/**
+ * `npm run cost -- --symbols N --trades-per-day M --partners P --symbols-per-partner S [--design deployed|levers]
+ *  [--partner-change-share F]`:
+ * a trading day's AWS cost by part (docs/storage.md#a-trading-day-on-paper), from the write units the
+ * benchmarks counted (scripts/cost/measured-units.json) and AWS list prices (scripts/lib/cost-model.ts). The
+ * last line is the total. `--design levers` prices the levers of docs/adr/0021-cost-levers.md, those built and
+ * those planned, instead of the stack as it is deployed.
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { MEASURED_UNITS_FILE } from './bench/measured-units.ts';
+import { exitWith, UsageError } from './lib/cli.ts';
+import { type Design, dayCost, type MeasuredUnits, total } from './lib/cost-model.ts';
+
+const DESIGNS: Record<string, Design> = {
+  deployed: { writeCapacity: 'on-demand', usageSink: 'dynamodb', ledgerWriteUnits: 'measured' },
+  levers: { writeCapacity: 'scheduled', usageSink: 'firehose', ledgerWriteUnits: 'under-1kb' },
+};
+
+function positive(values: Record<string, string | boolean | undefined>, name: string): number {
+  const value = Number(values[name]);
+  if (typeof values[name] !== 'string' || !Number.isFinite(value) || value <= 0)
+    throw new UsageError(`--${name} must be a positive number`);
+  return value;
+}
+
+const dollars = (value: number) => `$${value.toFixed(2)}`;
+
+try {
+  const { values } = parseArgs({
+    options: {
+      symbols: { type: 'string' },
+      'trades-per-day': { type: 'string' },
+      partners: { type: 'string' },
+      'symbols-per-partner': { type: 'string' },
+      design: { type: 'string', default: 'deployed' },
+      'partner-change-share': { type: 'string' },
+    },
+  });
+  const design = DESIGNS[values.design ?? ''];
+  if (!design) throw new UsageError(`--design must be one of ${Object.keys(DESIGNS).join(', ')}`);
+  const market = {
+    symbols: positive(values, 'symbols'),
+    tradesPerDay: positive(values, 'trades-per-day'),
+    partners: positive(values, 'partners'),
+    symbolsPerPartner: positive(values, 'symbols-per-partner'),
+    ...(values['partner-change-share'] === undefined
+      ? {}
+      : { partnerChangeShare: Math.min(1, positive(values, 'partner-change-share')) }),
+  };
+  const units = JSON.parse(readFileSync(MEASURED_UNITS_FILE, 'utf8')) as MeasuredUnits;
+  const lines = dayCost(market, units, design);
+  const width = Math.max(...lines.map((line) => line.part.length));
+  const volumeWidth = Math.max(...lines.map((line) => line.volume.length));
+  const out: string[] = [
+    `A trading day (design: ${values.design}): ${market.symbols} symbols, ${market.tradesPerDay} trades, ` +
+      `${market.partners} partners × ${market.symbolsPerPartner} symbols`,
+  ];
+  for (const group of ['ingest', 'fan-out', 'storage'] as const) {
+    out.push('', `${group}`);
+    for (const line of lines.filter((entry) => entry.group === group))
+      out.push(
+        `  ${line.part.padEnd(width)}  ${line.volume.padEnd(volumeWidth)}  ${dollars(line.dollars).padStart(9)}`,
+      );
+    out.push(
+      `  ${`${group} in all`.padEnd(width + volumeWidth + 2)}  ${dollars(total(lines, group)).padStart(9)}`,
+    );
+  }
+  out.push('', `total per trading day: ${dollars(total(lines))}`);
+  process.stdout.write(`${out.join('\n')}\n`);
+} catch (error) {
+  exitWith('cost', error);
+}

@@ -1,0 +1,304 @@
+/**
+ * A trading day's AWS cost by part (docs/storage.md#a-trading-day-on-paper, docs/adr/0021-cost-levers.md),
+ * from the write units the benchmarks count (scripts/cost/measured-units.json) and AWS's list prices
+ * (us-east-1), each a named constant with its source. Pure: `npm run cost` (scripts/cost.ts) prints it.
+ */
+
+/** Regular session seconds (6.5 hours). */
+export const SESSION_SECONDS = 23_400;
+const MILLION = 1_000_000;
+const GB = 1024 ** 3;
+
+/** AWS list prices, us-east-1, before free tiers. */
+export const PRICES = {
+  /** DynamoDB pricing for on-demand capacity: $0.625 per million write request units. */
+  dynamoWriteRequestUnit: 0.625 / MILLION,
+  /** DynamoDB pricing for on-demand capacity: $0.125 per million read request units. */
+  dynamoReadRequestUnit: 0.125 / MILLION,
+  /** DynamoDB pricing for provisioned capacity: $0.00065 per WCU-hour. */
+  dynamoWcuHour: 0.000_65,
+  /** DynamoDB pricing: $0.25 per GB-month of table storage (standard table class). */
+  dynamoStorageGbMonth: 0.25,
+  /** Amazon Kinesis Data Streams pricing, on-demand: $0.08 per GB written, each record rounded up to 1 KB. */
+  kinesisIngestGb: 0.08,
+  /** Amazon Kinesis Data Streams pricing, on-demand: $0.04 per GB read by standard consumers. */
+  kinesisRetrievalGb: 0.04,
+  /** Amazon Kinesis Data Streams pricing, on-demand: $0.04 per stream-hour. */
+  kinesisStreamHour: 0.04,
+  /** AWS Lambda pricing, Arm: $0.0000133334 per GB-second. */
+  lambdaGbSecond: 0.000_013_333_4,
+  /** AWS Lambda pricing: $0.20 per million requests. */
+  lambdaRequest: 0.2 / MILLION,
+  /** Amazon API Gateway pricing, WebSocket APIs: $1.00 per million messages (first billion a month), 32 KB each. */
+  webSocketMessage: 1 / MILLION,
+  /** Amazon API Gateway pricing, WebSocket APIs: $0.25 per million connection minutes. */
+  webSocketConnectionMinute: 0.25 / MILLION,
+  /** Amazon Data Firehose pricing, Direct PUT: $0.029 per GB ingested, each record rounded up to 5 KB. */
+  firehoseIngestGb: 0.029,
+  /** Amazon S3 pricing: $0.005 per 1,000 PUT requests (Firehose writes one object per buffer). */
+  s3Put: 0.005 / 1_000,
+  /** Amazon S3 pricing, Standard: $0.023 per GB-month. */
+  s3StorageGbMonth: 0.023,
+} as const;
+
+/** What the benchmarks counted (scripts/cost/measured-units.json). */
+export interface MeasuredUnits {
+  readonly ingest: {
+    readonly ledgerBytesMean: number;
+    readonly writeUnitsPerLedger: number;
+    readonly writeUnitsPerPrice: number;
+    readonly writeUnitsPerState: number;
+    readonly stateWritesPerLedgerWrite: number;
+    readonly writeUnitsPerBar: number;
+    readonly barBytesMean: number;
+  };
+  readonly alerts: { readonly writeUnitsPerAlert: number };
+  readonly push: {
+    readonly writeUnitsPerUsageRow: number;
+    readonly usageRowBytes: number;
+    readonly framesPerEvent: number;
+  };
+}
+
+export interface Market {
+  readonly symbols: number;
+  readonly tradesPerDay: number;
+  readonly partners: number;
+  readonly symbolsPerPartner: number;
+  /**
+   * The share of batching windows in which a partner's symbol changes. Default: the universe's average from
+   * the Zipf model (partners streaming a cross-section); partners that stream only the most liquid names see
+   * more (storage.md's earlier figure was 0.4).
+   */
+  readonly partnerChangeShare?: number;
+}
+
+/** The design choices ADR 0021 weighs; `deployed` is the stack as lib/ builds it. */
+export interface Design {
+  /** Write capacity of the ingest's tables: on demand, or provisioned and scheduled for the session. */
+  readonly writeCapacity: 'on-demand' | 'scheduled';
+  /** Where the one `ws_message` row per pushed event goes. */
+  readonly usageSink: 'dynamodb' | 'firehose';
+  /** Write units per ledger item: as measured, or as planned in ADR 0021 (under 1 KB). */
+  readonly ledgerWriteUnits: 'measured' | 'under-1kb';
+}
+
+/** Assumptions no benchmark can count here; each is named in docs/storage.md#a-trading-day-on-paper. */
+export const ASSUMPTIONS = {
+  /** Trades are spread over symbols by rank, as 1/rank (a Zipf law): a few names trade most. */
+  zipfExponent: 1,
+  /** The ingest's batching window (contracts INGEST_BATCH.windowSeconds). */
+  batchWindowSeconds: 1,
+  /** Trades per Kinesis record: the feed connector puts a symbol's trades of one flush together. */
+  tradesPerRecord: 4,
+  /** A trade as JSON on the stream. */
+  tradeBytes: 120,
+  /** Completed bars per symbol and session (390 1m, 26 15m, 13 30m, 7 60m, 2 4h, 1 1d, and the rare longer). */
+  barsPerSymbol: 440,
+  /** In-force alerts per symbol and day, over all timeframes. */
+  alertsPerSymbol: 4,
+  /** Ingest Lambda: 1,024 MB, about 0.3 s per shard batch, one batch per shard and window. */
+  ingestGb: 1,
+  ingestSecondsPerBatch: 0.3,
+  shards: 8,
+  /** Fan-out Lambda: 512 MB, posts of about 15 ms, 32 in flight; one invocation per 100 stream records. */
+  fanOutGb: 0.5,
+  postSeconds: 0.015,
+  postsInFlight: 32,
+  streamRecordsPerInvocation: 100,
+  /** Provisioned capacity follows the load at this utilization (target tracking), raised before the open. */
+  targetUtilization: 0.7,
+  /** Session hours provisioned (the schedule raises capacity 15 minutes before the open, lowers it after the close). */
+  provisionedHours: 7,
+  /** Outside the session: this share of the session's average capacity stays provisioned. */
+  offSessionShare: 0.05,
+  /** Firehose: usage rows are sent in records of about 4 KB (under the 5 KB rounding), objects of 64 MB. */
+  firehoseRecordBytes: 4_096,
+  s3ObjectBytes: 64 * 1024 ** 2,
+  /** Storage is priced as it stands after a year of bars, and two months of usage rows (USAGE_RETENTION_DAYS). */
+  barDays: 365,
+  usageRowDays: 62,
+  /** A day's share of a month's storage bill. */
+  daysPerMonth: 30,
+} as const;
+
+/**
+ * Symbol-batches a day: each symbol's expected number of batching windows with at least one trade, its trades
+ * arriving as a Poisson stream at its Zipf share of the day's rate.
+ */
+export function symbolBatchesPerDay(market: Pick<Market, 'symbols' | 'tradesPerDay'>): number {
+  const windows = SESSION_SECONDS / ASSUMPTIONS.batchWindowSeconds;
+  let harmonic = 0;
+  for (let rank = 1; rank <= market.symbols; rank++) harmonic += rank ** -ASSUMPTIONS.zipfExponent;
+  let batches = 0;
+  for (let rank = 1; rank <= market.symbols; rank++) {
+    const perWindow = (market.tradesPerDay * rank ** -ASSUMPTIONS.zipfExponent) / harmonic / windows;
+    batches += windows * (1 - Math.exp(-perWindow));
+  }
+  return batches;
+}
+
+export interface CostLine {
+  readonly group: 'ingest' | 'fan-out' | 'storage';
+  readonly part: string;
+  readonly volume: string;
+  readonly dollars: number;
+}
+
+const millions = (value: number) => `${(value / MILLION).toFixed(1)} M`;
+
+/** Dollars for `units` write units a day, on demand or on session-scheduled provisioned capacity. */
+function writeDollars(units: number, design: Design): number {
+  if (design.writeCapacity === 'on-demand') return units * PRICES.dynamoWriteRequestUnit;
+  const sessionAverage = units / SESSION_SECONDS;
+  const provisioned = sessionAverage / ASSUMPTIONS.targetUtilization;
+  const hours =
+    provisioned * ASSUMPTIONS.provisionedHours +
+    sessionAverage * ASSUMPTIONS.offSessionShare * (24 - ASSUMPTIONS.provisionedHours);
+  return hours * PRICES.dynamoWcuHour;
+}
+
+export function dayCost(market: Market, units: MeasuredUnits, design: Design): CostLine[] {
+  const symbolBatches = symbolBatchesPerDay(market);
+  const changeShare = symbolBatches / (market.symbols * (SESSION_SECONDS / ASSUMPTIONS.batchWindowSeconds));
+  const records = market.tradesPerDay / ASSUMPTIONS.tradesPerRecord;
+  const recordKb = Math.ceil((ASSUMPTIONS.tradesPerRecord * ASSUMPTIONS.tradeBytes) / 1024);
+  const streamGb = (records * recordKb * 1024) / GB;
+  const batches = (ASSUMPTIONS.shards * SESSION_SECONDS) / ASSUMPTIONS.batchWindowSeconds;
+  const ledgerUnits = design.ledgerWriteUnits === 'under-1kb' ? 1 : units.ingest.writeUnitsPerLedger;
+  const ledgerPriceUnits = symbolBatches * (ledgerUnits + units.ingest.writeUnitsPerPrice);
+  const stateUnits = symbolBatches * units.ingest.stateWritesPerLedgerWrite * units.ingest.writeUnitsPerState;
+  const bars = market.symbols * ASSUMPTIONS.barsPerSymbol;
+  const alerts = market.symbols * ASSUMPTIONS.alertsPerSymbol;
+  const alertUnits = alerts * units.alerts.writeUnitsPerAlert;
+  const capacity = design.writeCapacity === 'on-demand' ? 'on demand' : 'provisioned, scheduled';
+
+  const pushes =
+    market.partners * market.symbolsPerPartner * (market.partnerChangeShare ?? changeShare) * SESSION_SECONDS;
+  const frames = pushes * units.push.framesPerEvent;
+  const usageLine: CostLine =
+    design.usageSink === 'dynamodb'
+      ? {
+          group: 'fan-out',
+          part: 'Usage rows in DynamoDB (on demand)',
+          volume: `${millions(pushes)} rows × ${units.push.writeUnitsPerUsageRow} write units`,
+          dollars: pushes * units.push.writeUnitsPerUsageRow * PRICES.dynamoWriteRequestUnit,
+        }
+      : (() => {
+          const gb = (pushes * units.push.usageRowBytes) / GB;
+          const firehoseRecords = (pushes * units.push.usageRowBytes) / ASSUMPTIONS.firehoseRecordBytes;
+          const billedGb = (firehoseRecords * 5 * 1024) / GB;
+          const objects = (gb * GB) / ASSUMPTIONS.s3ObjectBytes + 24 * 12;
+          return {
+            group: 'fan-out',
+            part: 'Usage rows to Firehose and S3',
+            volume: `${millions(pushes)} rows, ${gb.toFixed(1)} GB (${billedGb.toFixed(1)} GB billed)`,
+            dollars: billedGb * PRICES.firehoseIngestGb + objects * PRICES.s3Put,
+          };
+        })();
+  const fanOutInvocations =
+    (symbolBatches + alerts + symbolBatches * units.ingest.stateWritesPerLedgerWrite) /
+    ASSUMPTIONS.streamRecordsPerInvocation;
+  const fanOutGbSeconds =
+    (pushes * ASSUMPTIONS.postSeconds * ASSUMPTIONS.fanOutGb) / ASSUMPTIONS.postsInFlight;
+
+  const barsGbPerDay = (bars * units.ingest.barBytesMean) / GB;
+  const usageGbKept = (pushes * units.push.usageRowBytes * ASSUMPTIONS.usageRowDays) / GB;
+  return [
+    {
+      group: 'ingest',
+      part: 'Kinesis on demand: records written',
+      volume: `${millions(records)} records of ${recordKb} KB`,
+      dollars: streamGb * PRICES.kinesisIngestGb,
+    },
+    {
+      group: 'ingest',
+      part: 'Kinesis on demand: retrieval and stream-hours',
+      volume: `${streamGb.toFixed(1)} GB read, 24 stream-hours`,
+      dollars: streamGb * PRICES.kinesisRetrievalGb + 24 * PRICES.kinesisStreamHour,
+    },
+    {
+      group: 'ingest',
+      part: 'Ingest Lambda',
+      volume: `${millions(batches)} invocations`,
+      dollars:
+        batches * ASSUMPTIONS.ingestSecondsPerBatch * ASSUMPTIONS.ingestGb * PRICES.lambdaGbSecond +
+        batches * PRICES.lambdaRequest,
+    },
+    {
+      group: 'ingest',
+      part: `DynamoDB writes, ledgers and prices (${capacity})`,
+      volume: `${millions(symbolBatches)} symbol-batches × (${ledgerUnits} + ${units.ingest.writeUnitsPerPrice}) units`,
+      dollars: writeDollars(ledgerPriceUnits, design),
+    },
+    {
+      group: 'ingest',
+      part: `DynamoDB writes, states (${capacity})`,
+      volume: `${millions(stateUnits)} write units`,
+      dollars: writeDollars(stateUnits, design),
+    },
+    {
+      group: 'ingest',
+      part: 'DynamoDB writes, bars (on demand)',
+      volume: `${millions(bars)} bars × ${units.ingest.writeUnitsPerBar} units`,
+      dollars: bars * units.ingest.writeUnitsPerBar * PRICES.dynamoWriteRequestUnit,
+    },
+    {
+      group: 'ingest',
+      part: 'DynamoDB writes, alerts (on demand)',
+      volume: `${(alerts / 1_000).toFixed(0)} k alerts × ${units.alerts.writeUnitsPerAlert} units`,
+      dollars: alertUnits * PRICES.dynamoWriteRequestUnit,
+    },
+    {
+      group: 'fan-out',
+      part: 'DynamoDB Streams reads by Lambda',
+      volume: 'free for Lambda triggers',
+      dollars: 0,
+    },
+    {
+      group: 'fan-out',
+      part: 'Subscription queries',
+      volume: `${millions(symbolBatches)} price records × 0.5 read unit`,
+      dollars: symbolBatches * 0.5 * PRICES.dynamoReadRequestUnit,
+    },
+    {
+      group: 'fan-out',
+      part: 'Fan-out Lambda',
+      volume: `${millions(fanOutInvocations)} invocations, ${(fanOutGbSeconds / 1_000).toFixed(0)} k GB-s`,
+      dollars: fanOutGbSeconds * PRICES.lambdaGbSecond + fanOutInvocations * PRICES.lambdaRequest,
+    },
+    {
+      group: 'fan-out',
+      part: 'WebSocket messages',
+      volume: `${millions(frames)} frames (${((market.partnerChangeShare ?? changeShare) * 100).toFixed(0)}% of windows)`,
+      dollars: frames * PRICES.webSocketMessage,
+    },
+    {
+      group: 'fan-out',
+      part: 'WebSocket connection minutes',
+      volume: `${market.partners} × 1,440 minutes`,
+      dollars: market.partners * 1_440 * PRICES.webSocketConnectionMinute,
+    },
+    usageLine,
+    {
+      group: 'storage',
+      part: `DynamoDB storage, bars (after ${ASSUMPTIONS.barDays} days)`,
+      volume: `${(barsGbPerDay * ASSUMPTIONS.barDays).toFixed(0)} GB`,
+      dollars: (barsGbPerDay * ASSUMPTIONS.barDays * PRICES.dynamoStorageGbMonth) / ASSUMPTIONS.daysPerMonth,
+    },
+    {
+      group: 'storage',
+      part: `Usage rows kept ${ASSUMPTIONS.usageRowDays} days (${design.usageSink === 'dynamodb' ? 'DynamoDB' : 'S3'})`,
+      volume: `${usageGbKept.toFixed(0)} GB`,
+      dollars:
+        (usageGbKept *
+          (design.usageSink === 'dynamodb' ? PRICES.dynamoStorageGbMonth : PRICES.s3StorageGbMonth)) /
+        ASSUMPTIONS.daysPerMonth,
+    },
+  ];
+}
+
+export const total = (lines: readonly CostLine[], group?: CostLine['group']) =>
+  lines
+    .filter((line) => group === undefined || line.group === group)
+    .reduce((sum, line) => sum + line.dollars, 0);

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { TABLE_IDS } from '#contracts/tables';
+import { SESSION_CAPACITY, SESSION_CAPACITY_CONTEXT } from '../../lib/constructs/session-capacity.ts';
+import { synthServiceStack } from './support/service-stack.ts';
+import { logicalIdOf } from './support/template.ts';
+
+/**
+ * Provisioned capacity scheduled for the session (docs/adr/0021-cost-levers.md, lever 3): off by default, on
+ * with `-c sessionCapacity=true` for the tables the ingest writes on every batch.
+ */
+const scheduledTables = Object.keys(SESSION_CAPACITY) as (keyof typeof SESSION_CAPACITY)[];
+
+describe('session capacity, off by default', () => {
+  const { template } = synthServiceStack();
+
+  it('leaves every table on demand and adds no scaling', () => {
+    for (const table of Object.values(template.findResources('AWS::DynamoDB::Table')))
+      expect(table.Properties.BillingMode).toBe('PAY_PER_REQUEST');
+    template.resourceCountIs('AWS::ApplicationAutoScaling::ScalableTarget', 0);
+  });
+});
+
+describe('session capacity, with -c sessionCapacity=true', () => {
+  const { stack, template } = synthServiceStack({ [SESSION_CAPACITY_CONTEXT]: 'true' });
+  const tables = template.findResources('AWS::DynamoDB::Table');
+  const targets = Object.values(template.findResources('AWS::ApplicationAutoScaling::ScalableTarget'));
+  const targetOf = (tableId: string, dimension: string) =>
+    targets.find(
+      (target) =>
+        target.Properties.ScalableDimension === dimension &&
+        JSON.stringify(target.Properties.ResourceId).includes(
+          logicalIdOf(stack.data.tables[tableId as 'ledgers']),
+        ),
+    );
+
+  it('provisions the ledgers, prices and states tables and leaves the others on demand', () => {
+    for (const tableId of TABLE_IDS) {
+      const properties = tables[logicalIdOf(stack.data.tables[tableId])]?.Properties;
+      // CloudFormation's default billing mode is provisioned: CDK leaves it out and sets the throughput.
+      const mode = properties?.BillingMode ?? (properties?.ProvisionedThroughput ? 'PROVISIONED' : undefined);
+      expect([tableId, mode]).toEqual([
+        tableId,
+        (scheduledTables as string[]).includes(tableId) ? 'PROVISIONED' : 'PAY_PER_REQUEST',
+      ]);
+    }
+  });
+
+  it.each(scheduledTables)(
+    '%s: raises its writes to the open’s rate at 09:15 New York on weekdays and lowers them at 16:15',
+    (tableId) => {
+      const writes = targetOf(tableId, 'dynamodb:table:WriteCapacityUnits');
+      expect(writes?.Properties.MaxCapacity).toBe(SESSION_CAPACITY[tableId].maxWrites);
+      const actions = writes?.Properties.ScheduledActions as {
+        Schedule: string;
+        Timezone: string;
+        ScalableTargetAction: { MinCapacity: number };
+      }[];
+      expect(actions.map(({ Schedule, Timezone }) => [Schedule, Timezone])).toEqual([
+        ['cron(15 9 ? * MON-FRI *)', 'America/New_York'],
+        ['cron(15 16 ? * MON-FRI *)', 'America/New_York'],
+      ]);
+      expect(actions[0]?.ScalableTargetAction.MinCapacity).toBe(SESSION_CAPACITY[tableId].sessionWrites);
+      expect(actions[1]?.ScalableTargetAction.MinCapacity).toBeLessThan(
+        SESSION_CAPACITY[tableId].sessionWrites,
+      );
+      expect(targetOf(tableId, 'dynamodb:table:ReadCapacityUnits')).toBeDefined();
+    },
+  );
+
+  it('tracks 70% utilization on every scaled dimension', () => {
+    const policies = Object.values(template.findResources('AWS::ApplicationAutoScaling::ScalingPolicy'));
+    expect(policies).toHaveLength(scheduledTables.length * 2);
+    for (const policy of policies)
+      expect(policy.Properties.TargetTrackingScalingPolicyConfiguration.TargetValue).toBe(70);
+  });
+});
