@@ -20,8 +20,8 @@
 import { parseArgs } from 'node:util';
 import { FEED_PROVIDERS, type FeedProvider } from '#contracts/feed';
 import type { FeedLog } from '#domain/feed/ports';
-import { FeedService } from '#runtime/feed-service';
-import { FeedSettingsError, feedCredentials, feedSymbols, secureEndpoint } from '#runtime/feed-settings';
+import { FeedService } from '#containers/feed-connector/service';
+import { FeedSettingsError, feedCredentials, feedSymbols, secureEndpoint } from '#containers/feed-connector/settings';
 import { answerHelp, exitWith, UsageError } from './lib/cli.ts';
 import { statusLine } from './lib/feed-status.ts';
 import { localServiceClock } from './lib/local-clock.ts';

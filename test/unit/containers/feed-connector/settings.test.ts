@@ -9,7 +9,7 @@ import {
   feedSymbols,
   luldTier1Symbols,
   secureEndpoint,
-} from '#runtime/feed-settings';
+} from '#containers/feed-connector/settings';
 
 const secrets = mockClient(SecretsManagerClient);
 afterEach(() => secrets.reset());
