@@ -7,6 +7,8 @@
  * keeps the pages it already has and resumes from the failing one.
  */
 
+import { backoffDelayMs } from '#domain/retry/backoff';
+
 export interface RestRetryPolicy {
   /** Attempts per page, the first included. */
   readonly attempts: number;
@@ -73,7 +75,11 @@ export async function getPage(
       reason = `request failed: ${error instanceof Error ? error.message : String(error)}`;
     }
     if (attempt + 1 === policy.attempts) break;
-    const backoff = policy.random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
+    const backoff = backoffDelayMs(attempt, policy.random(), {
+      baseMs: policy.baseDelayMs,
+      capMs: policy.maxDelayMs,
+      jitter: 'full',
+    });
     await policy.sleep(asked === undefined ? backoff : Math.min(asked, policy.maxRetryAfterMs));
   }
   return { ok: false, reason: `${reason} (${policy.attempts} attempts)` };
