@@ -1,5 +1,10 @@
 import { describe, expect, it, vi } from 'vitest';
-import { describeFeeds, FeedService, providerFeeds, subscriptionOn } from '#containers/feed-connector/service';
+import {
+  describeFeeds,
+  FeedService,
+  providerFeeds,
+  subscriptionOn,
+} from '#containers/feed-connector/service';
 import { alpacaTrade, FakeProvider } from '../../../support/fake-providers.ts';
 import { MemoryPositions } from '../../../support/scripted-feed.ts';
 
