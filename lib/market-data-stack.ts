@@ -1,5 +1,6 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import { insecureEndpoint } from '#contracts/endpoints';
 import { FEED_PROVIDERS, FEED_STACK_OUTPUTS, isFeedProvider } from '#contracts/feed';
 import { STACK_OUTPUTS, tableOutputName } from '#contracts/stack-outputs';
 import { TABLE_IDS } from '#contracts/tables';
@@ -116,7 +117,7 @@ export class MarketDataStack extends Stack {
         stream: this.ingestion.stream,
         positions: this.data.tables.feedPositions,
         secretName: contextString(this, FEED_CONTEXT.secretName),
-        url: contextString(this, FEED_CONTEXT.url),
+        url: feedUrlFromContext(this),
         desiredCount: feedTasksFromContext(this),
       });
       const feed = this.feedConnector;
@@ -181,6 +182,18 @@ function feedTasksFromContext(scope: Construct): 0 | 1 {
   const tasks = contextString(scope, FEED_CONTEXT.tasks) ?? '1';
   if (tasks !== '0' && tasks !== '1') throw new Error(`CDK context ${FEED_CONTEXT.tasks} must be 0 or 1`);
   return tasks === '0' ? 0 : 1;
+}
+
+/**
+ * `-c feedUrl=URL`, checked as the connector checks FEED_URL at start (functions/contracts/endpoints.ts):
+ * `wss://`, or `ws://` to a loopback address only, so a URL that would send the credentials in clear text
+ * stops synthesis instead of the task.
+ */
+function feedUrlFromContext(scope: Construct): string | undefined {
+  const url = contextString(scope, FEED_CONTEXT.url);
+  const problem = url === undefined ? undefined : insecureEndpoint(url, 'wss:');
+  if (problem !== undefined) throw new Error(`CDK context ${FEED_CONTEXT.url} ${problem}`);
+  return url;
 }
 
 function contextString(scope: Construct, key: string): string | undefined {

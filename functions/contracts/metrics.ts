@@ -32,6 +32,17 @@ export const METRICS = {
       'Trades not applied, by reason (duplicate, late, future, outside_session, invalid, unpriced, poison)',
     dimension: 'Reason',
   },
+  amendmentsApplied: {
+    name: 'AmendmentsApplied',
+    unit: 'Count',
+    description: 'Cancels, errors and corrections applied: the bars and price of their trade rewritten',
+  },
+  amendmentsRefused: {
+    name: 'AmendmentsRefused',
+    unit: 'Count',
+    description: 'Amendments that changed nothing, by reason (unknown_trade, other_session, duplicate)',
+    dimension: 'Reason',
+  },
   ingestBatchSize: { name: 'IngestBatchSize', unit: 'Count', description: 'Records per ingest batch' },
   ingestLag: {
     name: 'IngestLag',

@@ -122,6 +122,7 @@ export const INGEST = {
     { table: 'prices', access: 'write' },
     { table: 'ledgers', access: 'write' },
     { table: 'bars', access: 'write' },
+    { table: 'tradeLog', access: 'write' },
     { table: 'instruments', access: 'read' },
     { table: 'states', access: 'write' },
     { table: 'setups', access: 'write' },

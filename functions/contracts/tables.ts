@@ -89,6 +89,18 @@ export const TABLES = {
     partitionKey: { name: 'series', type: 'S' },
     sortKey: { name: 'time', type: 'N' },
   },
+  /**
+   * The session trade log (docs/storage.md#the-session-trade-log): what an amendment rebuilds a minute's bars
+   * from. `day` = `<symbol>#<session date>`, `entry` = `<minute start ms>#<ledger version>`: one item per
+   * minute and ledger commit, holding the trades (and amendments) that commit applied in that minute. Items
+   * expire TRADE_LOG_RETENTION_DAYS after their minute.
+   */
+  tradeLog: {
+    envVar: 'TRADE_LOG_TABLE',
+    partitionKey: { name: 'day', type: 'S' },
+    sortKey: { name: 'entry', type: 'S' },
+    timeToLiveAttribute: 'expiresAt',
+  },
   /** The derived Strat state per symbol (TFC and setup rows); its stream feeds the `states` channel. */
   states: {
     envVar: 'STATES_TABLE',
@@ -185,6 +197,12 @@ export const TABLES = {
     partitionKey: { name: 'feed', type: 'S' },
   },
 } as const satisfies Record<string, TableDefinition>;
+
+/**
+ * How long the session trade log keeps a minute: amendments come within the session (the providers send them
+ * the same day); a few days leave room for a redrive of dead-lettered records.
+ */
+export const TRADE_LOG_RETENTION_DAYS = 4;
 
 /**
  * How long a `ws_message` usage row is kept: two months, so a month's report can be run in the first days of

@@ -22,18 +22,22 @@
  * - With a position store, the time through which every trade received was put is written every
  *   `positionEveryMs` (never backwards); a restart fills the gap since it, bounded by the latest session's
  *   open (functions/domain/feed/restart.ts), through the same gap fill as a reconnect.
+ * - A stop during a gap fill aborts it (every request and retry wait): what it fetched and what it held is
+ *   put, and the position stays before what it left unfetched, for the next start to fill
+ *   (docs/data-sources.md#stopping-during-a-gap-fill).
  * - Trades wait in one queue in arrival order; one flusher puts them in batches through the TradeSink
  *   (functions/adapters/kinesis/trade-sink.ts: one record per symbol per call, failed records again first),
  *   and a batch the sink gives up on goes back to the head of the queue and is tried again after a pause.
  * - Bounded memory: above `pauseAt` queued trades the socket stops being read (TCP pushes back to the
  *   provider) and it resumes below half of it; above `dropAt` a trade is dropped and counted `backpressure`.
- * - Corrections and cancels apply to trades still queued, and are otherwise recorded
- *   (functions/domain/feed/amendments.ts).
+ * - Corrections and cancels apply to trades still queued; otherwise they are put on the stream after their
+ *   original, for the ingest path to rewrite what it touched (functions/domain/feed/amendments.ts).
  * - Erroneous prints: a price-moving equity print outside the Limit Up-Limit Down band is put volume-only
  *   and counted (functions/domain/feed/price-band.ts).
  * - Futures contracts roll: the subscription is recomputed from `symbolsOn` each minute and, when it changes,
  *   the roll is logged and the feed resubscribed.
  */
+import { LRUCache } from 'lru-cache';
 import { amendPending } from '#domain/feed/amendments';
 import type { FeedConnectionState, FeedPhase } from '#domain/feed/connection-state';
 import {
@@ -52,7 +56,7 @@ import { type LuldTier, PriceBands, tradeAfterBand } from '#domain/feed/price-ba
 import { RECONNECT, type ReconnectPolicy, reconnectDelayMs } from '#domain/feed/reconnect';
 import { restartGapStartMs } from '#domain/feed/restart';
 import { TRADE_IDENTITY, TradeIdentityWindow } from '#domain/feed/trade-identity';
-import type { Trade } from '#domain/market-data/bars';
+import type { StreamItem, Trade } from '#domain/market-data/bars';
 import type { TradeSink } from '#domain/market-data/ports';
 
 export interface FeedConnectorSettings {
@@ -140,7 +144,10 @@ function waiter(): Waiter {
 export class FeedConnector {
   private readonly settings: FeedConnectorSettings;
   private readonly seen: TradeIdentityWindow;
-  private readonly queue: Trade[] = [];
+  /** The time of each trade queued, by symbol and id: where a later amendment's original is. */
+  private readonly tradeTimes: LRUCache<string, number>;
+  /** Trades, and amendments of trades already put, in the order they are to be put. */
+  private readonly queue: StreamItem[] = [];
   private held: FeedEvent[] | undefined;
   private connection: FeedConnection | undefined;
   private paused = false;
@@ -161,6 +168,10 @@ export class FeedConnector {
   private inFlightOldestMs: number | undefined;
   /** The oldest trade given up on at stop (`unsent`): the position stays before it. */
   private unsentOldestMs: number | undefined;
+  /** Where a gap fill cut short by the stop left off: the position stays before it. */
+  private unfilledFromMs: number | undefined;
+  /** Aborts the gap fill under way (on stop). */
+  private fillStop: AbortController | undefined;
   private readonly displacements: number[] = [];
   private phase: FeedPhase = 'connecting';
   private phaseSinceMs: number;
@@ -177,6 +188,7 @@ export class FeedConnector {
     settings: Partial<FeedConnectorSettings> = {},
   ) {
     this.settings = { ...FEED_CONNECTOR_SETTINGS, ...settings };
+    this.tradeTimes = new LRUCache({ max: this.settings.maxIdentities });
     this.seen = new TradeIdentityWindow({
       windowMs: this.settings.identityWindowMs,
       maxIds: this.settings.maxIdentities,
@@ -212,6 +224,7 @@ export class FeedConnector {
     let through = this.lastTradeAtMs;
     if (this.inFlightOldestMs !== undefined) through = Math.min(through, this.inFlightOldestMs - 1);
     if (this.unsentOldestMs !== undefined) through = Math.min(through, this.unsentOldestMs - 1);
+    if (this.unfilledFromMs !== undefined) through = Math.min(through, this.unfilledFromMs - 1);
     for (const trade of this.queue) if (trade.timestamp <= through) through = trade.timestamp - 1;
     return through;
   }
@@ -302,10 +315,11 @@ export class FeedConnector {
     }
   }
 
-  /** Closes the connection, puts what is queued, and lets `run()` resolve. */
+  /** Aborts a gap fill under way, closes the connection, puts what is queued, and lets `run()` resolve. */
   stop(): void {
     this.stopped = true;
     this.stopping.resolve();
+    this.fillStop?.abort();
     this.connection?.close();
   }
 
@@ -460,10 +474,13 @@ export class FeedConnector {
     let received = 0;
     for (const event of events) {
       if (event.type === 'amendment') {
-        const outcome = amendPending(this.queue, event.amendment);
-        this.ports.metrics.amendment(outcome);
-        if (outcome === 'recorded') {
-          this.ports.log.info('Trade amendment recorded', { ...event.amendment, corrected: undefined });
+        // The original's time as queued, where remembered; the provider's message time otherwise.
+        const { symbol, tradeId } = event.amendment;
+        const timestamp = this.tradeTimes.get(`${symbol}|${tradeId}`) ?? event.amendment.timestamp;
+        const amendment = { ...event.amendment, timestamp };
+        this.ports.metrics.amendment(amendPending(this.queue, amendment));
+        if (amendment.kind === 'correction' && amendment.corrected !== undefined) {
+          this.tradeTimes.set(`${symbol}|${amendment.corrected.tradeId}`, timestamp);
         }
         continue;
       }
@@ -498,6 +515,7 @@ export class FeedConnector {
         continue;
       }
       this.queue.push(this.withinBand(event.feedTrade));
+      this.tradeTimes.set(`${trade.symbol}|${trade.tradeId}`, trade.timestamp);
     }
     if (received > 0) this.ports.metrics.tradesReceived(received);
     if (this.queue.length >= this.settings.pauseAt) this.pauseReading();
@@ -542,10 +560,15 @@ export class FeedConnector {
     let unfilled: readonly UnfilledSpan[] = [];
     if (inSession && this.ports.feed.tradesBetween !== undefined) {
       let fill: GapFill;
+      const fillStop = new AbortController();
+      this.fillStop = fillStop;
+      if (this.stopped) fillStop.abort();
       try {
-        fill = await this.ports.feed.tradesBetween(this.subscription, startMs, endMs);
+        fill = await this.ports.feed.tradesBetween(this.subscription, startMs, endMs, fillStop.signal);
       } catch (error) {
         fill = { trades: [], unfilled: [{ symbol: '*', startMs, endMs, reason: String(error) }] };
+      } finally {
+        this.fillStop = undefined;
       }
       const { trades } = fill;
       unfilled = fill.unfilled;
@@ -573,6 +596,18 @@ export class FeedConnector {
         // What is left: from the earliest unfetched time (never before the last trade received) to the end.
         const gapStartMs = Math.max(lastTradeMs, Math.min(...unfilled.map((span) => span.startMs)));
         const gapEndMs = Math.max(...unfilled.map((span) => span.endMs));
+        if (this.stopped) {
+          this.unfilledFromMs = gapStartMs;
+          if (this.ports.positions !== undefined) {
+            // Not lost: the position stays before it and the next start fills it.
+            this.ports.log.info('Gap fill stopped: the next start fills the rest', {
+              feed: this.ports.feed.name,
+              from: new Date(gapStartMs).toISOString(),
+              symbols: unfilled.length,
+            });
+            return this.releaseHeld();
+          }
+        }
         this.ports.metrics.gap(gapStartMs, gapEndMs, false);
         this.ports.log.warn('Gap recorded', {
           feed: this.ports.feed.name,
@@ -584,6 +619,11 @@ export class FeedConnector {
         });
       }
     }
+    this.releaseHeld();
+  }
+
+  /** Applies the live trades held while a gap was filled, and reads the socket again. */
+  private releaseHeld(): void {
     const held = this.held ?? [];
     this.held = undefined;
     this.apply(held);

@@ -1,10 +1,25 @@
 import pLimit from 'p-limit';
 import { TRADE_TIMING } from '#contracts/ingestion';
-import { type Bar, groupBySymbol, type Trade, type TradeMark } from '#domain/market-data/bars';
+import {
+  type Bar,
+  groupBySymbol,
+  isAmendment,
+  type StreamItem,
+  type Trade,
+  type TradeMark,
+} from '#domain/market-data/bars';
 import type { SymbolLedger } from '#domain/market-data/ledger';
 import { periodAt } from '#domain/market-data/periods';
-import type { BarStore, LedgerStore, PriceStore, Series } from '#domain/market-data/ports';
+import type {
+  BarStore,
+  LedgerStore,
+  PriceStore,
+  Series,
+  SessionTradeLog,
+  TradeLogEntry,
+} from '#domain/market-data/ports';
 import type { SymbolPrice } from '#domain/market-data/prices';
+import { type CompactLogEntry, compactLogEntry, expandLogEntry } from '#domain/market-data/trade-log';
 import {
   breakFeedEvent,
   type InForceAlertBody,
@@ -20,19 +35,26 @@ import {
 import type { InForceEvent } from '#domain/strat/in-force';
 import type { EventFeed, SetupStore, StateStore } from '#domain/strat/ports';
 import { isTimeframe, TIMEFRAME_INTERVAL } from '#domain/strat/timeframes';
-import { foldTrades } from '#domain/strat/trade-fold';
+import { type AmendmentRefusal, itemMark, SymbolBatch } from './symbol-batch.ts';
 import { type LedgerAtVersion, syncStates } from './sync-states.ts';
 
 /**
- * The derived writes of one ledger commit: the bars it completed, its new latest price and the in-force alerts
- * it fired. Stored with the ledger (its `pending`), applied after the commit, and applied again when the batch
- * that committed them is delivered again (the writer may have stopped in between).
+ * The derived writes of one ledger commit: the bars it completed (or an amendment rewrote or emptied), its new
+ * latest price, the in-force alerts it fired and its entries of the session trade log. Stored with the
+ * ledger (its `pending`), applied after the commit, and applied again when the batch that committed them is
+ * delivered again (the writer may have stopped in between).
  */
 export interface CommittedWrites {
   readonly bars: readonly (Series & { bar: Bar })[];
+  /** Bars an amendment left without a trade. */
+  readonly removedBars?: readonly (Series & { time: number })[];
   readonly price?: SymbolPrice;
+  /** Amended trades the stored price is restated from, when it is one of them (docs/candles.md#amendments). */
+  readonly restates?: readonly string[];
   readonly alerts: readonly InForceEvent[];
-  /** The last trade of the symbol in the batch that committed them: its redelivery has it again. */
+  /** The trades and amendments the commit applied, per minute (docs/storage.md#the-session-trade-log). */
+  readonly log?: readonly CompactLogEntry[];
+  /** The last item of the symbol in the batch that committed them: its redelivery has it again. */
   readonly batchMark: TradeMark;
 }
 
@@ -40,6 +62,7 @@ export interface IngestPorts {
   readonly ledgers: LedgerStore<CommittedWrites>;
   readonly bars: BarStore;
   readonly prices: PriceStore;
+  readonly tradeLog: SessionTradeLog;
   readonly alerts: EventFeed<InForceAlertBody>;
   readonly breaks: EventFeed<SimultaneousBreakBody>;
   readonly states: StateStore;
@@ -63,6 +86,10 @@ export interface IngestOutcome {
   readonly refused: Readonly<Record<RefusalReason, number>>;
   /** Trades stamped after the service clock's tolerance: the caller dead-letters them for a redrive. */
   readonly future: readonly Trade[];
+  /** Amendments applied: every bar and price their trade touched rewritten. */
+  readonly amendmentsApplied: number;
+  /** Amendments that changed nothing, by reason: every amendment in is applied or counted here. */
+  readonly amendmentsRefused: Readonly<Record<AmendmentRefusal, number>>;
   readonly alerts: number;
   readonly breaks: number;
   readonly statesChanged: number;
@@ -73,6 +100,13 @@ export interface IngestOutcome {
   /** Symbols whose ledger another writer changed meanwhile: their trades must be delivered again. */
   readonly failedSymbols: readonly string[];
 }
+
+/**
+ * At most this many of a symbol's items per ledger commit: the commit's pending copy of its trades (about
+ * 29 bytes a trade, docs/storage.md#the-session-trade-log) stays near 60 KB, well inside DynamoDB's 400 KB
+ * item with the rest of the ledger.
+ */
+export const ITEMS_PER_COMMIT = 2_000;
 
 /** Ledger writes in flight at once. */
 const LEDGER_WRITE_CONCURRENCY = 16;
@@ -107,11 +141,25 @@ async function detectBreaks(fired: readonly InForceEvent[], ports: IngestPorts):
   return ports.breaks.append(simultaneousBreaks(events, windowMs).map(breakFeedEvent));
 }
 
-/** Whether `trades` hold the batch that committed `pending`: it was delivered again. */
-function redelivers(trades: readonly Trade[], pending: CommittedWrites | undefined): boolean {
+/** The trade-log entries a commit carries. */
+function logEntriesOf({
+  ledger,
+  writes,
+}: {
+  ledger: SymbolLedger;
+  writes: CommittedWrites;
+}): TradeLogEntry[] {
+  return (writes.log ?? []).map((entry) => expandLogEntry(ledger.symbol, entry));
+}
+
+/** Whether `items` hold the batch that committed `pending`: it was delivered again. */
+function redelivers(items: readonly StreamItem[], pending: CommittedWrites | undefined): boolean {
   if (pending === undefined) return false;
   const { timestamp, tradeId } = pending.batchMark;
-  return trades.some((trade) => trade.timestamp === timestamp && trade.tradeId === tradeId);
+  return items.some((item) => {
+    const mark = itemMark(item);
+    return mark.timestamp === timestamp && mark.tradeId === tradeId;
+  });
 }
 
 /**
@@ -125,10 +173,17 @@ async function applyCommitted(
 ): Promise<{ alerts: number; breaks: number; statesChanged: number; candlesCompleted: number }> {
   const writes = commits.map(({ writes }) => writes);
   const bars = writes.flatMap(({ bars }) => bars);
+  const restated = writes.filter(({ price, restates }) => price !== undefined && (restates?.length ?? 0) > 0);
   await Promise.all([
+    ports.tradeLog.write(commits.flatMap(logEntriesOf)),
     ports.bars.putMany(bars),
-    ports.prices.putMany(writes.flatMap(({ price }) => price ?? [])),
+    ports.bars.deleteMany(writes.flatMap(({ removedBars }) => removedBars ?? [])),
+    // A restatement first (it may move a price back), then the forward-only write.
+    Promise.all(
+      restated.map(({ price, restates }) => ports.prices.restate(price as SymbolPrice, restates ?? [])),
+    ),
   ]);
+  await ports.prices.putMany(writes.flatMap(({ price }) => price ?? []));
   const fired = writes.flatMap(({ alerts }) => alerts).sort((a, b) => a.triggeredAt - b.triggeredAt);
   const alerts = await ports.alerts.append(fired.map(inForceFeedEvent));
   const breaks = await detectBreaks(fired, ports);
@@ -138,22 +193,34 @@ async function applyCommitted(
 }
 
 /**
- * Folds one batch of trades (any symbols, each symbol's in stream order) into the stored state
+ * Folds one batch of trades and amendments (any symbols, each symbol's in stream order) into the stored state
  * (docs/architecture.md#ingestion-a-kinesis-stream-of-trades-one-ingest-lambda). Trades stamped after the
  * service clock's tolerance are set apart, never applied. Each symbol's ledger is read strongly consistent,
- * folded, and committed first, guarded by its version and carrying its derived writes; only then are those
- * writes applied (bars, prices, alerts, breaks, states). A writer that loses the race for a ledger writes
- * nothing derived from it (its symbol is delivered again); a writer that stops after a commit leaves its
- * writes in the ledger, and the redelivered batch applies them again. Volume is never counted twice and no
- * alert fires twice.
+ * its trades folded and its amendments applied between them (functions/use-cases/symbol-batch.ts), and the
+ * ledger committed first, guarded by its version and carrying its derived writes; only then are those
+ * writes applied (trade log, bars, prices, alerts, breaks, states). A writer that loses the race for a ledger
+ * writes nothing derived from it (its symbol is delivered again); a writer that stops after a commit leaves
+ * its writes in the ledger, and the redelivered batch applies them again (its trade log first, so the
+ * redelivered amendments find what they amended). Volume is never counted twice, no amendment applies twice
+ * and no alert fires twice.
  */
-export async function ingestTrades(trades: readonly Trade[], ports: IngestPorts): Promise<IngestOutcome> {
+export async function ingestTrades(items: readonly StreamItem[], ports: IngestPorts): Promise<IngestOutcome> {
   const latestAllowedMs = ports.nowMs() + TRADE_TIMING.futureToleranceMs;
-  const future = trades.filter((trade) => trade.timestamp > latestAllowedMs);
-  const groups = groupBySymbol(
-    future.length === 0 ? trades : trades.filter((trade) => !(trade.timestamp > latestAllowedMs)),
-  );
+  const isFuture = (item: StreamItem): item is Trade =>
+    !isAmendment(item) && item.timestamp > latestAllowedMs;
+  const future = items.filter(isFuture);
+  const groups = groupBySymbol(future.length === 0 ? items : items.filter((item) => !isFuture(item)));
   const stored = await ports.ledgers.getMany([...groups.keys()]);
+
+  const recovered: (LedgerAtVersion & { writes: CommittedWrites })[] = [];
+  for (const [symbol, symbolItems] of groups) {
+    const previous = stored.get(symbol);
+    if (previous?.pending && redelivers(symbolItems, previous.pending)) {
+      recovered.push({ ledger: previous.ledger, version: previous.version, writes: previous.pending });
+    }
+  }
+  // Before anything is folded: the amendments of the redelivered batch must find the trades it logged.
+  await ports.tradeLog.write(recovered.flatMap(logEntriesOf));
 
   const refused: Record<RefusalReason, number> = {
     duplicate: 0,
@@ -163,61 +230,126 @@ export async function ingestTrades(trades: readonly Trade[], ports: IngestPorts)
     invalid: 0,
     unpriced: 0,
   };
+  const amendmentsRefused: Record<AmendmentRefusal, number> = {
+    unknown_trade: 0,
+    other_session: 0,
+    duplicate: 0,
+  };
   let applied = 0;
   let latePrints = 0;
-  const recovered: (LedgerAtVersion & { writes: CommittedWrites })[] = [];
-  const folded: { ledger: SymbolLedger; previousVersion: number | undefined; writes: CommittedWrites }[] = [];
-  for (const [symbol, symbolTrades] of groups) {
-    const previous = stored.get(symbol);
-    if (previous?.pending && redelivers(symbolTrades, previous.pending)) {
-      recovered.push({ ledger: previous.ledger, version: previous.version, writes: previous.pending });
-    }
-    const fold = foldTrades(previous?.ledger, symbol, symbolTrades);
-    applied += fold.applied;
-    latePrints += fold.latePrints;
-    refused.duplicate += fold.duplicates;
-    refused.late += fold.late;
-    refused.outside_session += fold.outsideSession;
-    refused.invalid += fold.invalid;
-    refused.unpriced += fold.unpriced;
-    if (fold.applied + fold.latePrints === 0) continue;
-    const last = symbolTrades.at(-1) as Trade;
-    folded.push({
-      ledger: fold.ledger,
-      previousVersion: previous?.version,
-      writes: {
-        bars: fold.completed.map(({ interval, bar }) => ({ symbol, interval, bar })),
-        ...(fold.applied > 0 && fold.ledger.price ? { price: { symbol, ...fold.ledger.price } } : {}),
-        alerts: fold.inForce,
-        batchMark: { timestamp: last.timestamp, tradeId: last.tradeId },
-      },
-    });
-  }
-
-  const limit = pLimit(LEDGER_WRITE_CONCURRENCY);
-  const outcomes = await Promise.all(
-    folded.map((commit) =>
-      limit(async () => ({
-        commit,
-        ok: await ports.ledgers.put(commit.ledger, commit.previousVersion, commit.writes),
-      })),
-    ),
+  let amendmentsApplied = 0;
+  const totals = { alerts: 0, breaks: 0, statesChanged: 0, candlesCompleted: 0 };
+  const failedSymbols: string[] = [];
+  const current = new Map<string, LedgerAtVersion>(
+    [...stored].map(([symbol, { ledger, version }]) => [symbol, { ledger, version }]),
   );
-  const committed = outcomes
-    .filter(({ ok }) => ok)
-    .map(({ commit }) => ({
-      ledger: commit.ledger,
-      version: (commit.previousVersion ?? -1) + 1,
-      writes: commit.writes,
-    }));
-  const derived = await applyCommitted([...recovered, ...committed], ports);
+  // A symbol's items in commits of at most ITEMS_PER_COMMIT, one round after the other: its ledger's pending
+  // copy of the trades stays bounded however many trades one batch brings.
+  const chunks = new Map([...groups].map(([symbol, symbolItems]) => [symbol, inCommits(symbolItems)]));
+  const rounds = Math.max(0, ...[...chunks.values()].map((list) => list.length));
+  for (let round = 0; round < rounds; round++) {
+    const folded: {
+      ledger: SymbolLedger;
+      previousVersion: number | undefined;
+      batch: SymbolBatch;
+      last: StreamItem;
+    }[] = [];
+    for (const [symbol, symbolChunks] of chunks) {
+      const chunk = symbolChunks[round];
+      if (chunk === undefined || failedSymbols.includes(symbol)) continue;
+      const previous = current.get(symbol);
+      const batch = new SymbolBatch(symbol, previous?.ledger, ports);
+      await batch.take(chunk);
+      applied += batch.applied;
+      latePrints += batch.latePrints;
+      refused.duplicate += batch.duplicates;
+      refused.late += batch.late;
+      refused.outside_session += batch.outsideSession;
+      refused.invalid += batch.invalid;
+      refused.unpriced += batch.unpriced;
+      amendmentsApplied += batch.amendmentsApplied;
+      for (const reason of Object.keys(amendmentsRefused) as AmendmentRefusal[]) {
+        amendmentsRefused[reason] += batch.amendmentsRefused[reason];
+      }
+      if (!batch.changed || batch.ledger === undefined) continue;
+      folded.push({
+        ledger: batch.ledger,
+        previousVersion: previous?.version,
+        batch,
+        last: chunk.at(-1) as StreamItem,
+      });
+    }
+
+    const limit = pLimit(LEDGER_WRITE_CONCURRENCY);
+    const outcomes = await Promise.all(
+      folded.map(({ ledger, previousVersion, batch, last }) =>
+        limit(async () => {
+          const writes = committedWrites(batch, ledger, (previousVersion ?? -1) + 1, last);
+          return {
+            ledger,
+            previousVersion,
+            writes,
+            ok: await ports.ledgers.put(ledger, previousVersion, writes),
+          };
+        }),
+      ),
+    );
+    const committed = outcomes
+      .filter(({ ok }) => ok)
+      .map(({ ledger, previousVersion, writes }) => ({
+        ledger,
+        version: (previousVersion ?? -1) + 1,
+        writes,
+      }));
+    for (const { ledger, version } of committed) current.set(ledger.symbol, { ledger, version });
+    failedSymbols.push(...outcomes.filter(({ ok }) => !ok).map(({ ledger }) => ledger.symbol));
+    // Before the next round commits: a stop after it finds only its own writes pending.
+    const derived = await applyCommitted(round === 0 ? [...recovered, ...committed] : committed, ports);
+    for (const key of Object.keys(totals) as (keyof typeof totals)[]) totals[key] += derived[key];
+  }
   return {
     applied,
     latePrints,
     refused,
     future,
-    ...derived,
+    amendmentsApplied,
+    amendmentsRefused,
+    ...totals,
     recovered: recovered.length,
-    failedSymbols: outcomes.filter(({ ok }) => !ok).map(({ commit }) => commit.ledger.symbol),
+    failedSymbols,
+  };
+}
+
+/** A symbol's items in runs of at most ITEMS_PER_COMMIT, in order. */
+function inCommits(items: readonly StreamItem[]): StreamItem[][] {
+  const chunks: StreamItem[][] = [];
+  for (let start = 0; start < items.length; start += ITEMS_PER_COMMIT) {
+    chunks.push(items.slice(start, start + ITEMS_PER_COMMIT));
+  }
+  return chunks;
+}
+
+/** What a symbol's commit at `version` carries for after it. */
+function committedWrites(
+  batch: SymbolBatch,
+  ledger: SymbolLedger,
+  version: number,
+  last: StreamItem,
+): CommittedWrites {
+  const { symbol } = batch;
+  const bars = [...batch.bars.values()];
+  const removedBars = bars.flatMap(({ interval, time, bar }) =>
+    bar === undefined ? [{ symbol, interval, time }] : [],
+  );
+  const restates = batch.restates;
+  const priced = (batch.pricedByTrade || restates.length > 0) && ledger.price !== undefined;
+  return {
+    bars: bars.flatMap(({ interval, bar }) => (bar === undefined ? [] : [{ symbol, interval, bar }])),
+    ...(removedBars.length > 0 ? { removedBars } : {}),
+    ...(priced ? { price: { symbol, ...(ledger.price as NonNullable<SymbolLedger['price']>) } } : {}),
+    ...(restates.length > 0 ? { restates } : {}),
+    alerts: batch.inForce,
+    log: batch.logEntries(version).map(compactLogEntry),
+    batchMark: itemMark(last),
   };
 }

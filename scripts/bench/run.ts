@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- name ... [--option ...]]`: the benchmarks, one after the other on this machine, printed
  * as Markdown tables (the figures quoted in docs/benchmarks.md). Names: aggregation, strat, rest, pipeline,
- * websocket, cold-import, local-memory, backfill. The arguments from the first one starting with `--` on are options, passed to
+ * websocket, cold-import, local-memory, backfill, amendments. The arguments from the first one starting with `--` on are options, passed to
  * every benchmark named (`npm run bench -- cold-import --root ../other-checkout`); those that take none
  * ignore them.
  *
@@ -14,6 +14,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { answerHelp } from '../lib/cli.ts';
 import { benchAggregation } from './aggregation.ts';
+import { benchAmendments } from './amendments.ts';
 import { benchBackfill } from './backfill.ts';
 import { benchColdImport } from './cold-import.ts';
 import { rowsTable } from './harness.ts';
@@ -35,6 +36,7 @@ const BENCHES: Record<string, Bench> = {
   'cold-import': benchColdImport,
   'local-memory': benchLocalMemory,
   backfill: benchBackfill,
+  amendments: benchAmendments,
 };
 
 /** The flag a child process gets: run this one benchmark here and print its tables. */

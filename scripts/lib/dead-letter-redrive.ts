@@ -1,5 +1,5 @@
 import { TRADE_TIMING } from '#contracts/ingestion';
-import type { Trade } from '#domain/market-data/bars';
+import { isAmendment, type StreamItem } from '#domain/market-data/bars';
 import { type DeadLetter, decodeDeadLetter, type FailedBatch } from '#domain/market-data/dead-letters';
 import { decodeTradeRecord } from '#domain/market-data/trade-records';
 
@@ -14,7 +14,7 @@ export type BatchReader = (batch: FailedBatch) => Promise<readonly { data: strin
 
 /** What the redrive does with one message. */
 export type LetterVerdict =
-  | { readonly action: 'redrive'; readonly trades: readonly Trade[]; readonly why: string }
+  | { readonly action: 'redrive'; readonly trades: readonly StreamItem[]; readonly why: string }
   | { readonly action: 'keep'; readonly why: string }
   | { readonly action: 'discard'; readonly why: string };
 
@@ -47,7 +47,7 @@ export async function verdictOn(
       if (ahead.length > 0) {
         return {
           action: 'keep',
-          why: `trade ${ahead[0]?.tradeId} is still ahead of the clock (${record.detail})`,
+          why: `trade ${idOf(ahead[0])} is still ahead of the clock (${record.detail})`,
         };
       }
       return { action: 'redrive', trades, why: `future trade ${record.sequenceNumber}, its time has come` };
@@ -64,6 +64,10 @@ export async function verdictOn(
     }
   }
 }
+
+/** The trade an item is or amends. */
+const idOf = (item: StreamItem | undefined): string | undefined =>
+  item === undefined ? undefined : isAmendment(item) ? item.amends : item.tradeId;
 
 export function decodeLetters(letters: readonly QueuedLetter[]): (QueuedLetter & { letter: DeadLetter })[] {
   return letters.map((queued) => ({ ...queued, letter: decodeDeadLetter(queued.body) }));

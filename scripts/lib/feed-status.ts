@@ -3,7 +3,8 @@ import { describeFeeds, type FeedStatus } from '#containers/feed-connector/servi
 /**
  * One line: each feed's connection (connected, or reconnecting since when, a gap open since when), trades/s
  * since the last line, what was put (and of it, how many prints the LULD band held back to volume only), gaps,
- * reconnects, displacements, drops.
+ * reconnects, displacements, drops, and the amendments applied to trades still held or forwarded to the
+ * ingest path.
  */
 export function statusLine(status: FeedStatus, previousPut: number, seconds: number): string {
   const { totals } = status;
@@ -20,5 +21,8 @@ export function statusLine(status: FeedStatus, previousPut: number, seconds: num
     `reconnects ${totals.reconnects}`,
     ...(totals.displacements > 0 ? [`displaced ${totals.displacements}`] : []),
     ...(dropped ? [`dropped: ${dropped}`] : []),
+    ...(totals.amendmentsApplied + totals.amendmentsForwarded > 0
+      ? [`amendments: ${totals.amendmentsApplied} applied, ${totals.amendmentsForwarded} forwarded`]
+      : []),
   ].join(' | ');
 }

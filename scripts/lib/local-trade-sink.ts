@@ -1,4 +1,4 @@
-import type { Trade } from '#domain/market-data/bars';
+import type { StreamItem } from '#domain/market-data/bars';
 import type { TradeSink } from '#domain/market-data/ports';
 import { encodeTradeRecords } from '#domain/market-data/trade-records';
 
@@ -8,7 +8,7 @@ const RECORDS_PER_REQUEST = 5_000;
 export class LocalTradeSink implements TradeSink {
   constructor(private readonly origin: string) {}
 
-  async put(trades: readonly Trade[]): Promise<void> {
+  async put(trades: readonly StreamItem[]): Promise<void> {
     for (let start = 0; start < trades.length; start += RECORDS_PER_REQUEST) {
       const records = encodeTradeRecords(trades.slice(start, start + RECORDS_PER_REQUEST)).map(
         ({ partitionKey, data }) => ({ partitionKey, data }),

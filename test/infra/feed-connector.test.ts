@@ -55,6 +55,19 @@ describe('FeedConnector context', () => {
   it.each([
     [{ [FEED_CONTEXT.provider]: 'iex' }, /feed must be one of alpaca, polygon/],
     [{ [FEED_CONTEXT.provider]: 'alpaca', [FEED_CONTEXT.tasks]: '2' }, /feedTasks must be 0 or 1/],
+    // The connector's own rule for FEED_URL (functions/contracts/endpoints.ts), at synth rather than at start.
+    [
+      { [FEED_CONTEXT.provider]: 'alpaca', [FEED_CONTEXT.url]: 'ws://stream.data.alpaca.markets/v2/sip' },
+      /^CDK context feedUrl must be a wss:\/\/ URL \(ws:\/\/ only to a loopback address\): ws:\/\/stream\.data\.alpaca\.markets would carry the credentials in clear text$/,
+    ],
+    [
+      { [FEED_CONTEXT.provider]: 'polygon', [FEED_CONTEXT.url]: 'https://socket.polygon.io/stocks' },
+      /^CDK context feedUrl must be a wss:\/\/ URL .* over another protocol$/,
+    ],
+    [
+      { [FEED_CONTEXT.provider]: 'polygon', [FEED_CONTEXT.url]: 'socket.polygon.io' },
+      /^CDK context feedUrl is not a URL: socket\.polygon\.io$/,
+    ],
   ])('stops synthesis on %j', (context, message) => {
     expect(() => synthServiceStack(context)).toThrow(message);
   });

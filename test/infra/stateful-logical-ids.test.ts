@@ -26,6 +26,7 @@ const PINNED_LOGICAL_IDS = {
     'Tablessetups12DD070D',
     'Tablesstates339CB0AB',
     'TablessubscriptionsEF09C325',
+    'TablestradeLogE09606B0',
     'TablesusageC408C147',
   ],
   'AWS::Kinesis::Stream': ['IngestionTradeStreamD658716C'],

@@ -13,7 +13,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocket, WebSocketServer } from 'ws';
 
-type Message = Record<string, unknown>;
+export type Message = Record<string, unknown>;
 
 /** A fixture's first message (each fixture file is an array, as the providers send). */
 export function fixture(name: string): Message {
@@ -376,6 +376,49 @@ export function alpacaTrade(
     p: price,
     s: 100,
     c: conditions,
+  };
+}
+
+/**
+ * Alpaca's cancel or error of a trade it printed (`T: "x"`, the documented example's fields): it names the
+ * trade by exchange and id, and carries its price, size and time.
+ */
+export function alpacaCancel(trade: Message, action: 'C' | 'E' = 'C'): Message {
+  return {
+    ...fixture('alpaca/cancel'),
+    S: trade.S,
+    i: trade.i,
+    x: trade.x,
+    p: trade.p,
+    s: trade.s,
+    a: action,
+    z: trade.z,
+    t: trade.t,
+  };
+}
+
+/**
+ * Alpaca's correction of a trade it printed (`T: "c"`, the documented example's fields): the original's id,
+ * price, size and conditions (`oi`, `op`, `os`, `oc`) and the corrected ones (`ci`, `cp`, `cs`, `cc`).
+ */
+export function alpacaCorrection(
+  trade: Message,
+  corrected: { id: number; price: number; size: number; conditions?: string[] },
+): Message {
+  return {
+    ...fixture('alpaca/correction'),
+    S: trade.S,
+    x: trade.x,
+    oi: trade.i,
+    op: trade.p,
+    os: trade.s,
+    oc: trade.c,
+    ci: corrected.id,
+    cp: corrected.price,
+    cs: corrected.size,
+    cc: corrected.conditions ?? ['@'],
+    z: trade.z,
+    t: trade.t,
   };
 }
 

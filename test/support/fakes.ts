@@ -10,6 +10,8 @@ import type {
   LedgerStore,
   PriceStore,
   Series,
+  SessionTradeLog,
+  TradeLogEntry,
   VersionedLedger,
 } from '#domain/market-data/ports';
 import type { SymbolPrice } from '#domain/market-data/prices';
@@ -127,6 +129,31 @@ export class InMemoryPriceStore implements PriceStore {
       if (!stored || stored.timestamp <= price.timestamp) this.prices.set(price.symbol, price);
     }
   }
+
+  async restate(price: SymbolPrice, replaces: readonly string[]) {
+    const stored = this.prices.get(price.symbol);
+    if (stored && replaces.includes(stored.tradeId)) this.prices.set(price.symbol, price);
+  }
+}
+
+/** The session trade log, in memory: entries by symbol, minute and version (writing one again replaces it). */
+export class InMemoryTradeLog implements SessionTradeLog {
+  readonly entries = new Map<string, TradeLogEntry>();
+  writes = 0;
+
+  async readMinute(symbol: string, minuteMs: number) {
+    return [...this.entries.values()]
+      .filter((entry) => entry.symbol === symbol && entry.minuteMs === minuteMs)
+      .sort((a, b) => a.version - b.version)
+      .map((entry) => structuredClone(entry));
+  }
+
+  async write(entries: readonly TradeLogEntry[]) {
+    for (const entry of entries) {
+      this.writes++;
+      this.entries.set(`${entry.symbol}#${entry.minuteMs}#${entry.version}`, structuredClone(entry));
+    }
+  }
 }
 
 export class InMemoryBarStore implements BarStore {
@@ -152,6 +179,10 @@ export class InMemoryBarStore implements BarStore {
       series.set(bar.time, { ...bar });
       this.series.set(key, series);
     }
+  }
+
+  async deleteMany(bars: readonly (Series & { time: number })[]) {
+    for (const { symbol, interval, time } of bars) this.series.get(`${symbol}#${interval}`)?.delete(time);
   }
 }
 
@@ -277,6 +308,7 @@ export function inMemoryIngestPorts(nowMs = Date.parse('2024-11-26T20:00:00Z')) 
     ledgers: new InMemoryLedgerStore<CommittedWrites>(),
     bars: new InMemoryBarStore(),
     prices: new InMemoryPriceStore(),
+    tradeLog: new InMemoryTradeLog(),
     alerts: new InMemoryEventFeed<InForceAlertBody>(),
     breaks: new InMemoryEventFeed<SimultaneousBreakBody>(),
     states: new InMemoryStateStore(),

@@ -1,7 +1,7 @@
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Bar } from '#domain/market-data/bars';
 import type { BarStore, Series } from '#domain/market-data/ports';
-import { batchPutAll } from './batch.ts';
+import { batchDeleteAll, batchPutAll } from './batch.ts';
 
 /** A series' partition key: `AAPL#1d`. */
 export function seriesKey({ symbol, interval }: Series): string {
@@ -56,6 +56,15 @@ export class DynamoBarStore implements BarStore {
         series: seriesKey(entry),
         ...toBar(entry.bar as unknown as Record<string, unknown>),
       })),
+    );
+  }
+
+  async deleteMany(bars: readonly (Series & { time: number })[]): Promise<void> {
+    if (bars.length === 0) return;
+    await batchDeleteAll(
+      this.client,
+      this.tableName,
+      bars.map((entry) => ({ series: seriesKey(entry), time: entry.time })),
     );
   }
 }

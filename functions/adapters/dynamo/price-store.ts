@@ -34,6 +34,25 @@ export class DynamoPriceStore implements PriceStore {
     await Promise.all(prices.map((price) => limit(() => this.putUnlessNewer(price))));
   }
 
+  /** One conditional put: it lands only while the stored price is of one of the amended trades. */
+  async restate(price: SymbolPrice, replaces: readonly string[]): Promise<void> {
+    if (replaces.length === 0) return;
+    const names = replaces.map((_, index) => `:replaced${index}`);
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: price,
+          ConditionExpression: `#tradeId IN (${names.join(', ')})`,
+          ExpressionAttributeNames: { '#tradeId': 'tradeId' },
+          ExpressionAttributeValues: Object.fromEntries(names.map((name, index) => [name, replaces[index]])),
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+
   private async putUnlessNewer(price: SymbolPrice): Promise<void> {
     try {
       await this.client.send(

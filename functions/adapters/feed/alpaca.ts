@@ -31,7 +31,7 @@ import {
   type ProviderProtocol,
   type ProviderSocketOptions,
 } from './provider-socket.ts';
-import { getPage, type RestRetryPolicy } from './rest-pages.ts';
+import { getPage, type RestRetryPolicy, STOPPED } from './rest-pages.ts';
 
 export const ALPACA_STREAM_URL = 'wss://stream.data.alpaca.markets/v2/iex';
 export const ALPACA_REST_URL = 'https://data.alpaca.markets';
@@ -95,21 +95,25 @@ function alpacaProtocol(
           return feedTrade === undefined ? 'invalid' : { type: 'trade', feedTrade };
         }
         case 'x': {
-          if (symbol === undefined) return 'invalid';
+          // The message's time is the original trade's (Alpaca's documented samples): where to find it.
+          const timestamp = epochMsOf(message.t);
+          if (symbol === undefined || !Number.isFinite(timestamp)) return 'invalid';
           const amendment: Amendment = {
             kind: 'cancel',
             symbol,
             tradeId: `${String(message.x ?? '')}-${String(message.i ?? '')}`,
+            timestamp,
           };
           return { type: 'amendment', amendment };
         }
         case 'c': {
-          if (symbol === undefined) return 'invalid';
+          const timestamp = epochMsOf(message.t);
+          if (symbol === undefined || !Number.isFinite(timestamp)) return 'invalid';
           const corrected = feedTradeOf(
             symbol,
             message.cp,
             message.cs,
-            epochMsOf(message.t),
+            timestamp,
             `${String(message.x ?? '')}-${String(message.ci ?? '')}`,
             letterConditionsEffect(planOfTape(message.z as string | undefined), stringsOf(message.cc)),
           );
@@ -119,6 +123,7 @@ function alpacaProtocol(
               kind: 'correction',
               symbol,
               tradeId: `${String(message.x ?? '')}-${String(message.oi ?? '')}`,
+              timestamp,
               corrected: corrected?.counting === 'excluded' ? undefined : corrected?.trade,
             },
           };
@@ -159,7 +164,7 @@ export function alpacaFeed(credentials: AlpacaCredentials, options: AlpacaFeedOp
      * retries (rest-pages.ts). A page that still fails ends the fill: what was fetched is kept and each
      * symbol's span from its last fetched trade (the window's start if none) to the end is named unfilled.
      */
-    async tradesBetween(symbols, startMs, endMs) {
+    async tradesBetween(symbols, startMs, endMs, signal) {
       const trades: FeedTrade[] = [];
       const lastFetchedMs = new Map<string, number>();
       const headers = {
@@ -176,9 +181,9 @@ export function alpacaFeed(credentials: AlpacaCredentials, options: AlpacaFeedOp
         url.searchParams.set('sort', 'asc');
         url.searchParams.set('feed', restFeedOf(streamUrl));
         if (pageToken !== undefined) url.searchParams.set('page_token', pageToken);
-        const page = await alpacaPage(url.toString(), headers, options.restRetry);
+        const page = await alpacaPage(url.toString(), headers, options.restRetry, signal);
         if (!page.ok) {
-          const reason = `Alpaca trades endpoint ${page.reason}`;
+          const reason = page.reason === STOPPED ? STOPPED : `Alpaca trades endpoint ${page.reason}`;
           const unfilled = [...symbols.values()].map((symbol) => ({
             symbol,
             startMs: lastFetchedMs.get(symbol) ?? startMs,
@@ -211,8 +216,9 @@ async function alpacaPage(
   url: string,
   headers: Record<string, string>,
   retry: RestRetryPolicy | undefined,
+  signal: AbortSignal | undefined,
 ): Promise<{ ok: true; body: AlpacaTradesPage } | { ok: false; reason: string }> {
-  const outcome = await getPage(url, headers, retry);
+  const outcome = await getPage(url, headers, retry, signal);
   if (!outcome.ok) return outcome;
   try {
     return { ok: true, body: JSON.parse(outcome.text) as AlpacaTradesPage };

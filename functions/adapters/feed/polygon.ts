@@ -36,7 +36,7 @@ import {
   type ProviderProtocol,
   type ProviderSocketOptions,
 } from './provider-socket.ts';
-import { getPage, isSameOrigin, type RestRetryPolicy } from './rest-pages.ts';
+import { getPage, isSameOrigin, type RestRetryPolicy, STOPPED } from './rest-pages.ts';
 
 /** REST requests in flight at once while filling a gap (one per ticker). */
 const REST_CONCURRENCY = 8;
@@ -159,6 +159,8 @@ interface RestContext {
   readonly apiKey: string;
   readonly pageSize: number;
   readonly retry: RestRetryPolicy | undefined;
+  /** The connector's stop: ends every request and wait (the rest is unfilled, `stopped`). */
+  readonly signal: AbortSignal | undefined;
 }
 
 /**
@@ -190,8 +192,15 @@ async function restTrades(
     if (!isSameOrigin(next, context.restUrl)) {
       return unfilled(`next_url leaves the configured REST origin (${originOf(next)}): not followed`);
     }
-    const outcome = await getPage(next, { Authorization: `Bearer ${context.apiKey}` }, context.retry);
-    if (!outcome.ok) return unfilled(`Massive trades endpoint ${outcome.reason}`);
+    const outcome = await getPage(
+      next,
+      { Authorization: `Bearer ${context.apiKey}` },
+      context.retry,
+      context.signal,
+    );
+    if (!outcome.ok) {
+      return unfilled(outcome.reason === STOPPED ? STOPPED : `Massive trades endpoint ${outcome.reason}`);
+    }
     let page: RestPage;
     try {
       page = parseJsonKeepingIntegers(outcome.text, NANOSECOND_FIELDS) as RestPage;
@@ -245,12 +254,13 @@ export function polygonFeed(
   if (cluster === 'futures') return feed;
   return {
     ...feed,
-    async tradesBetween(symbols, startMs, endMs) {
+    async tradesBetween(symbols, startMs, endMs, signal) {
       const context: RestContext = {
         restUrl,
         apiKey,
         pageSize: options.restPageSize ?? 50_000,
         retry: options.restRetry,
+        signal,
       };
       const limit = pLimit(REST_CONCURRENCY);
       const fills = await Promise.all(

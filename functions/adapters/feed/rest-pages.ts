@@ -5,8 +5,11 @@
  * attempts. Any other answer (401, 403, 404, a redirect...) fails at once: trying again cannot change it,
  * and a redirect is never followed (the credentials go to the configured origin only). The caller
  * keeps the pages it already has and resumes from the failing one.
+ *
+ * An `AbortSignal` (the connector's stop) ends a request under way and any wait at once: the page fails with
+ * the reason `stopped` (docs/data-sources.md#stopping-during-a-gap-fill).
  */
-
+import { setTimeout as delay } from 'node:timers/promises';
 import { backoffDelayMs } from '#domain/retry/backoff';
 
 export interface RestRetryPolicy {
@@ -20,7 +23,8 @@ export interface RestRetryPolicy {
   /** One request's time limit. */
   readonly requestTimeoutMs: number;
   readonly random: () => number;
-  readonly sleep: (ms: number) => Promise<void>;
+  /** Waits `ms`; resolves early once `signal` aborts. */
+  readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly nowMs: () => number;
 }
 
@@ -31,9 +35,12 @@ export const REST_RETRY: RestRetryPolicy = {
   maxRetryAfterMs: 30_000,
   requestTimeoutMs: 30_000,
   random: Math.random,
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  sleep: (ms, signal) => delay(ms, undefined, signal ? { signal } : {}).catch(() => {}),
   nowMs: Date.now,
 };
+
+/** The reason of a page, and of a fill's unfilled spans, when the fill was aborted. */
+export const STOPPED = 'stopped';
 
 export type PageOutcome =
   | { readonly ok: true; readonly text: string }
@@ -50,21 +57,28 @@ export function retryAfterMs(header: string | null, nowMs: number): number | und
 
 const retryableStatus = (status: number) => status === 429 || status >= 500;
 
-/** GETs `url` until it answers 2xx (its body's text), a final refusal, or the attempts run out. */
+/**
+ * GETs `url` until it answers 2xx (its body's text), a final refusal, or the attempts run out; or until
+ * `signal` aborts (reason `stopped`).
+ */
 export async function getPage(
   url: string,
   headers: Record<string, string>,
   policy: RestRetryPolicy = REST_RETRY,
+  signal?: AbortSignal,
 ): Promise<PageOutcome> {
+  const stopped = { ok: false, reason: STOPPED } as const;
   let reason = 'not tried';
   for (let attempt = 0; attempt < policy.attempts; attempt++) {
+    if (signal?.aborted) return stopped;
     let asked: number | undefined;
+    const timeout = AbortSignal.timeout(policy.requestTimeoutMs);
     try {
       // A redirect is not followed: the credentials in `headers` would go wherever it points.
       const response = await fetch(url, {
         headers,
         redirect: 'manual',
-        signal: AbortSignal.timeout(policy.requestTimeoutMs),
+        signal: signal === undefined ? timeout : AbortSignal.any([timeout, signal]),
       });
       if (response.ok) return { ok: true, text: await response.text() };
       await response.body?.cancel();
@@ -72,6 +86,7 @@ export async function getPage(
       if (!retryableStatus(response.status)) return { ok: false, reason };
       asked = retryAfterMs(response.headers.get('retry-after'), policy.nowMs());
     } catch (error) {
+      if (signal?.aborted) return stopped;
       reason = `request failed: ${error instanceof Error ? error.message : String(error)}`;
     }
     if (attempt + 1 === policy.attempts) break;
@@ -80,7 +95,8 @@ export async function getPage(
       capMs: policy.maxDelayMs,
       jitter: 'full',
     });
-    await policy.sleep(asked === undefined ? backoff : Math.min(asked, policy.maxRetryAfterMs));
+    await policy.sleep(asked === undefined ? backoff : Math.min(asked, policy.maxRetryAfterMs), signal);
+    if (signal?.aborted) return stopped;
   }
   return { ok: false, reason: `${reason} (${policy.attempts} attempts)` };
 }

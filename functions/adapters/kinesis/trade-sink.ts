@@ -1,5 +1,5 @@
 import { type KinesisClient, PutRecordsCommand } from '@aws-sdk/client-kinesis';
-import { groupBySymbol, type Trade } from '#domain/market-data/bars';
+import { groupBySymbol, type StreamItem } from '#domain/market-data/bars';
 import type { TradeSink } from '#domain/market-data/ports';
 import { encodeTradeRecords, type TradeRecord } from '#domain/market-data/trade-records';
 import { type Backoff, backoffDelayMs } from '#domain/retry/backoff';
@@ -11,7 +11,7 @@ const MAX_FAILED_ROUNDS = 8;
 const RETRY_BACKOFF: Backoff = { baseMs: 50, capMs: Number.POSITIVE_INFINITY, jitter: 'full' };
 
 /** Each symbol's records, its trades in order, grouped up to a record's capacity. */
-function recordsBySymbol(trades: readonly Trade[]): Map<string, TradeRecord[]> {
+function recordsBySymbol(trades: readonly StreamItem[]): Map<string, TradeRecord[]> {
   return new Map([...groupBySymbol(trades)].map(([symbol, list]) => [symbol, encodeTradeRecords(list)]));
 }
 
@@ -31,7 +31,7 @@ export class KinesisTradeSink implements TradeSink {
       new Promise((resolve) => setTimeout(resolve, ms)),
   ) {}
 
-  async put(trades: readonly Trade[]): Promise<void> {
+  async put(trades: readonly StreamItem[]): Promise<void> {
     const queues = recordsBySymbol(trades);
     let failedRounds = 0;
     while (queues.size > 0) {

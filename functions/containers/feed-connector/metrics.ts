@@ -18,7 +18,7 @@ export interface FeedTotals {
   gapsFilled: number;
   dropped: Partial<Record<FeedDropReason, number>>;
   amendmentsApplied: number;
-  amendmentsRecorded: number;
+  amendmentsForwarded: number;
   /** Prints put volume-only for lying outside the LULD band: a part of `put`, not a drop. */
   outsideBand: number;
 }
@@ -39,7 +39,7 @@ export class FeedMetricsRecorder {
     gapsFilled: 0,
     dropped: {},
     amendmentsApplied: 0,
-    amendmentsRecorded: 0,
+    amendmentsForwarded: 0,
     outsideBand: 0,
   };
   private readonly metrics = new Metrics({
@@ -99,7 +99,7 @@ export class FeedMetricsRecorder {
       },
       amendment: (outcome) => {
         if (outcome === 'applied') totals.amendmentsApplied++;
-        else totals.amendmentsRecorded++;
+        else totals.amendmentsForwarded++;
       },
       outsideBand: (count) => {
         totals.outsideBand += count;

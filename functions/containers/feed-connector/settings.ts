@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { parse } from 'csv-parse/sync';
+import { insecureEndpoint } from '#contracts/endpoints';
 import {
   FEED_CREDENTIAL_NAMES,
   FEED_ENV,
@@ -24,26 +25,14 @@ export function feedEnvironment(env: NodeJS.ProcessEnv = process.env): FeedEnvir
   return parsed.data;
 }
 
-const LOOPBACK_HOSTS = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
-
 /**
- * A provider endpoint the credentials may be sent to (docs/data-sources.md#endpoints-and-credentials):
- * `wss:` for a stream, `https:` for REST; the clear-text `ws:` / `http:` only to a loopback address (a
- * local fake). Anything else is refused with one line naming the setting.
+ * A provider endpoint the credentials may be sent to (functions/contracts/endpoints.ts): anything else is
+ * refused with one line naming the setting.
  */
 export function secureEndpoint(name: string, url: string, secure: 'wss:' | 'https:'): string {
-  const clear = secure === 'wss:' ? 'ws:' : 'http:';
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new FeedSettingsError(`${name} is not a URL: ${url}`);
-  }
-  if (parsed.protocol === secure) return url;
-  if (parsed.protocol === clear && LOOPBACK_HOSTS.test(parsed.hostname)) return url;
-  throw new FeedSettingsError(
-    `${name} must be a ${secure}// URL (${clear}// only to a loopback address): ${parsed.protocol}//${parsed.host} would carry the credentials ${parsed.protocol === clear ? 'in clear text' : 'over another protocol'}`,
-  );
+  const problem = insecureEndpoint(url, secure);
+  if (problem !== undefined) throw new FeedSettingsError(`${name} ${problem}`);
+  return url;
 }
 
 /**

@@ -90,11 +90,14 @@ export interface TradeFeed {
    * The trades of `symbols` in [startMs, endMs) from the provider's REST trades endpoint, per symbol in
    * order; undefined when the provider has no such endpoint for this feed (the gap is then recorded).
    * Never throws for a page it could not fetch: it keeps what it fetched and names what is left.
+   * `signal` (the connector's stop) ends every request and retry wait at once: it resolves with what it
+   * fetched, the rest unfilled with the reason `stopped`.
    */
   readonly tradesBetween?: (
     symbols: ReadonlyMap<string, string>,
     startMs: number,
     endMs: number,
+    signal?: AbortSignal,
   ) => Promise<GapFill>;
 }
 
@@ -111,7 +114,7 @@ export interface UnfilledSpan {
   readonly symbol: string;
   readonly startMs: number;
   readonly endMs: number;
-  /** Why (the last answer, or a refused `next_url`), for the log. */
+  /** Why (the last answer, a refused `next_url`, or `stopped`), for the log. */
   readonly reason: string;
 }
 
@@ -142,7 +145,8 @@ export interface FeedMetrics {
   gap(startMs: number, endMs: number, filled: boolean): void;
   connected(up: boolean): void;
   dropped(reason: FeedDropReason, count: number): void;
-  amendment(outcome: 'applied' | 'recorded'): void;
+  /** `applied` to a trade still queued, or `forwarded` on the stream to the ingest path. */
+  amendment(outcome: 'applied' | 'forwarded'): void;
   /** Trades put volume-only because their price lay outside the LULD band (they are counted in put too). */
   outsideBand(count: number): void;
 }

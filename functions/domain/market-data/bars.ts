@@ -19,6 +19,34 @@ export interface Trade {
   readonly volumeOnly?: boolean;
 }
 
+/**
+ * A cancel, error or correction of a trade already put on the trades stream (docs/candles.md#amendments). It
+ * travels in its symbol's partition after its original and names it by `amends` (the original's trade id)
+ * and `timestamp` (the original's time, Unix ms: the minute the ingest path looks in).
+ */
+export interface TradeAmendment {
+  readonly symbol: string;
+  readonly timestamp: number;
+  readonly amends: string;
+  /** The trade that replaces the original (a correction); absent: a cancel or error removes it. */
+  readonly corrected?: CorrectedTrade;
+}
+
+/** What a correction changes: the trade's price, size, id and how it counts (its time stays the original's). */
+export interface CorrectedTrade {
+  readonly price: number;
+  readonly size: number;
+  readonly tradeId: string;
+  readonly volumeOnly?: boolean;
+}
+
+/** What the trades stream carries: trades, and amendments of trades put before. */
+export type StreamItem = Trade | TradeAmendment;
+
+export function isAmendment(item: StreamItem): item is TradeAmendment {
+  return (item as TradeAmendment).amends !== undefined;
+}
+
 /** A candle (docs/partner-guide.md#bar). */
 export interface Bar {
   /** Bar time, Unix seconds UTC (see periods.ts). */
@@ -83,8 +111,10 @@ export function mergeBars(earlier: Bar, later: Bar): Bar {
 }
 
 /** Trades grouped by symbol, each group in the order given (symbols in order of first appearance). */
-export function groupBySymbol(trades: readonly Trade[]): Map<string, Trade[]> {
-  const groups = new Map<string, Trade[]>();
+export function groupBySymbol<Item extends { readonly symbol: string }>(
+  trades: readonly Item[],
+): Map<string, Item[]> {
+  const groups = new Map<string, Item[]>();
   for (const trade of trades) {
     const group = groups.get(trade.symbol);
     if (group) group.push(trade);

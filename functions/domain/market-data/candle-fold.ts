@@ -95,6 +95,8 @@ export interface FoldResult<Event> {
   unpriced: number;
   /** What the in-force detection fired for the applied trades, in trade order. */
   inForce: Event[];
+  /** Per input trade, by position: non-zero when it was applied (in full or as a late print). */
+  appliedMarks: Uint8Array;
 }
 
 const INTERVAL_COUNT = INTERVALS.length;
@@ -447,5 +449,6 @@ export function foldCandles<Event>(
     invalid,
     unpriced,
     inForce: strat.events,
+    appliedMarks: window.appliedMarks,
   };
 }

@@ -3,12 +3,13 @@
  * Kinesis) and, in tests, by in-memory fakes.
  */
 
-import type { Bar, Trade } from './bars.ts';
+import type { Bar, StreamItem } from './bars.ts';
 import type { RefusedRecord } from './dead-letters.ts';
 import type { Instrument } from './instruments.ts';
 import type { Interval } from './intervals.ts';
 import type { SymbolLedger } from './ledger.ts';
 import type { SymbolPrice } from './prices.ts';
+import type { LoggedAmendment, LoggedTrade } from './trade-amendments.ts';
 
 /** Where instruments are kept. */
 export interface InstrumentCatalog {
@@ -35,6 +36,8 @@ export interface BarStore {
   /** At most `limit` bars of the series with fromTime <= time <= toTime, the most recent ones, oldest first. */
   query(series: Series, range: { fromTime?: number; toTime?: number; limit: number }): Promise<Bar[]>;
   putMany(bars: readonly (Series & { bar: Bar })[]): Promise<void>;
+  /** Removes bars (an amendment left their period without a trade); removing one that is gone is no error. */
+  deleteMany(bars: readonly (Series & { time: number })[]): Promise<void>;
 }
 
 /**
@@ -65,11 +68,41 @@ export interface PriceStore {
   getMany(symbols: readonly string[]): Promise<SymbolPrice[]>;
   /** Writes each price unless the stored one is of a later trade: a replayed write never moves a price back. */
   putMany(prices: readonly SymbolPrice[]): Promise<void>;
+  /**
+   * Replaces the stored price with `price`, earlier or not, only while the stored one is of a trade in
+   * `replaces` (amended trades: docs/candles.md#amendments); otherwise changes nothing.
+   */
+  restate(price: SymbolPrice, replaces: readonly string[]): Promise<void>;
 }
 
-/** Where trades enter the ingest path: the trades stream (Kinesis on AWS, the local stream locally). */
+/** The trades (and amendments) one ledger commit applied in one minute of a symbol's session. */
+export interface TradeLogEntry {
+  readonly symbol: string;
+  /** The minute's start, Unix ms (the minute the trades are stamped in, late prints included). */
+  readonly minuteMs: number;
+  /** The ledger version that committed them: the entry's identity, so writing it again changes nothing. */
+  readonly version: number;
+  /** In the order applied. */
+  readonly trades: readonly LoggedTrade[];
+  readonly amendments: readonly LoggedAmendment[];
+}
+
+/**
+ * The session trade log (docs/storage.md#the-session-trade-log): every applied trade of the session per
+ * symbol and minute, what an amendment rebuilds a minute's bar from. Kept a few days (TTL).
+ */
+export interface SessionTradeLog {
+  /** One minute of a symbol: its entries in commit order. */
+  readMinute(symbol: string, minuteMs: number): Promise<TradeLogEntry[]>;
+  write(entries: readonly TradeLogEntry[]): Promise<void>;
+}
+
+/**
+ * Where trades (and amendments of trades put before) enter the ingest path: the trades stream (Kinesis on
+ * AWS, the local stream locally), each symbol's items in the order given.
+ */
 export interface TradeSink {
-  put(trades: readonly Trade[]): Promise<void>;
+  put(trades: readonly StreamItem[]): Promise<void>;
 }
 
 /** Where the ingest path sets apart the records it refuses whole (docs/replay.md#dead-letters-and-redrive). */

@@ -55,6 +55,11 @@ export class RecentTradeWindow {
     return this.lookup.has(keyOf(timestamp, tradeId));
   }
 
+  /** Per trade of the call: non-zero when it was applied (in time order or as a late print). */
+  get appliedMarks(): Uint8Array {
+    return this.marks;
+  }
+
   /** Marks the call's trade at `position` applied: in time order, or as a late print. */
   applied(position: number, late: boolean): void {
     this.marks[position] = late ? LATE : IN_ORDER;

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { Trade } from './bars.ts';
+import { isAmendment, type StreamItem, type TradeAmendment } from './bars.ts';
 import { normalizeSymbol } from './symbols.ts';
 
 /**
@@ -8,6 +8,10 @@ import { normalizeSymbol } from './symbols.ts';
  * object) or up to TRADES_PER_RECORD consecutive trades of one symbol (an array, in order): a record is
  * put, failed and retried whole, so a producer that sends at most one record per symbol per call keeps
  * each symbol's order across retries (functions/adapters/kinesis/trade-sink.ts).
+ *
+ * A record may also hold amendments (amendmentRecordSchema): a cancel or error
+ * `{symbol, amends, timestamp, cancel: true}` or a correction `{symbol, amends, timestamp, corrected: {price,
+ * size, tradeId, volumeOnly?}}`, in the symbol's order among its trades (docs/candles.md#amendments).
  */
 export const tradeRecordSchema = z.object({
   symbol: z.pipe(z.string().check(z.minLength(1), z.maxLength(32)), z.transform(normalizeSymbol)),
@@ -20,22 +24,60 @@ export const tradeRecordSchema = z.object({
   volumeOnly: z.optional(z.boolean()),
 });
 
-/** At most this many trades in one record (about 10 KB). */
+const symbolSchema = z.pipe(z.string().check(z.minLength(1), z.maxLength(32)), z.transform(normalizeSymbol));
+const tradeIdSchema = z.string().check(z.minLength(1), z.maxLength(128));
+
+/** An amendment on the wire: exactly one of `cancel` and `corrected`. */
+export const amendmentRecordSchema = z.union([
+  z.object({
+    symbol: symbolSchema,
+    amends: tradeIdSchema,
+    timestamp: z.int().check(z.positive()),
+    cancel: z.literal(true),
+  }),
+  z.object({
+    symbol: symbolSchema,
+    amends: tradeIdSchema,
+    timestamp: z.int().check(z.positive()),
+    corrected: z.object({
+      price: z.number().check(z.positive()),
+      size: z.number().check(z.nonnegative()),
+      tradeId: tradeIdSchema,
+      volumeOnly: z.optional(z.boolean()),
+    }),
+  }),
+]);
+
+/** At most this many items (trades or amendments) in one record (about 10 KB). */
 export const TRADES_PER_RECORD = 100;
 
-const wireTrade = ({ symbol, price, size, timestamp, tradeId, volumeOnly }: Trade) =>
-  volumeOnly === true
+const wireAmendment = ({ symbol, amends, timestamp, corrected }: TradeAmendment) => {
+  if (corrected === undefined) return { symbol, amends, timestamp, cancel: true as const };
+  const { price, size, tradeId, volumeOnly } = corrected;
+  return {
+    symbol,
+    amends,
+    timestamp,
+    corrected: volumeOnly === true ? { price, size, tradeId, volumeOnly } : { price, size, tradeId },
+  };
+};
+
+const wireTrade = (item: StreamItem) => {
+  if (isAmendment(item)) return wireAmendment(item);
+  const { symbol, price, size, timestamp, tradeId, volumeOnly } = item;
+  return volumeOnly === true
     ? { symbol, price, size, timestamp, tradeId, volumeOnly }
     : { symbol, price, size, timestamp, tradeId };
+};
 
-export function encodeTradeRecord(trade: Trade): string {
-  return JSON.stringify(wireTrade(trade));
+export function encodeTradeRecord(item: StreamItem): string {
+  return JSON.stringify(wireTrade(item));
 }
 
 export interface TradeRecord {
   readonly partitionKey: string;
   readonly data: string;
-  /** How many trades the record holds. */
+  /** How many items (trades and amendments) the record holds. */
   readonly trades: number;
 }
 
@@ -43,12 +85,12 @@ export interface TradeRecord {
  * The records for `trades`, in order: each run of consecutive trades of one symbol, up to TRADES_PER_RECORD,
  * becomes one record keyed by its symbol.
  */
-export function encodeTradeRecords(trades: readonly Trade[]): TradeRecord[] {
+export function encodeTradeRecords(trades: readonly StreamItem[]): TradeRecord[] {
   const records: TradeRecord[] = [];
-  let run: Trade[] = [];
+  let run: StreamItem[] = [];
   const flush = () => {
     if (run.length === 0) return;
-    const [first] = run as [Trade];
+    const [first] = run as [StreamItem];
     records.push({
       partitionKey: first.symbol,
       data: run.length === 1 ? encodeTradeRecord(first) : JSON.stringify(run.map(wireTrade)),
@@ -64,16 +106,27 @@ export function encodeTradeRecords(trades: readonly Trade[]): TradeRecord[] {
   return records;
 }
 
+const itemSchema = z.union([tradeRecordSchema, amendmentRecordSchema]);
+
 const recordSchema = z.union([
-  tradeRecordSchema,
-  z.array(tradeRecordSchema).check(z.minLength(1), z.maxLength(TRADES_PER_RECORD)),
+  itemSchema,
+  z.array(itemSchema).check(z.minLength(1), z.maxLength(TRADES_PER_RECORD)),
 ]);
 
+/** A decoded item as the domain's: an amendment loses its wire-only `cancel` flag. */
+function streamItemOf(item: z.infer<typeof itemSchema>): StreamItem {
+  if (!('amends' in item)) return item;
+  const { symbol, amends, timestamp } = item;
+  return 'corrected' in item
+    ? { symbol, amends, timestamp, corrected: item.corrected }
+    : { symbol, amends, timestamp };
+}
+
 /**
- * A record's trades, in order, or undefined for a record that is not one (a poison record: dead-lettered,
- * never retried): not JSON, a trade or a list of trades that fails the schema.
+ * A record's items (trades and amendments), in order, or undefined for a record that is not one (a poison
+ * record: dead-lettered, never retried): not JSON, an item or a list of items that fails the schema.
  */
-export function decodeTradeRecord(json: string): Trade[] | undefined {
+export function decodeTradeRecord(json: string): StreamItem[] | undefined {
   let value: unknown;
   try {
     value = JSON.parse(json);
@@ -82,5 +135,5 @@ export function decodeTradeRecord(json: string): Trade[] | undefined {
   }
   const parsed = recordSchema.safeParse(value);
   if (!parsed.success) return undefined;
-  return Array.isArray(parsed.data) ? parsed.data : [parsed.data];
+  return Array.isArray(parsed.data) ? parsed.data.map(streamItemOf) : [streamItemOf(parsed.data)];
 }

@@ -1,5 +1,5 @@
 import type { KinesisStreamBatchResponse, KinesisStreamEvent, KinesisStreamRecord } from 'aws-lambda';
-import type { Trade } from '#domain/market-data/bars';
+import { isAmendment, type StreamItem } from '#domain/market-data/bars';
 import type { RefusedRecord } from '#domain/market-data/dead-letters';
 import type { DeadLetterSink } from '#domain/market-data/ports';
 import { decodeTradeRecord, encodeTradeRecord } from '#domain/market-data/trade-records';
@@ -8,7 +8,7 @@ import { instrumented } from '#runtime/lambda-handler';
 import { logger } from '#runtime/logger';
 import { recordCounts, recordMetric } from '#runtime/metrics';
 import { deadLetterSink } from '#runtime/ports/dead-letters';
-import { barStore, ledgerStore, priceStore, universe } from '#runtime/ports/market-data';
+import { barStore, ledgerStore, priceStore, tradeLog, universe } from '#runtime/ports/market-data';
 import { alertFeed, breakFeed, setupStore, stateStore } from '#runtime/ports/strat';
 import { type IngestOutcome, type IngestPorts, ingestTrades } from '#use-cases/ingest-trades';
 
@@ -30,6 +30,8 @@ function recordIngestMetrics(
   recordMetric('ingestBatchSize', batch.records);
   recordMetric('tradesApplied', outcome.applied);
   recordMetric('latePrints', outcome.latePrints);
+  recordMetric('amendmentsApplied', outcome.amendmentsApplied);
+  recordCounts('amendmentsRefused', outcome.amendmentsRefused);
   recordCounts('tradesRefused', { ...outcome.refused, poison: batch.poison });
   recordMetric('candlesCompleted', outcome.candlesCompleted);
   recordMetric('alertsFired', outcome.alerts);
@@ -50,9 +52,9 @@ function recordIngestMetrics(
 export const createHandler =
   (deps: { ports: () => Promise<IngestPorts>; deadLetters: () => DeadLetterSink }) =>
   async (event: KinesisStreamEvent): Promise<KinesisStreamBatchResponse> => {
-    const trades: Trade[] = [];
+    const trades: StreamItem[] = [];
     const firstSequence = new Map<string, string>();
-    const recordOf = new Map<Trade, KinesisStreamRecord>();
+    const recordOf = new Map<StreamItem, KinesisStreamRecord>();
     const deadLetters: RefusedRecord[] = [];
     for (const record of event.Records) {
       const data = Buffer.from(record.kinesis.data, 'base64').toString('utf8');
@@ -85,7 +87,10 @@ export const createHandler =
     const poison = deadLetters.filter(({ reason }) => reason === 'poison').length;
     recordIngestMetrics(outcome, { records: event.Records.length, poison, deadLettered: deadLetters.length });
     if (trades.length > 0) {
-      const oldest = trades.reduce((min, trade) => Math.min(min, trade.timestamp), Number.POSITIVE_INFINITY);
+      const oldest = trades.reduce(
+        (min, item) => (isAmendment(item) ? min : Math.min(min, item.timestamp)),
+        Number.POSITIVE_INFINITY,
+      );
       recordMetric('ingestLag', ports.nowMs() - oldest);
     }
     const log = deadLetters.length > 0 || future.length > 0 ? logger.warn : logger.info;
@@ -111,6 +116,7 @@ export const handler = instrumented(
         ledgers: ledgerStore(),
         bars: barStore(),
         prices: priceStore(),
+        tradeLog: tradeLog(),
         alerts: alertFeed(),
         breaks: breakFeed(),
         states: stateStore(),

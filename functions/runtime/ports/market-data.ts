@@ -2,6 +2,7 @@ import { DynamoBarStore } from '#adapters/dynamo/bar-store';
 import { DynamoInstrumentCatalog } from '#adapters/dynamo/instrument-catalog';
 import { DynamoLedgerStore } from '#adapters/dynamo/ledger-store';
 import { DynamoPriceStore } from '#adapters/dynamo/price-store';
+import { DynamoTradeLog } from '#adapters/dynamo/trade-log';
 import type { CommittedWrites } from '#use-cases/ingest-trades';
 import { documentClient } from '../dynamo.ts';
 import { tableName } from '../environment.ts';
@@ -20,6 +21,9 @@ export const instrumentCatalog = memo(
 export const priceStore = memo(() => new DynamoPriceStore(documentClient(), tableName('prices')));
 
 export const barStore = memo(() => new DynamoBarStore(documentClient(), tableName('bars')));
+
+/** The session trade log: what an amendment rebuilds a minute from (docs/storage.md#the-session-trade-log). */
+export const tradeLog = memo(() => new DynamoTradeLog(documentClient(), tableName('tradeLog')));
 
 /** The ledgers carry the ingest path's pending writes (functions/use-cases/ingest-trades.ts). */
 export const ledgerStore = memo(

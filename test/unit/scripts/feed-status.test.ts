@@ -12,7 +12,7 @@ const totals: FeedTotals = {
   gapsFilled: 1,
   dropped: { condition: 7, duplicate: 3 },
   amendmentsApplied: 0,
-  amendmentsRecorded: 0,
+  amendmentsForwarded: 0,
   outsideBand: 0,
 };
 const T = Date.parse('2026-11-24T15:00:00Z');
@@ -55,6 +55,14 @@ describe('statusLine', () => {
     ).toBe(
       'feed: alpaca connecting since 2026-11-24T15:00:00.000Z | 0.0 trades/s | 1200 put | gaps 2 (1 filled) | ' +
         'reconnects 1 | displaced 2',
+    );
+  });
+
+  it('says how many amendments were applied in the connector and forwarded to the ingest path', () => {
+    const feeds = [{ feed: 'alpaca', phase: 'connected', sinceMs: T } as const];
+    const amended = { ...totals, dropped: {}, amendmentsApplied: 2, amendmentsForwarded: 5 };
+    expect(statusLine({ connected: true, feeds, totals: amended }, 1_200, 30)).toBe(
+      'feed: alpaca connected | 0.0 trades/s | 1200 put | gaps 2 (1 filled) | reconnects 1 | amendments: 2 applied, 5 forwarded',
     );
   });
 });

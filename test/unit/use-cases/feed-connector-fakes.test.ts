@@ -1,10 +1,11 @@
 /**
  * The feed connector against the providers' fakes (real local servers, test/support/fake-providers.ts): two
- * connectors on one key, and a connector killed and restarted mid-session.
+ * connectors on one key, a connector killed and restarted mid-session, and one stopped during a gap fill.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { alpacaFeed } from '#adapters/feed/alpaca';
 import { polygonFeed } from '#adapters/feed/polygon';
+import { REST_RETRY } from '#adapters/feed/rest-pages';
 import { FeedError, type FeedPositionStore, type TradeFeed } from '#domain/feed/ports';
 import { mostConnectionsWithin, RECONNECT } from '#domain/feed/reconnect';
 import { FeedConnector, type FeedConnectorSettings } from '#use-cases/feed-connector';
@@ -196,6 +197,65 @@ describe('a restart loses nothing', () => {
       expect(new Set(second.sink.ids)).toEqual(new Set(range(41, 80).map((n) => idOf(dialect, n))));
       expect(second.gaps).toEqual([{ startMs: base + 400, endMs: expect.any(Number), filled: true }]);
       expect(second.lines.map(({ message }) => message)).toContain('Gap filled');
+    },
+    20_000,
+  );
+});
+
+describe('a stop during a gap fill', () => {
+  it.each(['alpaca', 'polygon'] as const)(
+    '%s: a fill waiting out a long Retry-After ends at once; what was fetched and held is put, the position stays before the unfilled span',
+    async (dialect) => {
+      const fake = await FakeProvider.start(dialect, { key: 'key', secret: 'secret', restPageSize: 6 });
+      fakes.push(fake);
+      // Honours the provider's Retry-After of an hour: only the stop can end the fill in a test's time.
+      const restRetry = { ...REST_RETRY, maxRetryAfterMs: 3_600_000 };
+      const feed =
+        dialect === 'alpaca'
+          ? alpacaFeed(
+              { APCA_API_KEY_ID: 'key', APCA_API_SECRET_KEY: 'secret' },
+              { streamUrl: fake.url(), restUrl: fake.restUrl, restRetry },
+            )
+          : polygonFeed('stocks', 'key', {
+              socketUrl: fake.url('/stocks'),
+              restUrl: fake.restUrl,
+              restRetry,
+            });
+      const positions = new MemoryPositions();
+      const { connector, run, sink, gaps } = start(feed, { positions });
+      const base = Date.now() - 30_000;
+      await fake.subscribed(1);
+      fake.publish(range(1, 4).map((n) => tradeOf(dialect, n, base)));
+      await vi.waitFor(() => expect(positions.stored.get(feed.name)).toBe(base + 40));
+      fake.drop();
+      fake.publish(range(5, 20).map((n) => tradeOf(dialect, n, base))); // printed while nobody listens
+      // The second page (Alpaca: of the fill; Massive: of MSFT's) is refused for an hour, again and again.
+      fake.failRest({
+        page: 2,
+        status: 429,
+        retryAfter: '3600',
+        times: Number.POSITIVE_INFINITY,
+        ...(dialect === 'polygon' ? { symbol: 'MSFT' } : {}),
+      });
+      await fake.subscribed(2);
+      fake.publish(range(21, 22).map((n) => tradeOf(dialect, n, base))); // live, held behind the fill
+      const refused = dialect === 'alpaca' ? 'page_token=' : '/v3/trades/MSFT?cursor=';
+      await vi.waitFor(() => expect(fake.restRequests.some(({ url }) => url.includes(refused))).toBe(true));
+
+      connector.stop();
+      await run;
+
+      // Page 1 was put (Alpaca: AAPL 6..12; Massive: all of AAPL and MSFT 5..11), and the live trades held.
+      const fetched = dialect === 'alpaca' ? [6, 8, 10, 12] : [5, 6, 7, 8, 9, 10, 11, 12, 14, 16, 18, 20];
+      expect(sink.ids).toEqual(expect.arrayContaining([...fetched, 21, 22].map((n) => idOf(dialect, n))));
+      expect(new Set(sink.ids).size).toBe(sink.ids.length);
+      // Trade 5 (Alpaca) or 13 (Massive) was never fetched: the position stays before it, so the next
+      // start fills it.
+      const firstMissedMs = base + (dialect === 'alpaca' ? 50 : 130);
+      expect(positions.stored.get(feed.name)).toBeLessThan(firstMissedMs);
+      expect(sink.ids).not.toContain(idOf(dialect, dialect === 'alpaca' ? 5 : 13));
+      // Not recorded as lost: the position keeps it for the next start.
+      expect(gaps).toEqual([]);
     },
     20_000,
   );

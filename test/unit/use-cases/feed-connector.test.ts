@@ -5,14 +5,14 @@ import { REST_RETRY } from '#adapters/feed/rest-pages';
 import { newYorkWallTimeToUtc } from '#domain/calendar/time-zone';
 import type { FeedDropReason, FeedMetrics, TradeFeed } from '#domain/feed/ports';
 import { type LuldTier, luldTierOf } from '#domain/feed/price-band';
-import type { Trade } from '#domain/market-data/bars';
+import { isAmendment, type StreamItem, type Trade } from '#domain/market-data/bars';
 import type { TradeSink } from '#domain/market-data/ports';
 import { FeedConnector, type FeedConnectorSettings } from '#use-cases/feed-connector';
 import { alpacaTrade, type Dialect, FakeProvider, polygonTrade } from '../../support/fake-providers.ts';
 
 /** A sink that keeps what it was given; it can fail its first calls, or hold every call until released. */
 class MemorySink implements TradeSink {
-  readonly put_: Trade[] = [];
+  readonly put_: StreamItem[] = [];
   calls = 0;
   failures = 0;
   private gate: Promise<void> | undefined;
@@ -29,7 +29,7 @@ class MemorySink implements TradeSink {
     this.gate = undefined;
   }
 
-  async put(trades: readonly Trade[]): Promise<void> {
+  async put(trades: readonly StreamItem[]): Promise<void> {
     this.calls++;
     await this.gate;
     if (this.failures > 0) {
@@ -39,8 +39,12 @@ class MemorySink implements TradeSink {
     this.put_.push(...trades);
   }
 
+  get trades(): Trade[] {
+    return this.put_.filter((item): item is Trade => !isAmendment(item));
+  }
+
   get ids(): string[] {
-    return this.put_.map((trade) => trade.tradeId);
+    return this.put_.map((item) => (isAmendment(item) ? `amends ${item.amends}` : item.tradeId));
   }
 }
 
@@ -191,7 +195,7 @@ describe('FeedConnector', () => {
         ['AAPL', 0],
         ['MSFT', 1],
       ] as const) {
-        expect(sink.put_.filter((trade) => trade.symbol === symbol).map((trade) => trade.tradeId)).toEqual(
+        expect(sink.trades.filter((trade) => trade.symbol === symbol).map((trade) => trade.tradeId)).toEqual(
           range(1, 100)
             .filter((n) => n % 2 === parity)
             .map((n) => idOf(dialect, n)),
@@ -347,7 +351,7 @@ describe('FeedConnector', () => {
     ]);
     await vi.waitFor(() => expect(sink.put_).toHaveLength(2));
     expect(recorded.dropped.condition).toBe(1);
-    expect(sink.put_.map((trade) => [trade.tradeId, trade.volumeOnly])).toEqual([
+    expect(sink.trades.map((trade) => [trade.tradeId, trade.volumeOnly])).toEqual([
       ['D-1', undefined],
       ['D-3', true],
     ]);
@@ -376,7 +380,7 @@ describe('FeedConnector', () => {
         trade(5, open + 3_500, 189), // on the band's edge (180 + 5%): a regular trade
       ]);
       await vi.waitFor(() => expect(sink.put_).toHaveLength(5));
-      expect(sink.put_.map((put) => [put.price, put.volumeOnly])).toEqual([
+      expect(sink.trades.map((put) => [put.price, put.volumeOnly])).toEqual([
         [180, undefined],
         [180.1, undefined],
         [1800, true],
@@ -405,11 +409,11 @@ describe('FeedConnector', () => {
       { ev: 'T', sym: 'ESZ6', p: 60_000, s: 1, t: open + 400_000, q: 2 },
     ]);
     await vi.waitFor(() => expect(sink.put_).toHaveLength(2));
-    expect(sink.put_.map((put) => put.volumeOnly)).toEqual([undefined, undefined]);
+    expect(sink.trades.map((put) => put.volumeOnly)).toEqual([undefined, undefined]);
     expect(recorded.outsideBand).toBe(0);
   });
 
-  it('applies a cancel to a trade still held and records one of a trade already put', async () => {
+  it('applies a cancel to a trade still held and puts one of a trade already put after it', async () => {
     const fake = await fakeOf('alpaca');
     const sink = new MemorySink();
     sink.hold();
@@ -427,9 +431,44 @@ describe('FeedConnector', () => {
     ]);
     await vi.waitFor(() => expect(recorded.amendments).toHaveLength(2));
     sink.open();
-    await vi.waitFor(() => expect(sink.put_).toHaveLength(2));
-    expect(sink.ids).toEqual(['D-1', 'D-3']);
-    expect(recorded.amendments).toEqual(['applied', 'recorded']);
+    await vi.waitFor(() => expect(sink.put_).toHaveLength(3));
+    expect(sink.ids).toEqual(['D-1', 'D-3', 'amends D-1']);
+    expect(sink.put_[2]).toEqual({ symbol: 'AAPL', amends: 'D-1', timestamp: at });
+    expect(recorded.amendments).toEqual(['applied', 'forwarded']);
+  });
+
+  it("gives an amendment put after its original the time the original was put with, not the message's", async () => {
+    const fake = await fakeOf('alpaca');
+    const sink = new MemorySink();
+    start(feedOf(fake), sink, recordingMetrics().metrics, { settings: { batchSize: 1 } });
+    await fake.subscribed(1);
+    const at = Date.now() - 60_000;
+    fake.publish([alpacaTrade('AAPL', 1, at, 10)]);
+    await vi.waitFor(() => expect(sink.put_).toHaveLength(1));
+    const later = new Date(at + 30_000).toISOString();
+    fake.publish([
+      {
+        T: 'c',
+        S: 'AAPL',
+        x: 'D',
+        oi: 1,
+        op: 10,
+        os: 100,
+        oc: ['@'],
+        ci: 2,
+        cp: 11,
+        cs: 100,
+        cc: ['@'],
+        z: 'C',
+        t: later,
+      },
+      { T: 'x', S: 'AAPL', i: 2, x: 'D', p: 11, s: 100, a: 'C', z: 'C', t: later },
+    ]);
+    await vi.waitFor(() => expect(sink.put_).toHaveLength(3));
+    expect(sink.put_.slice(1)).toEqual([
+      { symbol: 'AAPL', amends: 'D-1', timestamp: at, corrected: { price: 11, size: 100, tradeId: 'D-2' } },
+      { symbol: 'AAPL', amends: 'D-2', timestamp: at },
+    ]);
   });
 
   it('resubscribes to the next contract when the futures front month rolls', async () => {

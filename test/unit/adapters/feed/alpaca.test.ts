@@ -103,6 +103,7 @@ describe('alpacaFeed against a fake Alpaca stream', () => {
           kind: 'correction',
           symbol: 'AAPL',
           tradeId: 'D-96921',
+          timestamp: Date.parse('2021-02-22T15:51:44.208Z'),
           corrected: {
             symbol: 'AAPL',
             price: 126.6,
@@ -112,7 +113,15 @@ describe('alpacaFeed against a fake Alpaca stream', () => {
           },
         },
       },
-      { type: 'amendment', amendment: { kind: 'cancel', symbol: 'AAPL', tradeId: 'D-96921' } },
+      {
+        type: 'amendment',
+        amendment: {
+          kind: 'cancel',
+          symbol: 'AAPL',
+          tradeId: 'D-96921',
+          timestamp: Date.parse('2021-02-22T15:51:44.208Z'),
+        },
+      },
     ]);
   });
 

@@ -126,6 +126,7 @@ describe('foldTrades: OHLCV', () => {
       invalid: 0,
       unpriced: 0,
       inForce: [],
+      appliedMarks: new Uint8Array(0),
     });
   });
 });

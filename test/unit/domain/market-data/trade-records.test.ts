@@ -70,4 +70,29 @@ describe('trade records: volume-only trades', () => {
   it('refuses a record whose volumeOnly is not a boolean', () => {
     expect(decodeTradeRecord(JSON.stringify({ ...base, volumeOnly: 'yes' }))).toBeUndefined();
   });
+
+  it('carries cancels and corrections after their original, in the same record, in order', () => {
+    const cancel = { symbol: 'ES1!', amends: 'x-1', timestamp: trade.timestamp };
+    const correction = {
+      symbol: 'ES1!',
+      amends: 'x-2',
+      timestamp: trade.timestamp,
+      corrected: { price: 5951, size: 30, tradeId: 'x-3', volumeOnly: true },
+    };
+    const [record] = encodeTradeRecords([trade, cancel, correction]);
+    expect(JSON.parse(record?.data ?? '')).toEqual([trade, { ...cancel, cancel: true }, correction]);
+    expect(decodeTradeRecord(record?.data ?? '')).toEqual([trade, cancel, correction]);
+  });
+
+  it.each([
+    ['neither cancel nor corrected', { symbol: 'A', amends: 'x', timestamp: 1 }],
+    ['cancel false', { symbol: 'A', amends: 'x', timestamp: 1, cancel: false }],
+    [
+      'a corrected price of zero',
+      { symbol: 'A', amends: 'x', timestamp: 1, corrected: { price: 0, size: 1, tradeId: 'y' } },
+    ],
+    ['no amends', { symbol: 'A', timestamp: 1, cancel: true }],
+  ])('refuses an amendment with %s', (_, value) => {
+    expect(decodeTradeRecord(JSON.stringify(value))).toBeUndefined();
+  });
 });

@@ -116,4 +116,42 @@ describe('the ingest handler’s metrics (docs/operations.md#metrics)', () => {
     // The service clock of setUp() is a minute after the oldest trade of the batch.
     expect(value('ingestLag')).toBe(60_000);
   });
+
+  it('records amendments applied and refused by reason, and leaves an amendment out of the lag', async () => {
+    const { ports, handler } = setUp();
+    await handler(eventOf([tradeRecord('AAPL', open + 30_000, '1')]));
+    const points: MetricPoint[] = [];
+    const stop = observeMetrics((point) => points.push(point));
+    try {
+      await handler(
+        eventOf([
+          {
+            partitionKey: 'AAPL',
+            data: JSON.stringify({ symbol: 'AAPL', amends: '1', timestamp: open + 30_000, cancel: true }),
+          },
+          {
+            partitionKey: 'AAPL',
+            data: JSON.stringify({ symbol: 'AAPL', amends: '1', timestamp: open + 30_000, cancel: true }),
+          },
+          {
+            partitionKey: 'AAPL',
+            data: JSON.stringify({ symbol: 'AAPL', amends: '9', timestamp: open, cancel: true }),
+          },
+          tradeRecord('AAPL', open + 45_000, '2'),
+        ]),
+      );
+    } finally {
+      stop();
+    }
+    const value = (id: string, dimension?: string) =>
+      points
+        .filter((point) => point.id === id && point.dimensionValue === dimension)
+        .reduce((sum, p) => sum + p.value, 0);
+    expect(value('amendmentsApplied')).toBe(1);
+    expect(value('amendmentsRefused', 'duplicate')).toBe(1);
+    expect(value('amendmentsRefused', 'unknown_trade')).toBe(1);
+    expect(value('tradesRefused', 'poison')).toBe(0);
+    expect(value('ingestLag')).toBe(15_000);
+    expect((await ports.ledgers.get('AAPL'))?.ledger.forming['1m']?.volume).toBe(1);
+  });
 });

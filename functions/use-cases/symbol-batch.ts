@@ -1,0 +1,335 @@
+/**
+ * One symbol's part of an ingest batch (functions/use-cases/ingest-trades.ts): its items in stream order,
+ * trades folded as they come and each amendment applied between them (docs/candles.md#amendments), all into
+ * one ledger commit and the derived writes that follow it.
+ *
+ * An amendment names its trade by id and by the minute its time falls in. The minute's trades come from the
+ * session trade log (plus what this batch applied and has not logged yet); with the amendment applied, the
+ * minute's 1m bar is folded again, every bar holding the trade's time is merged again from the session's 1m
+ * bars (and 1w .. 1y from their 1d bars), and each lands where it lives: a forming bar in the ledger, a
+ * completed one in the bar store (removed when no trade is left in it), and in the Strat's `recent` bars.
+ * When the amended trade was the latest price, the price moves to the last counting trade left, searched
+ * back minute by minute within the session. An amendment of a trade the log does not hold in that minute, or
+ * of another session than the symbol's current one, changes nothing and is counted with its reason; so is
+ * one already applied (a redelivery or a duplicate), so applying one twice never changes anything twice.
+ */
+import type {
+  Bar,
+  CompletedBar,
+  StreamItem,
+  Trade,
+  TradeAmendment,
+  TradeMark,
+} from '#domain/market-data/bars';
+import { isAmendment } from '#domain/market-data/bars';
+import type { Interval } from '#domain/market-data/intervals';
+import type { SymbolLedger } from '#domain/market-data/ledger';
+import { intradayStartMs, isInPeriodRange, periodAt, sessionTimesAt } from '#domain/market-data/periods';
+import type { BarStore, SessionTradeLog, TradeLogEntry } from '#domain/market-data/ports';
+import {
+  amendedTrades,
+  amendmentFit,
+  amendTrade,
+  inTimeOrder,
+  type LoggedAmendment,
+  type LoggedTrade,
+  lastPricedTrade,
+  minuteBarOf,
+  rebuiltBars,
+} from '#domain/market-data/trade-amendments';
+import type { InForceEvent } from '#domain/strat/in-force';
+import { foldTrades } from '#domain/strat/trade-fold';
+
+/** Why an amendment changed nothing (docs/candles.md#amendments). */
+export type AmendmentRefusal = 'unknown_trade' | 'other_session' | 'duplicate';
+
+const MINUTE_MS = 60_000;
+const MS_PER_SECOND = 1_000;
+
+/** A stream item's mark: a trade's own, an amendment's the trade it amends, set apart by a prefix. */
+export function itemMark(item: StreamItem): TradeMark {
+  return isAmendment(item)
+    ? { timestamp: item.timestamp, tradeId: `amends ${item.amends}` }
+    : { timestamp: item.timestamp, tradeId: item.tradeId };
+}
+
+const logged = ({ timestamp, tradeId, price, size, volumeOnly }: Trade): LoggedTrade =>
+  volumeOnly === true ? { timestamp, tradeId, price, size, volumeOnly } : { timestamp, tradeId, price, size };
+
+const barKey = (interval: Interval, time: number) => `${interval}@${time}`;
+
+/** What one symbol's items made: the fold's counts and everything its commit carries. */
+export class SymbolBatch {
+  ledger: SymbolLedger | undefined;
+  applied = 0;
+  latePrints = 0;
+  duplicates = 0;
+  late = 0;
+  outsideSession = 0;
+  invalid = 0;
+  unpriced = 0;
+  amendmentsApplied = 0;
+  readonly amendmentsRefused: Record<AmendmentRefusal, number> = {
+    unknown_trade: 0,
+    other_session: 0,
+    duplicate: 0,
+  };
+  readonly inForce: InForceEvent[] = [];
+  /** Completed bars to put (absolute values), by interval and time; undefined: to delete. */
+  readonly bars = new Map<string, { interval: Interval; time: number; bar: Bar | undefined }>();
+  /** Whether a trade moved the latest price forward. */
+  pricedByTrade = false;
+  /** Trades whose stored latest price an amendment replaces (restated, earlier or not). */
+  readonly restates: string[] = [];
+  /** Per minute: this batch's applied trades and amendments, in order (the log entries of its commit). */
+  readonly log = new Map<number, { trades: LoggedTrade[]; amendments: LoggedAmendment[] }>();
+  private readonly storedMinutes = new Map<number, TradeLogEntry[]>();
+  /** The session's 1m bars, by the session's open; the 1d bars before a session, by its day. */
+  private sessionMinutes: { openMs: number; bars: Map<number, Bar> } | undefined;
+  private daysBefore: { dayTime: number; bars: Bar[] } | undefined;
+
+  constructor(
+    readonly symbol: string,
+    previous: SymbolLedger | undefined,
+    private readonly ports: { readonly bars: BarStore; readonly tradeLog: SessionTradeLog },
+  ) {
+    this.ledger = previous;
+  }
+
+  /** Whether anything is to be committed. */
+  get changed(): boolean {
+    return this.applied + this.latePrints + this.amendmentsApplied > 0;
+  }
+
+  /** The items in stream order: runs of trades folded, amendments applied between them. */
+  async take(items: readonly StreamItem[]): Promise<void> {
+    let run: Trade[] = [];
+    for (const item of items) {
+      if (!isAmendment(item)) {
+        run.push(item);
+        continue;
+      }
+      this.fold(run);
+      run = [];
+      await this.amend(item);
+    }
+    this.fold(run);
+  }
+
+  /** The log entries of this batch's commit at `version`. */
+  logEntries(version: number): TradeLogEntry[] {
+    return [...this.log].map(([minuteMs, { trades, amendments }]) => ({
+      symbol: this.symbol,
+      minuteMs,
+      version,
+      trades,
+      amendments,
+    }));
+  }
+
+  private fold(trades: readonly Trade[]): void {
+    if (trades.length === 0) return;
+    const fold = foldTrades(this.ledger, this.symbol, trades);
+    this.applied += fold.applied;
+    this.latePrints += fold.latePrints;
+    this.duplicates += fold.duplicates;
+    this.late += fold.late;
+    this.outsideSession += fold.outsideSession;
+    this.invalid += fold.invalid;
+    this.unpriced += fold.unpriced;
+    if (fold.applied + fold.latePrints === 0) return;
+    this.ledger = fold.ledger;
+    if (fold.applied > 0 && fold.ledger.price !== undefined) this.pricedByTrade = true;
+    this.inForce.push(...fold.inForce);
+    for (const { interval, bar } of fold.completed as CompletedBar[]) {
+      this.bars.set(barKey(interval, bar.time), { interval, time: bar.time, bar });
+    }
+    trades.forEach((trade, position) => {
+      if (fold.appliedMarks[position] === 0) return;
+      this.logged(Math.floor(trade.timestamp / MINUTE_MS) * MINUTE_MS).trades.push(logged(trade));
+    });
+  }
+
+  private logged(minuteMs: number): { trades: LoggedTrade[]; amendments: LoggedAmendment[] } {
+    let entry = this.log.get(minuteMs);
+    if (entry === undefined) {
+      entry = { trades: [], amendments: [] };
+      this.log.set(minuteMs, entry);
+    }
+    return entry;
+  }
+
+  /** A minute's trades and amendments so far: the log's, then this batch's. */
+  private async minute(minuteMs: number): Promise<{ trades: LoggedTrade[]; amendments: LoggedAmendment[] }> {
+    let stored = this.storedMinutes.get(minuteMs);
+    if (stored === undefined) {
+      stored = await this.ports.tradeLog.readMinute(this.symbol, minuteMs);
+      this.storedMinutes.set(minuteMs, stored);
+    }
+    const batch = this.log.get(minuteMs);
+    const entries = batch === undefined ? stored : [...stored, batch];
+    return {
+      trades: entries.flatMap(({ trades }) => trades),
+      amendments: entries.flatMap(({ amendments }) => amendments),
+    };
+  }
+
+  private async amend(amendment: TradeAmendment): Promise<void> {
+    const ledger = this.ledger;
+    const times = isInPeriodRange(amendment.timestamp) ? sessionTimesAt(amendment.timestamp) : undefined;
+    const current = ledger?.lastTrade === undefined ? undefined : sessionTimesAt(ledger.lastTrade.timestamp);
+    if (ledger === undefined || times === undefined || current === undefined || current.day !== times.day) {
+      // No session holds its time, or the symbol never traded: no trade to amend. Otherwise another session's.
+      this.amendmentsRefused[
+        times === undefined || current === undefined ? 'unknown_trade' : 'other_session'
+      ]++;
+      return;
+    }
+    const minuteMs = intradayStartMs(times, MINUTE_MS, amendment.timestamp);
+    const { symbol: _symbol, ...change } = amendment;
+    const minute = await this.minute(minuteMs);
+    const before = amendedTrades(minute.trades, minute.amendments);
+    const fit = amendmentFit(before, minute.amendments, change);
+    if (fit !== 'applies') {
+      this.amendmentsRefused[fit]++;
+      return;
+    }
+    const after = amendTrade(before, change);
+    this.logged(minuteMs).amendments.push(change);
+    this.amendmentsApplied++;
+
+    const minutes = await this.minutesOf(times.openMs, times.closeMs);
+    const earlier = [...minutes.values()].filter((bar) => bar.time * MS_PER_SECOND < minuteMs);
+    const lastSale =
+      earlier.sort((a, b) => a.time - b.time).at(-1)?.close ?? ledger.recent?.['1d']?.at(-1)?.close;
+    const rebuiltTimes = await this.rebuildMinutes(minutes, minuteMs, after, lastSale);
+    const days = await this.daysBeforeSession(amendment.timestamp, times.day * 86_400);
+
+    const next: SymbolLedger = { ...ledger, forming: { ...ledger.forming } };
+    if (ledger.recent !== undefined) next.recent = { ...ledger.recent };
+    for (const timestampMs of rebuiltTimes) {
+      for (const { interval, period, bar } of rebuiltBars(timestampMs, [...minutes.values()], days)) {
+        const forming = next.forming[interval];
+        if (forming !== undefined && forming.time === period.time) {
+          if (bar === undefined) delete next.forming[interval];
+          else next.forming[interval] = { ...bar, startMs: forming.startMs, endMs: forming.endMs };
+          continue;
+        }
+        this.bars.set(barKey(interval, period.time), { interval, time: period.time, bar });
+        const recent = next.recent?.[interval];
+        if (next.recent !== undefined && recent?.some((kept) => kept.time === period.time)) {
+          next.recent[interval] = recent.flatMap((kept) =>
+            kept.time !== period.time ? [kept] : bar === undefined ? [] : [bar],
+          );
+        }
+      }
+    }
+    if (ledger.price !== undefined && ledger.price.tradeId === amendment.amends) {
+      const trade = await this.lastSaleFrom(after, minuteMs, minutes);
+      if (trade !== undefined) {
+        next.price = {
+          price: trade.price,
+          volume: trade.size,
+          timestamp: trade.timestamp,
+          tradeId: trade.tradeId,
+        };
+        this.restates.push(amendment.amends);
+      }
+    }
+    this.ledger = next;
+  }
+
+  /**
+   * Folds the amended minute again (in `minutes`), then each following minute a volume-only trade opened
+   * while the last sale it opened at changed; returns a time in each minute rebuilt.
+   */
+  private async rebuildMinutes(
+    minutes: Map<number, Bar>,
+    minuteMs: number,
+    trades: readonly LoggedTrade[],
+    lastSale: number | undefined,
+  ): Promise<number[]> {
+    const rebuilt: number[] = [];
+    let fromMs = minuteMs;
+    let current = trades;
+    let saleBefore = lastSale;
+    for (;;) {
+      const time = fromMs / MS_PER_SECOND;
+      const previous = minutes.get(time);
+      const bar = minuteBarOf(current, time, saleBefore);
+      if (bar === undefined) minutes.delete(time);
+      else minutes.set(time, bar);
+      rebuilt.push(fromMs);
+      const oldSale = previous?.close ?? saleBefore;
+      saleBefore = bar?.close ?? saleBefore;
+      if (oldSale === saleBefore) return rebuilt;
+      const nextTime = [...minutes.keys()].filter((later) => later > time).sort((a, b) => a - b)[0];
+      if (nextTime === undefined) return rebuilt;
+      const minute = await this.minute(nextTime * MS_PER_SECOND);
+      current = amendedTrades(minute.trades, minute.amendments);
+      if (inTimeOrder(current)[0]?.volumeOnly !== true) return rebuilt;
+      fromMs = nextTime * MS_PER_SECOND;
+    }
+  }
+
+  /** The last counting trade at or before the amended minute, searched back minute by minute in the session. */
+  private async lastSaleFrom(
+    trades: readonly LoggedTrade[],
+    minuteMs: number,
+    minutes: ReadonlyMap<number, Bar>,
+  ): Promise<LoggedTrade | undefined> {
+    const found = lastPricedTrade(trades);
+    if (found !== undefined) return found;
+    const earlier = [...minutes.keys()]
+      .filter((time) => time * MS_PER_SECOND < minuteMs)
+      .sort((a, b) => b - a);
+    for (const time of earlier) {
+      const minute = await this.minute(time * MS_PER_SECOND);
+      const trade = lastPricedTrade(amendedTrades(minute.trades, minute.amendments));
+      if (trade !== undefined) return trade;
+    }
+    return undefined;
+  }
+
+  /** The session's 1m bars: the stored ones, this batch's, and the ledger's forming one (read once). */
+  private async minutesOf(openMs: number, closeMs: number): Promise<Map<number, Bar>> {
+    if (this.sessionMinutes?.openMs !== openMs) {
+      const stored = await this.ports.bars.query(
+        { symbol: this.symbol, interval: '1m' },
+        { fromTime: openMs / MS_PER_SECOND, toTime: closeMs / MS_PER_SECOND - 1, limit: 1_000 },
+      );
+      this.sessionMinutes = { openMs, bars: new Map(stored.map((bar) => [bar.time, bar])) };
+    }
+    const minutes = this.sessionMinutes.bars;
+    for (const { interval, time, bar } of this.bars.values()) {
+      if (interval !== '1m' || time * MS_PER_SECOND < openMs || time * MS_PER_SECOND >= closeMs) continue;
+      if (bar === undefined) minutes.delete(time);
+      else minutes.set(time, bar);
+    }
+    const forming = this.ledger?.forming['1m'];
+    if (forming !== undefined && forming.startMs >= openMs && forming.startMs < closeMs) {
+      const { startMs: _start, endMs: _end, ...bar } = forming;
+      minutes.set(bar.time, bar);
+    }
+    return minutes;
+  }
+
+  /** The 1d bars of the year holding `timestampMs` before the session of `dayTime` (read once). */
+  private async daysBeforeSession(timestampMs: number, dayTime: number): Promise<Bar[]> {
+    if (this.daysBefore?.dayTime !== dayTime) {
+      const year = periodAt('1y', timestampMs);
+      const bars = await this.ports.bars.query(
+        { symbol: this.symbol, interval: '1d' },
+        { fromTime: year?.time ?? dayTime, toTime: dayTime - 1, limit: 400 },
+      );
+      this.daysBefore = { dayTime, bars };
+    }
+    const days = new Map(this.daysBefore.bars.map((bar) => [bar.time, bar]));
+    for (const { interval, time, bar } of this.bars.values()) {
+      if (interval !== '1d' || time >= dayTime) continue;
+      if (bar === undefined) days.delete(time);
+      else days.set(time, bar);
+    }
+    return [...days.values()];
+  }
+}

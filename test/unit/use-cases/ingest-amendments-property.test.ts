@@ -1,0 +1,117 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Bar, StreamItem, Trade, TradeAmendment } from '#domain/market-data/bars';
+import { INTERVALS } from '#domain/market-data/intervals';
+import { amendedTrades, type LoggedAmendment } from '#domain/market-data/trade-amendments';
+import { foldTrades } from '#domain/strat/trade-fold';
+import { ingestTrades } from '#use-cases/ingest-trades';
+import { inMemoryIngestPorts } from '../../support/fakes.ts';
+
+/** Thursday and Friday 2024-03-07/08, both open 14:30Z; the clock reads Friday's close. */
+const OPEN_THU = Date.parse('2024-03-07T14:30:00Z');
+const OPEN_FRI = Date.parse('2024-03-08T14:30:00Z');
+const MINUTE = 60_000;
+
+/** Every bar a from-scratch fold of the tape leaves, by interval and time. */
+function barsFolded(trades: readonly Trade[]): Map<string, Bar> {
+  const fold = foldTrades(undefined, 'AAPL', trades);
+  const bars = new Map<string, Bar>();
+  for (const { interval, bar } of fold.completed) bars.set(`${interval}@${bar.time}`, bar);
+  for (const [interval, { startMs: _s, endMs: _e, ...bar }] of Object.entries(fold.ledger.forming)) {
+    bars.set(`${interval}@${bar.time}`, bar);
+  }
+  return bars;
+}
+
+/** Every bar the stores hold: the bar store's and the ledger's forming ones. */
+async function barsStored(stores: ReturnType<typeof inMemoryIngestPorts>): Promise<Map<string, Bar>> {
+  const bars = new Map<string, Bar>();
+  for (const interval of INTERVALS) {
+    for (const bar of await stores.bars.query({ symbol: 'AAPL', interval }, { limit: 10_000 })) {
+      bars.set(`${interval}@${bar.time}`, bar);
+    }
+  }
+  const ledger = (await stores.ledgers.get('AAPL'))?.ledger;
+  for (const [interval, { startMs: _s, endMs: _e, ...bar }] of Object.entries(ledger?.forming ?? {})) {
+    bars.set(`${interval}@${bar.time}`, bar);
+  }
+  return bars;
+}
+
+const tradeArb = fc.record({
+  friday: fc.boolean(),
+  offsetMs: fc.integer({ min: 0, max: 20 * MINUTE - 1 }),
+  cents: fc.integer({ min: 10_000, max: 20_000 }),
+  size: fc.integer({ min: 0, max: 500 }),
+  volumeOnly: fc.boolean(),
+});
+
+const amendmentArb = fc.record({
+  target: fc.nat(),
+  cancel: fc.boolean(),
+  cents: fc.integer({ min: 10_000, max: 20_000 }),
+  size: fc.integer({ min: 0, max: 500 }),
+  volumeOnly: fc.boolean(),
+  /** Sent again right after (a redelivery or a provider's duplicate): it must change nothing twice. */
+  twice: fc.boolean(),
+});
+
+describe('ingestTrades with amendments, over random tapes', () => {
+  it('leaves every bar, in the bar store and the ledger, equal to a from-scratch fold of the amended tape', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(tradeArb, { minLength: 1, maxLength: 50 }),
+        fc.array(fc.integer({ min: 1, max: 12 }), { minLength: 1, maxLength: 50 }),
+        fc.array(amendmentArb, { minLength: 1, maxLength: 6 }),
+        async (drawn, batchSizes, drawnAmendments) => {
+          const trades: Trade[] = drawn
+            .map(({ friday, offsetMs, cents, size, volumeOnly }) => ({
+              symbol: 'AAPL',
+              timestamp: (friday ? OPEN_FRI : OPEN_THU) + offsetMs,
+              price: cents / 100,
+              size,
+              ...(volumeOnly ? { volumeOnly } : {}),
+            }))
+            .sort((a, b) => a.timestamp - b.timestamp)
+            .map((trade, index) => ({ ...trade, tradeId: `t${String(index).padStart(4, '0')}` }));
+          const friday = trades.filter((trade) => trade.timestamp >= OPEN_FRI);
+          // A volume-only trade before any sale is refused (unpriced): no amendment can find it.
+          fc.pre(friday.length > 0 && foldTrades(undefined, 'AAPL', trades).unpriced === 0);
+          const amendments: TradeAmendment[] = drawnAmendments.map((drawnOne, index) => {
+            const target = friday[drawnOne.target % friday.length] as Trade;
+            const base = { symbol: 'AAPL', amends: target.tradeId, timestamp: target.timestamp };
+            if (drawnOne.cancel) return base;
+            return {
+              ...base,
+              corrected: {
+                price: drawnOne.cents / 100,
+                size: drawnOne.size,
+                tradeId: `c${index}`,
+                ...(drawnOne.volumeOnly ? { volumeOnly: true } : {}),
+              },
+            };
+          });
+          const tape = amendedTrades(
+            trades.map(({ symbol: _symbol, ...trade }) => trade),
+            amendments.map(({ symbol: _symbol, ...amendment }): LoggedAmendment => amendment),
+          ).map((trade) => ({ symbol: 'AAPL', ...trade }));
+          const stores = inMemoryIngestPorts(Date.parse('2024-03-08T21:00:00Z'));
+          let position = 0;
+          for (const size of batchSizes) {
+            if (position >= trades.length) break;
+            await ingestTrades(trades.slice(position, position + size), stores);
+            position += size;
+          }
+          if (position < trades.length) await ingestTrades(trades.slice(position), stores);
+          for (const [index, amendment] of amendments.entries()) {
+            const batch: StreamItem[] = drawnAmendments[index]?.twice ? [amendment, amendment] : [amendment];
+            await ingestTrades(batch, stores);
+          }
+
+          expect(await barsStored(stores)).toEqual(barsFolded(tape));
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+});

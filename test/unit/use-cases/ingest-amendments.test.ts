@@ -1,0 +1,269 @@
+import { describe, expect, it } from 'vitest';
+import type { StreamItem, Trade, TradeAmendment } from '#domain/market-data/bars';
+import type { Interval } from '#domain/market-data/intervals';
+import { ITEMS_PER_COMMIT, ingestTrades } from '#use-cases/ingest-trades';
+import { inMemoryIngestPorts } from '../../support/fakes.ts';
+
+/** Tuesday 2024-11-26, open 14:30Z; the stores' clock is its close. */
+const open = Date.parse('2024-11-26T14:30:00Z');
+const MINUTE = 60_000;
+let nextId = 0;
+const trade = (minute: number, price: number, size = 100, offsetMs = 0): Trade => ({
+  symbol: 'AAPL',
+  price,
+  size,
+  timestamp: open + minute * MINUTE + offsetMs,
+  tradeId: `t${String(++nextId).padStart(5, '0')}`,
+});
+const cancel = (original: Trade): TradeAmendment => ({
+  symbol: 'AAPL',
+  amends: original.tradeId,
+  timestamp: original.timestamp,
+});
+const correction = (original: Trade, price: number, size: number, volumeOnly = false): TradeAmendment => ({
+  symbol: 'AAPL',
+  amends: original.tradeId,
+  timestamp: original.timestamp,
+  corrected: { price, size, tradeId: `${original.tradeId}c`, ...(volumeOnly ? { volumeOnly } : {}) },
+});
+
+/** The bar of `interval` at `time` (seconds) wherever it lives: the bar store or the ledger's forming bar. */
+async function barAt(stores: ReturnType<typeof inMemoryIngestPorts>, interval: Interval, time: number) {
+  const [stored] = await stores.bars.query(
+    { symbol: 'AAPL', interval },
+    { fromTime: time, toTime: time, limit: 1 },
+  );
+  if (stored) return stored;
+  const forming = (await stores.ledgers.get('AAPL'))?.ledger.forming[interval];
+  if (forming?.time !== time) return undefined;
+  const { startMs: _s, endMs: _e, ...bar } = forming;
+  return bar;
+}
+
+const minuteTime = (minute: number) => (open + minute * MINUTE) / 1000;
+const dayTime = Date.parse('2024-11-26T00:00:00Z') / 1000;
+
+async function ingest(stores: ReturnType<typeof inMemoryIngestPorts>, ...batches: StreamItem[][]) {
+  const outcomes = [];
+  for (const batch of batches) outcomes.push(await ingestTrades(batch, stores));
+  return outcomes;
+}
+
+describe('ingestTrades: cancels, errors and corrections (docs/candles.md#amendments)', () => {
+  it('removes a 10x erroneous print cancelled 2.5 s after it from the 1m bar and every bar above it', async () => {
+    const stores = inMemoryIngestPorts();
+    const bad = trade(0, 1802, 100, 1_000);
+    await ingest(stores, [trade(0, 180.1), bad, trade(0, 180.2, 100, 2_000)]);
+    expect((await barAt(stores, '1m', minuteTime(0)))?.high).toBe(1802);
+
+    const [outcome] = await ingest(stores, [cancel(bad)]);
+
+    expect(outcome).toMatchObject({ amendmentsApplied: 1, amendmentsRefused: { unknown_trade: 0 } });
+    for (const interval of ['1m', '15m', '30m', '60m', '4h'] as const) {
+      expect(await barAt(stores, interval, minuteTime(0))).toEqual({
+        time: minuteTime(0),
+        open: 180.1,
+        high: 180.2,
+        low: 180.1,
+        close: 180.2,
+        volume: 200,
+      });
+    }
+    expect((await barAt(stores, '1d', dayTime))?.high).toBe(180.2);
+    const ledger = (await stores.ledgers.get('AAPL'))?.ledger;
+    for (const interval of ['1w', '1mo', '1q', '1y'] as const)
+      expect(ledger?.forming[interval]?.high).toBe(180.2);
+  });
+
+  it("replaces a corrected trade's size, 300 shares corrected to 30, in a bar completed an hour before", async () => {
+    const stores = inMemoryIngestPorts();
+    const big = trade(0, 180, 300);
+    await ingest(stores, [big, trade(1, 181, 10)], [trade(61, 182, 5)]);
+    expect((await barAt(stores, '1m', minuteTime(0)))?.volume).toBe(300);
+
+    await ingest(stores, [correction(big, 180, 30)]);
+
+    expect(await barAt(stores, '1m', minuteTime(0))).toEqual({
+      time: minuteTime(0),
+      open: 180,
+      high: 180,
+      low: 180,
+      close: 180,
+      volume: 30,
+    });
+    expect((await barAt(stores, '60m', minuteTime(0)))?.volume).toBe(40);
+    expect((await barAt(stores, '4h', minuteTime(0)))?.volume).toBe(45);
+    expect((await barAt(stores, '1d', dayTime))?.volume).toBe(45);
+    expect(stores.tradeLog.entries.size).toBeGreaterThan(0);
+  });
+
+  it('applies an amendment that comes in the same batch as its original, and trades after it fold on top', async () => {
+    const stores = inMemoryIngestPorts();
+    const bad = trade(0, 1800);
+    const [outcome] = await ingest(stores, [trade(0, 180), bad, cancel(bad), trade(0, 181, 100, 10)]);
+    expect(outcome).toMatchObject({ applied: 3, amendmentsApplied: 1 });
+    expect(await barAt(stores, '1m', minuteTime(0))).toMatchObject({ high: 181, close: 181, volume: 200 });
+  });
+
+  it('turns a trade corrected to volume-only into volume, and removes a minute whose only trade is cancelled', async () => {
+    const stores = inMemoryIngestPorts();
+    const first = trade(1, 180);
+    const lonely = trade(2, 190, 7);
+    await ingest(stores, [trade(0, 179), first, trade(1, 181)], [lonely], [trade(3, 182)]);
+
+    await ingest(stores, [correction(first, 200, 50, true), cancel(lonely)]);
+
+    // The minute's first trade counts in volume only now: the bar opens at the last sale before it.
+    expect(await barAt(stores, '1m', minuteTime(1))).toEqual({
+      time: minuteTime(1),
+      open: 179,
+      high: 181,
+      low: 179,
+      close: 181,
+      volume: 150,
+    });
+    expect(await barAt(stores, '1m', minuteTime(2))).toBeUndefined();
+    expect(await barAt(stores, '15m', minuteTime(0))).toMatchObject({ high: 182, volume: 350 });
+  });
+
+  it('moves the latest price back when the last trade is cancelled, searching back past an emptied minute', async () => {
+    const stores = inMemoryIngestPorts();
+    const first = trade(0, 180, 10);
+    const second = trade(0, 181, 5, 1);
+    const last = trade(3, 1900, 20);
+    await ingest(stores, [first, second, { ...trade(1, 0, 3), price: 182, volumeOnly: true }], [last]);
+    expect((await stores.prices.getMany(['AAPL']))[0]?.price).toBe(1900);
+
+    await ingest(stores, [cancel(last)]);
+
+    const price = { price: 181, volume: 5, timestamp: second.timestamp, tradeId: second.tradeId };
+    expect((await stores.prices.getMany(['AAPL']))[0]).toEqual({ symbol: 'AAPL', ...price });
+    expect((await stores.ledgers.get('AAPL'))?.ledger.price).toEqual(price);
+  });
+
+  it('cancels the high of the week and the month, and refuses one of an earlier session', async () => {
+    const stores = inMemoryIngestPorts();
+    const monday = Date.parse('2024-11-25T15:00:00Z');
+    const mondayHigh = { ...trade(0, 250), timestamp: monday };
+    await ingest(stores, [mondayHigh, { ...trade(0, 200), timestamp: monday + 1 }]);
+    const high = trade(0, 300);
+    await ingest(stores, [trade(0, 210), high, trade(1, 215)]);
+    expect((await stores.ledgers.get('AAPL'))?.ledger.forming['1w']?.high).toBe(300);
+
+    const [outcome] = await ingest(stores, [cancel(high), cancel(mondayHigh)]);
+
+    expect(outcome).toMatchObject({ amendmentsApplied: 1, amendmentsRefused: { other_session: 1 } });
+    const ledger = (await stores.ledgers.get('AAPL'))?.ledger;
+    expect(ledger?.forming['1d']).toMatchObject({ high: 215, low: 210 });
+    expect(ledger?.forming['1w']).toMatchObject({ open: 250, high: 250, low: 200, close: 215 });
+    expect(ledger?.forming['1mo']?.high).toBe(250);
+  });
+
+  it('counts an amendment delivered again, or of a trade it does not know, and changes nothing twice', async () => {
+    const stores = inMemoryIngestPorts();
+    const bad = trade(0, 1800, 50);
+    await ingest(stores, [trade(0, 180), bad]);
+    const batch = [cancel(bad)];
+    await ingest(stores, batch);
+    const version = (await stores.ledgers.get('AAPL'))?.version;
+
+    const [again, unknown] = await ingest(stores, batch, [{ ...cancel(bad), amends: 'nope' }]);
+
+    expect(again).toMatchObject({ amendmentsApplied: 0, amendmentsRefused: { duplicate: 1 } });
+    expect(unknown).toMatchObject({ amendmentsApplied: 0, amendmentsRefused: { unknown_trade: 1 } });
+    expect((await stores.ledgers.get('AAPL'))?.version).toBe(version);
+    expect(await barAt(stores, '1m', minuteTime(0))).toMatchObject({ high: 180, volume: 100 });
+  });
+
+  it("applies a commit's log and bars again when the writer stopped after it, and the amendment once", async () => {
+    const stores = inMemoryIngestPorts();
+    const bad = trade(0, 1800);
+    await ingest(stores, [trade(0, 180), bad], [trade(1, 181)]);
+    const stopped = async (entries: readonly unknown[]) => {
+      if (entries.length > 0) throw new Error('the writer stopped here');
+    };
+    const crashing = {
+      ...stores,
+      tradeLog: Object.assign(Object.create(stores.tradeLog) as typeof stores.tradeLog, { write: stopped }),
+      bars: Object.assign(Object.create(stores.bars) as typeof stores.bars, {
+        putMany: stopped,
+        deleteMany: stopped,
+      }),
+    };
+    await expect(ingestTrades([cancel(bad)], crashing)).rejects.toThrow('stopped');
+    expect((await barAt(stores, '1m', minuteTime(0)))?.high).toBe(1800);
+
+    const [again] = await ingest(stores, [cancel(bad)]);
+
+    expect(again).toMatchObject({ recovered: 1, amendmentsApplied: 0, amendmentsRefused: { duplicate: 1 } });
+    expect((await barAt(stores, '1m', minuteTime(0)))?.high).toBe(180);
+    expect((await stores.ledgers.get('AAPL'))?.ledger.forming['1d']?.high).toBe(181);
+  });
+
+  it('logs only what a committed ledger applied: a writer that loses the race logs nothing', async () => {
+    const stores = inMemoryIngestPorts();
+    await ingest(stores, [trade(0, 180)]);
+    const logged = stores.tradeLog.entries.size;
+    const racing = {
+      ...stores,
+      ledgers: Object.assign(Object.create(stores.ledgers) as typeof stores.ledgers, {
+        put: async () => false,
+      }),
+    };
+    const outcome = await ingestTrades([trade(1, 181)], racing);
+    expect(outcome.failedSymbols).toEqual(['AAPL']);
+    expect(stores.tradeLog.entries.size).toBe(logged);
+  });
+
+  it('writes the changed state so the states channel shows the corrected bars', async () => {
+    const stores = inMemoryIngestPorts();
+    const monday = Date.parse('2024-11-25T15:00:00Z');
+    const bad = trade(1, 1800, 100, 1);
+    await ingest(
+      stores,
+      [
+        { ...trade(0, 200), timestamp: monday },
+        { ...trade(0, 170), timestamp: monday + 1 },
+      ],
+      [trade(0, 180), trade(1, 181), bad],
+    );
+    const weekColour = () => stores.states.states.get('AAPL')?.tfc.W;
+    expect(weekColour()).toBe('green');
+
+    const [outcome] = await ingest(stores, [cancel(bad)]);
+
+    expect(outcome?.statesChanged).toBe(1);
+    // The week closes at 181 now, below its open of 200.
+    expect(weekColour()).toBe('red');
+  });
+
+  it('commits a symbol with more items than one commit holds in several commits, each pending copy bounded', async () => {
+    const stores = inMemoryIngestPorts();
+    const many = Array.from({ length: ITEMS_PER_COMMIT + 500 }, (_, index) =>
+      trade(Math.floor(index / 100), 180 + (index % 10) / 10, 1, index % 100),
+    );
+
+    const outcome = await ingestTrades(many, stores);
+
+    expect(outcome).toMatchObject({ applied: many.length, failedSymbols: [] });
+    const stored = await stores.ledgers.get('AAPL');
+    expect(stored?.version).toBe(1);
+    const pendingTrades = (stored?.pending?.log ?? []).reduce((sum, entry) => sum + entry.t.length, 0);
+    expect(pendingTrades).toBe(500);
+    const logged = [...stores.tradeLog.entries.values()].reduce((sum, entry) => sum + entry.trades.length, 0);
+    expect(logged).toBe(many.length);
+    expect((await barAt(stores, '1d', dayTime))?.volume).toBe(many.length);
+  });
+
+  it("counts an amendment stamped outside the calendar's range, or of a symbol never traded, as of an unknown trade", async () => {
+    const stores = inMemoryIngestPorts();
+    await ingest(stores, [trade(0, 180)]);
+    const [outcome] = await ingest(stores, [
+      { symbol: 'AAPL', amends: 'x', timestamp: 1 },
+      { symbol: 'AAPL', amends: 'y', timestamp: Date.parse('2150-01-01T15:00:00Z') },
+      { symbol: 'MSFT', amends: 'z', timestamp: open },
+      trade(1, 181),
+    ]);
+    expect(outcome).toMatchObject({ applied: 1, amendmentsRefused: { unknown_trade: 3, other_session: 0 } });
+  });
+});
