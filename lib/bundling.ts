@@ -12,33 +12,17 @@ import type { BuildOptions } from 'esbuild';
 export const NODE_TARGET = 'node24';
 
 /**
- * The AWS SDK credential providers that can never run on Lambda, left out of every bundle.
+ * The AWS SDK credential providers that can never run on Lambda, left out of every Lambda bundle.
  *
- * Every client built without explicit credentials resolves them through the default chain of
- * @aws-sdk/credential-provider-node (dist-es/defaultProvider.js). Its first link is `fromEnv`
- * (@aws-sdk/credential-provider-env, imported statically, so bundled): it reads AWS_ACCESS_KEY_ID,
- * AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN, which Lambda always sets from the execution role (the link
- * is skipped only when AWS_PROFILE is set, which the service never does). Every later link is reached
- * only when that one fails, and loads its provider with a dynamic `import()`:
+ * Why: a client built without explicit credentials resolves them through the SDK's default chain. On
+ * Lambda its first link, the environment variables (which Lambda always sets from the execution role),
+ * answers, and the later links (profiles, SSO, `aws login`, credential processes, web identity token files)
+ * serve developer machines only. The SDK loads those later links with dynamic `import()`s, so left
+ * unresolved they cost nothing until that import runs, which on Lambda it never does; bundled, they weigh
+ * every cold start. The container-credentials link stays bundled: ECS needs it.
  *
- * - fromSSO: `import('@aws-sdk/credential-provider-sso')`, which statically imports
- *   @aws-sdk/token-providers and @aws-sdk/nested-clients/sso (token-providers imports
- *   nested-clients/sso-oidc dynamically);
- * - fromIni: `import('@aws-sdk/credential-provider-ini')`, which imports dynamically the SSO, process,
- *   web-identity and @aws-sdk/credential-provider-login providers and @aws-sdk/nested-clients/sts
- *   (credential-provider-login imports nested-clients/signin dynamically);
- * - fromProcess: `import('@aws-sdk/credential-provider-process')`;
- * - fromTokenFile: `import('@aws-sdk/credential-provider-web-identity')` (it imports nested-clients/sts
- *   dynamically);
- * - remoteProvider (dist-es/remoteProvider.js): `import('@smithy/credential-provider-imds')` and, when a
- *   container credentials URI is set, `import('@aws-sdk/credential-provider-http')`.
- *
- * Nothing else in node_modules that a bundle can reach (nor functions/) imports the packages below. They
- * serve developer machines (profiles, SSO, `aws login`, credential processes, web identity token files),
- * so marking them external removes them from the bundles without changing what runs on Lambda: the
- * `import()` calls stay in the bundle, unresolved, and are never executed while the environment holds
- * credentials. The last link stays bundled on purpose: container credentials
- * (@aws-sdk/credential-provider-http, @smithy/credential-provider-imds).
+ * Pinned by test/infra/bundling.test.ts: each package below is reached from a bundle through dynamic
+ * imports only, the environment-variable link statically, and the container link is kept.
  */
 export const DEVELOPER_ONLY_CREDENTIAL_PROVIDERS = [
   '@aws-sdk/credential-provider-ini',
@@ -53,12 +37,10 @@ export const DEVELOPER_ONLY_CREDENTIAL_PROVIDERS = [
 /**
  * Smithy's event-stream serde, which no operation the functions call uses.
  *
- * @smithy/core's HttpProtocol (dist-es/submodules/protocols/HttpProtocol.js) loads it with
- * `import("@smithy/core/event-streams")` in `loadEventStreamCapability`, reached only from
- * `serializeEventStream` and `deserializeEventStream`: the operations with an event-stream member
- * (Kinesis SubscribeToShard, Bedrock streaming, S3 SelectObjectContent, ...). The functions call DynamoDB,
- * SQS, API Gateway (usage plans) and the `@connections` API, none of which has one, so the `import()` stays
- * in the bundle, unresolved, and never runs; left out, it saves about 15 KB in every bundle.
+ * Why: only operations with an event-stream member (Kinesis SubscribeToShard, S3 SelectObjectContent, ...)
+ * need it, and the SDK loads it with a dynamic `import()` when one runs. The functions call DynamoDB, SQS,
+ * API Gateway (usage plans) and the `@connections` API, none of which has one; left out, it saves about
+ * 15 KB in every bundle. Pinned by test/infra/bundling.test.ts (reached through a dynamic import only).
  */
 export const UNUSED_SDK_CAPABILITIES = ['@smithy/core/event-streams'] as const;
 
@@ -103,11 +85,9 @@ export const BUNDLE_FILE = 'index.mjs';
  * `LAMBDA_ESBUILD_OPTIONS` as the CDK's `NodejsFunction` bundling options: esbuild on the local machine
  * (never Docker).
  *
- * In aws-cdk-lib's aws-lambda-nodejs/lib/bundling.js the externals are
- * `props.externalModules ?? defaultExternals`, where `defaultExternals` is `[]` when `bundleAwsSDK` is true
- * and `@aws-sdk/*` (with the feature flag also `@smithy/*`) otherwise: `externalModules`, once given,
- * replaces the default outright, so the list below is the whole of what stays out. `bundleAwsSDK: true`
- * states the intent and keeps the SDK bundled should the list ever be removed.
+ * `externalModules`, once given, replaces the CDK's default externals (which would leave the AWS SDK out of
+ * the bundle), so the list below is the whole of what stays out; `bundleAwsSDK: true` states the intent and
+ * keeps the SDK bundled should the list ever be removed. Pinned by test/infra/bundling.test.ts.
  */
 export const LAMBDA_BUNDLING: BundlingOptions = {
   forceDockerBundling: false,
@@ -125,9 +105,9 @@ export const LAMBDA_BUNDLING: BundlingOptions = {
 /**
  * The esbuild settings of a container bundle (the feed connector's image,
  * functions/containers/feed-connector.Dockerfile): those of a Lambda bundle with nothing external. A
- * container has no node_modules, and on ECS the credential chain does reach the links above: `fromEnv` fails
- * (ECS gives the task role's credentials through the container credentials endpoint, not variables), so the
- * chain goes on to `fromIni`, whose `import()` must then resolve.
+ * container has no node_modules, and on ECS the credential chain does reach the developer links above: ECS
+ * gives the task role's credentials through the container credentials endpoint, not variables, so the chain
+ * tries the profile link first, whose `import()` must then resolve.
  */
 const { external: _lambdaExternals, ...LAMBDA_OPTIONS_WITHOUT_EXTERNALS } = LAMBDA_ESBUILD_OPTIONS;
 export const CONTAINER_ESBUILD_OPTIONS = {

@@ -18,10 +18,15 @@
  * credentials never travel in clear text (docs/data-sources.md#endpoints-and-credentials).
  */
 import { parseArgs } from 'node:util';
+import { FeedService } from '#containers/feed-connector/service';
+import {
+  FeedSettingsError,
+  feedCredentials,
+  feedSymbols,
+  secureEndpoint,
+} from '#containers/feed-connector/settings';
 import { FEED_PROVIDERS, type FeedProvider } from '#contracts/feed';
 import type { FeedLog } from '#domain/feed/ports';
-import { FeedService } from '#runtime/feed-service';
-import { FeedSettingsError, feedCredentials, feedSymbols, secureEndpoint } from '#runtime/feed-settings';
 import { answerHelp, exitWith, UsageError } from './lib/cli.ts';
 import { statusLine } from './lib/feed-status.ts';
 import { localServiceClock } from './lib/local-clock.ts';

@@ -12,10 +12,15 @@ import { KinesisClient } from '@aws-sdk/client-kinesis';
 import { documentClientFor } from '#adapters/dynamo/document-client';
 import { DynamoFeedPositionStore } from '#adapters/dynamo/feed-position-store';
 import { KinesisTradeSink } from '#adapters/kinesis/trade-sink';
+import { describeFeeds, FeedService, loggerFeedLog } from '#containers/feed-connector/service';
+import {
+  FeedSettingsError,
+  feedCredentials,
+  feedEnvironment,
+  feedSymbols,
+} from '#containers/feed-connector/settings';
 import { FEED_ENV } from '#contracts/feed';
 import { FeedError } from '#domain/feed/ports';
-import { describeFeeds, FeedService, loggerFeedLog } from '#runtime/feed-service';
-import { FeedSettingsError, feedCredentials, feedEnvironment, feedSymbols } from '#runtime/feed-settings';
 import { logger } from '#runtime/logger';
 
 /** How often the process logs its status line. */

@@ -1,7 +1,7 @@
 /**
  * Which provider endpoints the credentials may be sent to (docs/data-sources.md#endpoints-and-credentials):
  * `wss:` for a stream, `https:` for REST; the clear-text `ws:` / `http:` only to a loopback address (a local
- * fake). One rule for the connector's start (functions/runtime/feed-settings.ts) and for `cdk synth`'s
+ * fake). One rule for the connector's start (functions/containers/feed-connector/settings.ts) and for `cdk synth`'s
  * `-c feedUrl` (lib/market-data-stack.ts).
  */
 

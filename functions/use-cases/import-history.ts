@@ -142,6 +142,203 @@ interface SymbolResult extends SymbolImport {
   readonly statesChanged: number;
 }
 
+type VersionedLedger = Awaited<ReturnType<LedgerStore['get']>>;
+type LedgerMerge = ReturnType<typeof mergeHistoryIntoLedger>;
+type BarWrite = Series & { bar: Bar };
+type SeriesByInterval = Partial<Record<Interval, FormingBar[]>>;
+
+/** What the service holds of a symbol around the file's sessions: stored daily bars and the ledger. */
+interface Held {
+  readonly storedDaily: readonly Bar[];
+  readonly versioned: VersionedLedger;
+  /** The ledger's forming daily bar, if any (a session the live path is building). */
+  readonly formingDaily: FormingBar | undefined;
+}
+
+interface Classified {
+  readonly counts: SessionCounts;
+  readonly keptDates: readonly string[];
+  /** The sessions the import builds on: the added ones and the unchanged ones. */
+  readonly imported: readonly FileSession[];
+  /** Daily bar times of the added sessions. */
+  readonly added: ReadonlySet<number>;
+}
+
+async function readHeld(
+  symbol: string,
+  range: { fromTime: number; toTime: number },
+  ports: HistoryImportPorts,
+): Promise<Held> {
+  const [storedDaily, versioned] = await Promise.all([
+    ports.bars.query(
+      { symbol, interval: '1d' },
+      { ...range, limit: (range.toTime - range.fromTime) / SECONDS_PER_DAY + 1 },
+    ),
+    ports.ledgers.get(symbol),
+  ]);
+  return { storedDaily, versioned, formingDaily: versioned?.ledger.forming['1d'] };
+}
+
+/** Each file session as `added` (new), `unchanged` (equal to the service's) or `kept` (the service's differs). */
+function classifySessions(sessions: readonly FileSession[], held: Held): Classified {
+  const own = new Map<number, Bar>(held.storedDaily.map((bar) => [bar.time, bar]));
+  if (held.formingDaily !== undefined) own.set(held.formingDaily.time, held.formingDaily);
+  const counts: SessionCounts = { added: 0, unchanged: 0, kept: 0 };
+  const keptDates: string[] = [];
+  const imported: FileSession[] = [];
+  const added = new Set<number>();
+  for (const session of sessions) {
+    const bar = own.get(session.daily.time);
+    if (bar === undefined) {
+      counts.added++;
+      added.add(session.daily.time);
+      imported.push(session);
+    } else if (sameBar(bar, session.daily)) {
+      counts.unchanged++;
+      imported.push(session);
+    } else {
+      counts.kept++;
+      keptDates.push(isoDate(session.daily.time));
+    }
+  }
+  return { counts, keptDates, imported, added };
+}
+
+/** Every daily bar of the periods read, in time order: the service's and the file's imported sessions. */
+function periodsDaily(
+  held: Held,
+  range: { fromTime: number; toTime: number },
+  imported: readonly FileSession[],
+): Bar[] {
+  const daily = new Map<number, Bar>();
+  for (const bar of held.storedDaily) daily.set(bar.time, bar);
+  const forming = held.formingDaily;
+  if (forming !== undefined && forming.time >= range.fromTime && forming.time <= range.toTime)
+    daily.set(forming.time, forming);
+  for (const session of imported) daily.set(session.daily.time, session.daily);
+  return [...daily.values()].sort((a, b) => a.time - b.time);
+}
+
+/**
+ * The bars of every interval the imported sessions make (the minutes and the intraday intervals of a 1m
+ * file, the daily bars, and each longer period holding one of them recomputed from `allDaily`), and per
+ * interval the bar times holding an added session: what the bars table must get.
+ */
+function deriveSeries(
+  base: BarFileInterval,
+  { imported, added }: Classified,
+  allDaily: readonly Bar[],
+): { series: SeriesByInterval; toWrite: Map<Interval, Set<number>> } {
+  const series: SeriesByInterval = { '1d': imported.map(({ daily }) => daily) };
+  const toWrite = new Map<Interval, Set<number>>([['1d', new Set(added)]]);
+  const holdsAdded = (bars: readonly Bar[]) =>
+    new Set(bars.filter((bar) => added.has(dayTime(bar.time))).map(({ time }) => time));
+  if (base === '1m') {
+    const minutes = imported.flatMap(({ minutes }) => minutes);
+    series['1m'] = minutes.map((bar) => ({
+      ...barOf(bar),
+      startMs: bar.time * 1000,
+      endMs: bar.time * 1000 + 60_000,
+    }));
+    toWrite.set('1m', holdsAdded(minutes));
+    for (const interval of DERIVED_INTERVALS['1m']) {
+      if (interval === '1d' || LONG_INTERVALS.includes(interval)) continue;
+      const bars = deriveBars(interval, '1m', minutes);
+      series[interval] = bars;
+      toWrite.set(interval, holdsAdded(bars));
+    }
+  }
+  for (const interval of LONG_INTERVALS) {
+    const periodsOf = (times: Iterable<number>) =>
+      new Set([...times].map((time) => periodOfBar(interval, '1d', time).time));
+    const affected = periodsOf(imported.map(({ daily }) => daily.time));
+    series[interval] = deriveBars(interval, '1d', allDaily).filter((bar) => affected.has(bar.time));
+    toWrite.set(interval, periodsOf(added));
+  }
+  return { series, toWrite };
+}
+
+/** The ledger with the series merged in, closing at the file's latest bar. */
+function mergeLedger(
+  symbol: string,
+  base: BarFileInterval,
+  imported: readonly FileSession[],
+  series: SeriesByInterval,
+  versioned: VersionedLedger,
+): LedgerMerge {
+  const latest = imported.at(-1) as FileSession;
+  const latestBar = base === '1d' ? latest.daily : (latest.minutes.at(-1) as FileBar);
+  return mergeHistoryIntoLedger(versioned?.ledger, symbol, series, {
+    endMs: base === '1d' ? latest.daily.endMs : latestBar.time * 1000 + 60_000,
+    close: latestBar.close,
+  });
+}
+
+/**
+ * The bar writes, in three stages written in turn: the longer and intraday intervals, then the minutes,
+ * then each session's `1d` bar last (so a stored `1d` bar means all of its session's bars are stored). A bar
+ * the merged ledger still forms is not written, nor one `keepBar` refuses; bars the merge displaced from the
+ * ledger are.
+ */
+function planBarWrites(
+  symbol: string,
+  { series, toWrite }: ReturnType<typeof deriveSeries>,
+  merge: LedgerMerge,
+  keepBar: (interval: Interval, time: number) => boolean,
+): BarWrite[][] {
+  const stages: BarWrite[][] = [[], [], []];
+  const planned = new Set<string>();
+  const add = (interval: Interval, bar: Bar) => {
+    const key = `${interval}#${bar.time}`;
+    if (planned.has(key) || merge.ledger.forming[interval]?.time === bar.time || !keepBar(interval, bar.time))
+      return;
+    planned.add(key);
+    const stage = interval === '1d' ? 2 : interval === '1m' ? 1 : 0;
+    (stages[stage] as BarWrite[]).push({ symbol, interval, bar: barOf(bar) });
+  };
+  for (const [interval, bars] of Object.entries(series) as [Interval, FormingBar[]][]) {
+    const times = toWrite.get(interval);
+    for (const bar of bars) if (times?.has(bar.time)) add(interval, bar);
+  }
+  for (const { interval, bar } of merge.displaced) add(interval, bar);
+  return stages;
+}
+
+/**
+ * Writes the bars, then the ledger (if it changed; undefined when another writer changed it meanwhile), then
+ * the latest price and the Strat state, which are brought in line even when the ledger already was (a run
+ * stopped after its ledger commit); both are skipped when the stored values are already these.
+ */
+async function commit(
+  symbol: string,
+  stages: readonly BarWrite[][],
+  merge: LedgerMerge,
+  versioned: VersionedLedger,
+  ports: HistoryImportPorts,
+): Promise<{ barsWritten: number; ledgerWritten: boolean; statesChanged: number } | undefined> {
+  for (const stage of stages) if (stage.length > 0) await ports.bars.putMany(stage);
+  const barsWritten = stages.reduce((sum, stage) => sum + stage.length, 0);
+
+  let version = versioned?.version ?? -1;
+  const ledgerWritten = ledgerKey(versioned?.ledger) !== ledgerKey(merge.ledger);
+  if (ledgerWritten) {
+    // The ledger's pending writes (a live commit's, functions/use-cases/ingest-trades.ts) are kept: a
+    // redelivery of the batch that committed them must still find them.
+    if (!(await ports.ledgers.put(merge.ledger, versioned?.version, versioned?.pending))) return undefined;
+    version++;
+  }
+  const price = merge.ledger.price;
+  if (price?.tradeId === HISTORY_TRADE_ID) {
+    const [stored] = await ports.prices.getMany([symbol]);
+    if (stored === undefined || stored.timestamp < price.timestamp) {
+      await ports.prices.putMany([{ symbol, ...price }]);
+    }
+  }
+  const states = await syncStates([{ ledger: merge.ledger, version }], ports.nowMs(), ports.sectorOf, ports);
+  return { barsWritten, ledgerWritten, statesChanged: states.length };
+}
+
+/** One symbol's import: classify its sessions, derive the series, plan the writes, commit; see the module comment. */
 async function importSymbol(
   symbol: string,
   base: BarFileInterval,
@@ -151,146 +348,25 @@ async function importSymbol(
 ): Promise<SymbolResult> {
   const sessions = sessionsOf(base, rows);
   const range = dailyRange(sessions);
-  for (let attempt = 1; ; attempt++) {
-    const [storedDaily, versioned] = await Promise.all([
-      ports.bars.query(
-        { symbol, interval: '1d' },
-        { ...range, limit: (range.toTime - range.fromTime) / SECONDS_PER_DAY + 1 },
-      ),
-      ports.ledgers.get(symbol),
-    ]);
-    const held = new Map<number, Bar>(storedDaily.map((bar) => [bar.time, bar]));
-    const formingDaily = versioned?.ledger.forming['1d'];
-    if (formingDaily !== undefined) held.set(formingDaily.time, formingDaily);
-
-    const counts: SessionCounts = { added: 0, unchanged: 0, kept: 0 };
-    const keptDates: string[] = [];
-    const imported: FileSession[] = [];
-    const added = new Set<number>();
-    for (const session of sessions) {
-      const own = held.get(session.daily.time);
-      if (own === undefined) {
-        counts.added++;
-        added.add(session.daily.time);
-        imported.push(session);
-      } else if (sameBar(own, session.daily)) {
-        counts.unchanged++;
-        imported.push(session);
-      } else {
-        counts.kept++;
-        keptDates.push(isoDate(session.daily.time));
-      }
-    }
-    const result = { symbol, rows: rows.length, sessions: counts, keptDates };
-    if (imported.length === 0) return { ...result, barsWritten: 0, ledgerWritten: false, statesChanged: 0 };
-
-    // Every daily bar of the periods read: the service's and the file's imported sessions.
-    const daily = new Map<number, Bar>();
-    for (const bar of storedDaily) daily.set(bar.time, bar);
-    if (
-      formingDaily !== undefined &&
-      formingDaily.time >= range.fromTime &&
-      formingDaily.time <= range.toTime
-    )
-      daily.set(formingDaily.time, formingDaily);
-    for (const session of imported) daily.set(session.daily.time, session.daily);
-    const allDaily = [...daily.values()].sort((a, b) => a.time - b.time);
-
-    const series: Partial<Record<Interval, FormingBar[]>> = { '1d': imported.map(({ daily }) => daily) };
-    /** Per interval, the bar times holding an added session: what the bars table must get. */
-    const toWrite = new Map<Interval, Set<number>>([['1d', added]]);
-    if (base === '1m') {
-      const minutes = imported.flatMap(({ minutes }) => minutes);
-      series['1m'] = minutes.map((bar) => ({
-        ...barOf(bar),
-        startMs: bar.time * 1000,
-        endMs: bar.time * 1000 + 60_000,
-      }));
-      toWrite.set(
-        '1m',
-        new Set(minutes.filter((bar) => added.has(dayTime(bar.time))).map(({ time }) => time)),
-      );
-      for (const interval of DERIVED_INTERVALS['1m'].filter(
-        (interval) => !LONG_INTERVALS.includes(interval),
-      )) {
-        if (interval === '1d') continue;
-        const bars = deriveBars(interval, '1m', minutes);
-        series[interval] = bars;
-        toWrite.set(
-          interval,
-          new Set(bars.filter((bar) => added.has(dayTime(bar.time))).map(({ time }) => time)),
-        );
-      }
-    }
-    for (const interval of LONG_INTERVALS) {
-      const periodsOf = (times: Iterable<number>) =>
-        new Set([...times].map((time) => periodOfBar(interval, '1d', time).time));
-      const affected = periodsOf(imported.map(({ daily }) => daily.time));
-      series[interval] = deriveBars(interval, '1d', allDaily).filter((bar) => affected.has(bar.time));
-      toWrite.set(interval, periodsOf(added));
-    }
-
-    const latest = imported.at(-1) as FileSession;
-    const latestBar = base === '1d' ? latest.daily : (latest.minutes.at(-1) as FileBar);
-    const merge = mergeHistoryIntoLedger(versioned?.ledger, symbol, series, {
-      endMs: base === '1d' ? latest.daily.endMs : latestBar.time * 1000 + 60_000,
-      close: latestBar.close,
-    });
-
-    const writes: (Series & { bar: Bar })[][] = [[], [], []];
-    const written = new Set<string>();
-    const add = (interval: Interval, bar: Bar) => {
-      const key = `${interval}#${bar.time}`;
-      if (
-        written.has(key) ||
-        merge.ledger.forming[interval]?.time === bar.time ||
-        !keepBar(interval, bar.time)
-      )
-        return;
-      written.add(key);
-      const stage = interval === '1d' ? 2 : interval === '1m' ? 1 : 0;
-      (writes[stage] as (Series & { bar: Bar })[]).push({ symbol, interval, bar: barOf(bar) });
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const held = await readHeld(symbol, range, ports);
+    const classified = classifySessions(sessions, held);
+    const result = {
+      symbol,
+      rows: rows.length,
+      sessions: classified.counts,
+      keptDates: classified.keptDates,
     };
-    for (const [interval, bars] of Object.entries(series) as [Interval, FormingBar[]][]) {
-      const times = toWrite.get(interval);
-      for (const bar of bars) if (times?.has(bar.time)) add(interval, bar);
+    if (classified.imported.length === 0) {
+      return { ...result, barsWritten: 0, ledgerWritten: false, statesChanged: 0 };
     }
-    for (const { interval, bar } of merge.displaced) add(interval, bar);
-    for (const stage of writes) if (stage.length > 0) await ports.bars.putMany(stage);
-    const barsWritten = writes.reduce((sum, stage) => sum + stage.length, 0);
-
-    let version = versioned?.version ?? -1;
-    const ledgerWritten = ledgerKey(versioned?.ledger) !== ledgerKey(merge.ledger);
-    if (ledgerWritten) {
-      // The ledger's pending writes (a live commit's, functions/use-cases/ingest-trades.ts) are kept: a
-      // redelivery of the batch that committed them must still find them.
-      if (!(await ports.ledgers.put(merge.ledger, versioned?.version, versioned?.pending))) {
-        if (attempt === MAX_ATTEMPTS) {
-          throw new Error(
-            `the ledger of ${symbol} kept changing during the import (${MAX_ATTEMPTS} attempts)`,
-          );
-        }
-        continue;
-      }
-      version++;
-    }
-    // The price and the state are brought in line even when the ledger was already (a run stopped after its
-    // ledger commit); both writes are skipped when the stored values are already these.
-    const price = merge.ledger.price;
-    if (price?.tradeId === HISTORY_TRADE_ID) {
-      const [stored] = await ports.prices.getMany([symbol]);
-      if (stored === undefined || stored.timestamp < price.timestamp) {
-        await ports.prices.putMany([{ symbol, ...price }]);
-      }
-    }
-    const states = await syncStates(
-      [{ ledger: merge.ledger, version }],
-      ports.nowMs(),
-      ports.sectorOf,
-      ports,
-    );
-    return { ...result, barsWritten, ledgerWritten, statesChanged: states.length };
+    const derived = deriveSeries(base, classified, periodsDaily(held, range, classified.imported));
+    const merge = mergeLedger(symbol, base, classified.imported, derived.series, held.versioned);
+    const stages = planBarWrites(symbol, derived, merge, keepBar);
+    const committed = await commit(symbol, stages, merge, held.versioned, ports);
+    if (committed !== undefined) return { ...result, ...committed };
   }
+  throw new Error(`the ledger of ${symbol} kept changing during the import (${MAX_ATTEMPTS} attempts)`);
 }
 
 function dayTime(time: number): number {

@@ -329,34 +329,55 @@ function graph(title: string, left: IMetric[], right: IMetric[] = []): GraphWidg
   return new GraphWidget({ title, left, right, width: 8, height: 6 });
 }
 
+const MINUTE = Duration.minutes(1);
+
+/** A row's title, the width of the dashboard. */
+function heading(markdown: string): TextWidget {
+  return new TextWidget({ markdown, width: 24, height: 1 });
+}
+
+/**
+ * The dashboard, one row per part of the service (docs/operations.md#reading-the-dashboard): REST, ingest,
+ * analytics, WebSocket (when deployed), the feed connector (when deployed), DynamoDB, Lambda.
+ */
 function dashboardWidgets(props: OperationsProps, functions: readonly ServiceFunction[]) {
-  const api = props.restApi.api;
-  const minute = Duration.minutes(1);
-  const widgets = [
-    new TextWidget({
-      markdown:
-        '## REST\nRequests, latency, errors and throttling (docs/operations.md#reading-the-dashboard)',
-      width: 24,
-      height: 1,
-    }),
-    graph('REST requests', [api.metricCount({ period: minute })]),
+  return [
+    ...restRow(props.restApi.api),
+    ...ingestRow(props.ingestion),
+    ...analyticsRow(),
+    ...(props.webSocketApi ? webSocketRow(props.webSocketApi.api) : []),
+    ...(props.feedConnector ? feedConnectorWidgets(props.feedConnector) : []),
+    ...dynamoRow(props.tables),
+    ...lambdaRow(functions),
+  ];
+}
+
+function restRow(api: OperationsProps['restApi']['api']) {
+  return [
+    heading('## REST\nRequests, latency, errors and throttling (docs/operations.md#reading-the-dashboard)'),
+    graph('REST requests', [api.metricCount({ period: MINUTE })]),
     graph('REST latency (ms)', [
-      api.metricLatency({ statistic: Stats.p(50), period: minute }),
-      api.metricLatency({ statistic: Stats.p(99), period: minute }),
+      api.metricLatency({ statistic: Stats.p(50), period: MINUTE }),
+      api.metricLatency({ statistic: Stats.p(99), period: MINUTE }),
     ]),
     graph(
       'REST 4xx / 5xx / throttled',
-      [api.metricClientError({ period: minute }), api.metricServerError({ period: minute })],
+      [api.metricClientError({ period: MINUTE }), api.metricServerError({ period: MINUTE })],
       [
         new Metric({
           namespace: METRICS_NAMESPACE,
           metricName: THROTTLED_METRIC,
           statistic: Stats.SUM,
-          period: minute,
+          period: MINUTE,
         }),
       ],
     ),
-    new TextWidget({ markdown: '## Ingest', width: 24, height: 1 }),
+  ];
+}
+
+function ingestRow(ingestion: OperationsProps['ingestion']) {
+  return [
+    heading('## Ingest'),
     graph(
       'Trades applied / refused',
       [serviceMetric('tradesApplied'), serviceMetric('latePrints')],
@@ -369,19 +390,19 @@ function dashboardWidgets(props: OperationsProps, functions: readonly ServiceFun
     graph(
       'Ingest lag (ms) / iterator age (ms)',
       [serviceMetric('ingestLag', { statistic: Stats.MAXIMUM })],
-      [
-        props.ingestion.ingestFunction.lambda.metric('IteratorAge', {
-          statistic: Stats.MAXIMUM,
-          period: minute,
-        }),
-      ],
+      [ingestion.ingestFunction.lambda.metric('IteratorAge', { statistic: Stats.MAXIMUM, period: MINUTE })],
     ),
     graph(
       'Batch size / dead-lettered',
       [serviceMetric('ingestBatchSize', { statistic: Stats.AVERAGE })],
       [serviceMetric('deadLettered')],
     ),
-    new TextWidget({ markdown: '## Analytics', width: 24, height: 1 }),
+  ];
+}
+
+function analyticsRow() {
+  return [
+    heading('## Analytics'),
     graph('Alerts and breaks fired', [serviceMetric('alertsFired'), serviceMetric('breaksFired')]),
     graph(
       'Candles completed / states changed',
@@ -390,72 +411,66 @@ function dashboardWidgets(props: OperationsProps, functions: readonly ServiceFun
     ),
     graph('Feed silence (1 = open market, no trade)', [feedSilence()]),
   ];
-  if (props.webSocketApi) {
-    const wsApi = props.webSocketApi.api;
-    widgets.push(
-      new TextWidget({ markdown: '## WebSocket', width: 24, height: 1 }),
-      graph(
-        'Connections / messages',
-        [
-          new Metric({
-            namespace: 'AWS/ApiGateway',
-            metricName: 'ConnectCount',
-            dimensionsMap: { ApiId: wsApi.apiId },
-            statistic: Stats.SUM,
-            period: minute,
-          }),
-        ],
-        [
-          new Metric({
-            namespace: 'AWS/ApiGateway',
-            metricName: 'MessageCount',
-            dimensionsMap: { ApiId: wsApi.apiId },
-            statistic: Stats.SUM,
-            period: minute,
-          }),
-        ],
-      ),
-      graph('Pushes sent / gone / failed', [
-        serviceMetric('pushesSent'),
-        serviceMetric('pushesGone'),
-        serviceMetric('pushesFailed'),
-      ]),
-      graph('Push lag (ms)', [serviceMetric('pushLag', { statistic: Stats.MAXIMUM })]),
-    );
-  }
-  if (props.feedConnector) widgets.push(...feedConnectorWidgets(props.feedConnector));
-  widgets.push(
-    new TextWidget({ markdown: '## DynamoDB', width: 24, height: 1 }),
+}
+
+function webSocketRow(wsApi: NonNullable<OperationsProps['webSocketApi']>['api']) {
+  const gatewayCount = (metricName: string) =>
+    new Metric({
+      namespace: 'AWS/ApiGateway',
+      metricName,
+      dimensionsMap: { ApiId: wsApi.apiId },
+      statistic: Stats.SUM,
+      period: MINUTE,
+    });
+  return [
+    heading('## WebSocket'),
+    graph('Connections / messages', [gatewayCount('ConnectCount')], [gatewayCount('MessageCount')]),
+    graph('Pushes sent / gone / failed', [
+      serviceMetric('pushesSent'),
+      serviceMetric('pushesGone'),
+      serviceMetric('pushesFailed'),
+    ]),
+    graph('Push lag (ms)', [serviceMetric('pushLag', { statistic: Stats.MAXIMUM })]),
+  ];
+}
+
+function dynamoRow(tables: TableConstructs) {
+  return [
+    heading('## DynamoDB'),
     graph(
       'Throttled requests',
-      TABLE_IDS.map((tableId) => tableThrottles(tableId, props.tables, minute)),
+      TABLE_IDS.map((tableId) => tableThrottles(tableId, tables, MINUTE)),
     ),
     graph(
       'Consumed read / write capacity',
-      TABLE_IDS.map((tableId) => props.tables[tableId].metricConsumedReadCapacityUnits({ period: minute })),
-      TABLE_IDS.map((tableId) => props.tables[tableId].metricConsumedWriteCapacityUnits({ period: minute })),
+      TABLE_IDS.map((tableId) => tables[tableId].metricConsumedReadCapacityUnits({ period: MINUTE })),
+      TABLE_IDS.map((tableId) => tables[tableId].metricConsumedWriteCapacityUnits({ period: MINUTE })),
     ),
-    new TextWidget({ markdown: '## Lambda', width: 24, height: 1 }),
+  ];
+}
+
+function lambdaRow(functions: readonly ServiceFunction[]) {
+  return [
+    heading('## Lambda'),
     graph(
       'Errors',
-      functions.map((fn) => fn.lambda.metricErrors({ period: minute })),
+      functions.map((fn) => fn.lambda.metricErrors({ period: MINUTE })),
     ),
     graph(
       'Throttles',
-      functions.map((fn) => fn.lambda.metricThrottles({ period: minute })),
+      functions.map((fn) => fn.lambda.metricThrottles({ period: MINUTE })),
     ),
     graph(
       'Duration p99 (ms)',
-      functions.map((fn) => fn.lambda.metricDuration({ statistic: Stats.p(99), period: minute })),
+      functions.map((fn) => fn.lambda.metricDuration({ statistic: Stats.p(99), period: MINUTE })),
     ),
     graph(
       'Concurrent executions',
       functions.map((fn) =>
-        fn.lambda.metric('ConcurrentExecutions', { statistic: Stats.MAXIMUM, period: minute }),
+        fn.lambda.metric('ConcurrentExecutions', { statistic: Stats.MAXIMUM, period: MINUTE }),
       ),
     ),
-  );
-  return widgets;
+  ];
 }
 
 /** Per second over each point's period: the connector's counts as rates. */
@@ -471,13 +486,8 @@ function perSecond(id: 'feedTradesReceived' | 'feedTradesPut', label: string): M
 
 /** The feed connector's row (docs/operations.md#reading-the-dashboard). */
 function feedConnectorWidgets(connector: FeedConnector) {
-  const minute = Duration.minutes(1);
   return [
-    new TextWidget({
-      markdown: `## Feed connector (${connector.provider})\nTrades in and out, reconnects, gaps, lag, the task`,
-      width: 24,
-      height: 1,
-    }),
+    heading(`## Feed connector (${connector.provider})\nTrades in and out, reconnects, gaps, lag, the task`),
     graph(
       'Trades/s received / put',
       [perSecond('feedTradesReceived', 'received/s'), perSecond('feedTradesPut', 'put/s')],
@@ -494,8 +504,8 @@ function feedConnectorWidgets(connector: FeedConnector) {
       serviceMetric('feedLag', { statistic: Stats.MAXIMUM }),
     ]),
     graph('Task CPU / memory (%)', [
-      connector.service.metricCpuUtilization({ period: minute }),
-      connector.service.metricMemoryUtilization({ period: minute }),
+      connector.service.metricCpuUtilization({ period: MINUTE }),
+      connector.service.metricMemoryUtilization({ period: MINUTE }),
     ]),
   ];
 }

@@ -1,4 +1,4 @@
-import { describeFeeds, type FeedStatus } from '#runtime/feed-service';
+import { describeFeeds, type FeedStatus } from '#containers/feed-connector/service';
 
 /**
  * One line: each feed's connection (connected, or reconnecting since when, a gap open since when), trades/s

@@ -5,13 +5,14 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import pLimit from 'p-limit';
+import { type Backoff, backoffDelayMs } from '#domain/retry/backoff';
 
 /** DynamoDB's own per-call limits. */
 const MAX_GET_KEYS = 100;
 const MAX_WRITE_ITEMS = 25;
 /** Unprocessed keys or items are retried with exponential backoff, this many times at the most. */
 const MAX_ATTEMPTS = 8;
-const BASE_DELAY_MS = 25;
+const RETRY_BACKOFF: Backoff = { baseMs: 25, capMs: Number.POSITIVE_INFINITY, jitter: 'full' };
 /** BatchWrite calls in flight at once for one table. */
 const WRITE_CONCURRENCY = 4;
 
@@ -24,7 +25,7 @@ function chunk<T>(values: readonly T[], size: number): T[][] {
 }
 
 const pause = (attempt: number) =>
-  new Promise((resolve) => setTimeout(resolve, BASE_DELAY_MS * 2 ** attempt * Math.random()));
+  new Promise((resolve) => setTimeout(resolve, backoffDelayMs(attempt, Math.random(), RETRY_BACKOFF)));
 
 /** Reads every key, 100 per call in parallel, retrying what DynamoDB leaves unprocessed. */
 export async function batchGetAll(

@@ -10,6 +10,7 @@
  * the reason `stopped` (docs/data-sources.md#stopping-during-a-gap-fill).
  */
 import { setTimeout as delay } from 'node:timers/promises';
+import { backoffDelayMs } from '#domain/retry/backoff';
 
 export interface RestRetryPolicy {
   /** Attempts per page, the first included. */
@@ -89,7 +90,11 @@ export async function getPage(
       reason = `request failed: ${error instanceof Error ? error.message : String(error)}`;
     }
     if (attempt + 1 === policy.attempts) break;
-    const backoff = policy.random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
+    const backoff = backoffDelayMs(attempt, policy.random(), {
+      baseMs: policy.baseDelayMs,
+      capMs: policy.maxDelayMs,
+      jitter: 'full',
+    });
     await policy.sleep(asked === undefined ? backoff : Math.min(asked, policy.maxRetryAfterMs), signal);
     if (signal?.aborted) return stopped;
   }

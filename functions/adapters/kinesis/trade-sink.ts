@@ -2,12 +2,13 @@ import { type KinesisClient, PutRecordsCommand } from '@aws-sdk/client-kinesis';
 import { groupBySymbol, type StreamItem } from '#domain/market-data/bars';
 import type { TradeSink } from '#domain/market-data/ports';
 import { encodeTradeRecords, type TradeRecord } from '#domain/market-data/trade-records';
+import { type Backoff, backoffDelayMs } from '#domain/retry/backoff';
 
 /** Kinesis's limit of records per PutRecords call: here, of symbols per call. */
 const MAX_RECORDS_PER_CALL = 500;
 /** Calls in a row that leave a record unsent before the put gives up. */
 const MAX_FAILED_ROUNDS = 8;
-const BASE_DELAY_MS = 50;
+const RETRY_BACKOFF: Backoff = { baseMs: 50, capMs: Number.POSITIVE_INFINITY, jitter: 'full' };
 
 /** Each symbol's records, its trades in order, grouped up to a record's capacity. */
 function recordsBySymbol(trades: readonly StreamItem[]): Map<string, TradeRecord[]> {
@@ -66,7 +67,7 @@ export class KinesisTradeSink implements TradeSink {
         const unsent = [...queues.values()].flat().reduce((sum, record) => sum + record.trades, 0);
         throw new Error(`PutRecords failed ${failedRounds} calls in a row; ${unsent} trades left unsent`);
       }
-      await this.pause(BASE_DELAY_MS * 2 ** failedRounds * Math.random());
+      await this.pause(backoffDelayMs(failedRounds, Math.random(), RETRY_BACKOFF));
     }
   }
 }

@@ -7,6 +7,8 @@
  * every 15 s. A refusal for the connection limit (the provider allows one connection per feed, and an old
  * one may still be held open for a while after a drop) waits at least a longer floor.
  */
+import { backoffDelayMs } from '#domain/retry/backoff';
+
 export interface ReconnectPolicy {
   readonly baseMs: number;
   readonly capMs: number;
@@ -27,8 +29,11 @@ export function reconnectDelayMs(
   connectionLimit = false,
   policy: ReconnectPolicy = RECONNECT,
 ): number {
-  const ceiling = Math.min(policy.capMs, policy.baseMs * 2 ** Math.max(0, attempt));
-  const jittered = Math.floor(ceiling / 2 + (ceiling / 2) * random);
+  const jittered = backoffDelayMs(attempt, random, {
+    baseMs: policy.baseMs,
+    capMs: policy.capMs,
+    jitter: 'equal',
+  });
   return connectionLimit ? Math.max(policy.connectionLimitFloorMs, jittered) : jittered;
 }
 

@@ -12,41 +12,65 @@ import { throughputTarget } from '#runtime/ports/throughput';
 import { adjustRestThroughput } from '#use-cases/adjust-throughput';
 import { reconcileSetupRows, type StateSyncPorts, syncStates } from '#use-cases/sync-states';
 
+type ClockTickDeps = {
+  universe: () => Promise<Map<string, Instrument>>;
+  ledgers: () => LedgerStore;
+  stateSync: () => StateSyncPorts;
+  clock: () => Clock;
+  throughput: () => Parameters<typeof adjustRestThroughput>[1];
+};
+
 /**
- * The clock tick: every minute on AWS (EventBridge), every few seconds locally. It derives every
- * tracked symbol's state at "now" and writes the ones that changed, so a period that ended without a trade
- * rolls over (CC becomes C1) for `states` subscribers and `/setups/current` too, brings the setup rows back
- * in line with the stored states where they differ (docs/strat.md#stored-states-and-setup-rows), and sets
- * each key's REST limits for the minute (docs/partner-guide.md#limits-and-throttling).
+ * Step 1: derives every tracked symbol's state at "now" and writes the ones that changed, so a period that
+ * ended without a trade rolls over (CC becomes C1) for `states` subscribers and `/setups/current` too.
+ * Records whether the market is open, which the feed-silence alarm reads (docs/operations.md#alarms).
+ */
+async function rollStates(
+  instruments: readonly Instrument[],
+  nowMs: number,
+  ledgerStore: LedgerStore,
+  ports: StateSyncPorts,
+) {
+  const ledgers = await ledgerStore.getMany(instruments.map(({ symbol }) => symbol));
+  const sectors = new Map(instruments.map(({ symbol, sector }) => [symbol, sector]));
+  recordMetric('marketOpen', sessionTimesAt(nowMs) === undefined ? 0 : 1);
+  const changed = await syncStates(
+    [...ledgers.values()],
+    nowMs,
+    (symbol) => sectors.get(symbol) ?? '',
+    ports,
+  );
+  return { symbols: [...ledgers.keys()], changed: changed.length };
+}
+
+/** Step 2: brings the setup rows back in line with the stored states where they differ (docs/strat.md#stored-states-and-setup-rows). */
+async function repairSetupRows(symbols: readonly string[], tracked: number, ports: StateSyncPorts) {
+  const states = await ports.states.getMany([...symbols]);
+  return reconcileSetupRows(states, ports, tracked);
+}
+
+/** Step 3: sets each key's REST limits for the minute (docs/partner-guide.md#limits-and-throttling). */
+async function setRestLimits(nowMs: number, ports: Parameters<typeof adjustRestThroughput>[1]) {
+  const throughput = await adjustRestThroughput(nowMs, ports);
+  if (throughput.changed) logger.info('REST limits changed', { ...throughput });
+  return throughput.reason;
+}
+
+/**
+ * The clock tick: every minute on AWS (EventBridge), every few seconds locally, three steps in turn: roll
+ * the states over, repair the setup rows, set the REST limits.
  */
 export const createHandler =
-  (deps: {
-    universe: () => Promise<Map<string, Instrument>>;
-    ledgers: () => LedgerStore;
-    stateSync: () => StateSyncPorts;
-    clock: () => Clock;
-    throughput: () => Parameters<typeof adjustRestThroughput>[1];
-  }) =>
+  (deps: ClockTickDeps) =>
   async (): Promise<{ symbols: number; changed: number; rowsRepaired: number; throughput: string }> => {
     const instruments = [...(await deps.universe()).values()].filter((instrument) => instrument.active);
-    const ledgers = await deps.ledgers().getMany(instruments.map(({ symbol }) => symbol));
-    const sectors = new Map(instruments.map(({ symbol, sector }) => [symbol, sector]));
     const ports = deps.stateSync();
     const nowMs = deps.clock()().getTime();
-    // The feed-silence alarm reads it: trades are expected while it is 1 (docs/operations.md#alarms).
-    recordMetric('marketOpen', sessionTimesAt(nowMs) === undefined ? 0 : 1);
-    const changed = await syncStates(
-      [...ledgers.values()],
-      nowMs,
-      (symbol) => sectors.get(symbol) ?? '',
-      ports,
-    );
-    const states = await ports.states.getMany([...ledgers.keys()]);
-    const rowsRepaired = await reconcileSetupRows(states, ports, instruments.length);
-    const throughput = await adjustRestThroughput(nowMs, deps.throughput());
-    if (throughput.changed) logger.info('REST limits changed', { ...throughput });
-    logger.debug('clock tick', { symbols: ledgers.size, changed: changed.length, rowsRepaired });
-    return { symbols: ledgers.size, changed: changed.length, rowsRepaired, throughput: throughput.reason };
+    const { symbols, changed } = await rollStates(instruments, nowMs, deps.ledgers(), ports);
+    const rowsRepaired = await repairSetupRows(symbols, instruments.length, ports);
+    const throughput = await setRestLimits(nowMs, deps.throughput());
+    logger.debug('clock tick', { symbols: symbols.length, changed, rowsRepaired });
+    return { symbols: symbols.length, changed, rowsRepaired, throughput };
   };
 
 export const handler = instrumented(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { FeedTotals } from '#runtime/feed-metrics';
+import type { FeedTotals } from '#containers/feed-connector/metrics';
 import { statusLine } from '../../../scripts/lib/feed-status.ts';
 
 const totals: FeedTotals = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FeedMetricsRecorder } from '#runtime/feed-metrics';
+import { FeedMetricsRecorder } from '#containers/feed-connector/metrics';
 
 describe('FeedMetricsRecorder', () => {
   it('totals the prints held to volume only by the LULD band apart from the drops', () => {

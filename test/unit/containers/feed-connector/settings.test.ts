@@ -1,7 +1,6 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
-import { luldTierOf } from '#domain/feed/price-band';
 import {
   FeedSettingsError,
   feedCredentials,
@@ -9,7 +8,8 @@ import {
   feedSymbols,
   luldTier1Symbols,
   secureEndpoint,
-} from '#runtime/feed-settings';
+} from '#containers/feed-connector/settings';
+import { luldTierOf } from '#domain/feed/price-band';
 
 const secrets = mockClient(SecretsManagerClient);
 afterEach(() => secrets.reset());

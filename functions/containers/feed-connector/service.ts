@@ -17,8 +17,8 @@ import { luldTierOf } from '#domain/feed/price-band';
 import { latestSessionOpenMs } from '#domain/feed/restart';
 import type { TradeSink } from '#domain/market-data/ports';
 import { FeedConnector, type FeedConnectorSettings } from '#use-cases/feed-connector';
-import { FeedMetricsRecorder, type FeedTotals } from './feed-metrics.ts';
-import { luldTier1Symbols } from './feed-settings.ts';
+import { FeedMetricsRecorder, type FeedTotals } from './metrics.ts';
+import { luldTier1Symbols } from './settings.ts';
 
 export interface FeedServiceOptions {
   readonly provider: FeedProvider;
@@ -34,7 +34,7 @@ export interface FeedServiceOptions {
   readonly settings?: Partial<FeedConnectorSettings>;
   /** Emit the Feed* metrics as EMF on stdout (on AWS); false: keep totals only (`npm run feed`). */
   readonly emitMetrics?: boolean;
-  /** The LULD Tier 1 symbols (default: the universe file's, functions/runtime/feed-settings.ts); others Tier 2. */
+  /** The LULD Tier 1 symbols (default: the universe file's, functions/containers/feed-connector/settings.ts); others Tier 2. */
   readonly luldTier1?: ReadonlySet<string>;
   /** Where each feed's position is kept across restarts; without it a start fills nothing it missed. */
   readonly positions?: FeedPositionStore;

@@ -1,7 +1,12 @@
 import { describe, expect, it, vi } from 'vitest';
-import { describeFeeds, FeedService, providerFeeds, subscriptionOn } from '#runtime/feed-service';
-import { alpacaTrade, FakeProvider } from '../../support/fake-providers.ts';
-import { MemoryPositions } from '../../support/scripted-feed.ts';
+import {
+  describeFeeds,
+  FeedService,
+  providerFeeds,
+  subscriptionOn,
+} from '#containers/feed-connector/service';
+import { alpacaTrade, FakeProvider } from '../../../support/fake-providers.ts';
+import { MemoryPositions } from '../../../support/scripted-feed.ts';
 
 const base = {
   credentials: { APCA_API_KEY_ID: 'a', APCA_API_SECRET_KEY: 'b', POLYGON_API_KEY: 'c' },
