@@ -269,6 +269,73 @@ function startSchedules(
   };
 }
 
+/** The tables, the universe on a first start, and the demo key (kept in the data folder when there is one). */
+async function prepareData(dynamoEndpoint: string, dataDir: string | undefined) {
+  await ensureTables(localDynamoClient(dynamoEndpoint));
+  const documents = localDocumentClient(dynamoEndpoint);
+  const catalog = new DynamoInstrumentCatalog(documents, localTableName('instruments'));
+  const seeded = (await catalog.list({ limit: 1 })).length === 0;
+  const seededInstruments = seeded ? (await seedUniverse(catalog)).length : 0;
+  const keyAdministration: KeyAdministrationPorts = {
+    keys: new DynamoApiKeyStore(documents, localTableName('apiKeys')),
+    accounts: new DynamoAccountStore(documents, localTableName('accounts')),
+    now: () => new Date(),
+    randomBytes,
+  };
+  const demoKey = await ensureDemoKey(keyAdministration, dataDir && join(dataDir, 'demo-key'));
+  return { catalog, seeded, seededInstruments, keyAdministration, demoKey };
+}
+
+const localTableNames = () =>
+  Object.fromEntries(TABLE_IDS.map((id) => [id, localTableName(id)])) as Record<TableId, string>;
+
+/** The stack's one port: HTTP answered from the route table, WebSocket upgrades to the WebSocket gateway. */
+async function serve(
+  routes: readonly LocalRoute[],
+  webSocket: LocalWebSocketGateway,
+  options: LocalStackOptions,
+) {
+  const server = createServer((request, response) => {
+    answerRequest(routes, request).then(
+      (answer) => response.writeHead(answer.statusCode, answer.headers).end(answer.body),
+      (error: unknown) => {
+        // Never a bare status line: the envelope, as API Gateway's DEFAULT_5XX gives it.
+        options.log?.(`Request failed: ${error instanceof Error ? error.message : String(error)}`);
+        const failed = renderGatewayResponse('DEFAULT_5XX', { statusCode: 500 });
+        response.writeHead(failed.statusCode, failed.headers).end(failed.body);
+      },
+    );
+  });
+  server.on('upgrade', (request, socket, head) => webSocket.handleUpgrade(request, socket, head));
+  server.on('clientError', answerUnparsableRequest);
+  const host = options.host ?? '127.0.0.1';
+  const port = await listen(server, options.port, host);
+  const publicHost = host === '0.0.0.0' ? 'localhost' : host;
+  return {
+    server,
+    restUrl: `http://${publicHost}:${port}${REST_BASE_PATH}`,
+    wsUrl: `ws://${publicHost}:${port}${WS_BASE_PATH}`,
+    /** Where the stack's own programs reach it (the handlers' `@connections` API and dead-letter queue). */
+    origin: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
+  };
+}
+
+/** The running stack's state file, which the tools read (scripts/lib/local-stack-state.ts). */
+async function writeStateFile(
+  dataDir: string,
+  stack: { restUrl: string; wsUrl: string; dynamoEndpoint: string; clock: VirtualClockSettings | undefined },
+): Promise<void> {
+  const { clock, ...urls } = stack;
+  const state: LocalStackState = {
+    ...urls,
+    pid: process.pid,
+    ...(clock
+      ? { clock: { start: clock.start.toISOString(), anchorMs: clock.anchorMs, speed: clock.speed } }
+      : {}),
+  };
+  await writeFile(join(dataDir, LOCAL_STACK_STATE_FILE), `${JSON.stringify(state, null, 2)}\n`);
+}
+
 /**
  * Starts a local stack: its own DynamoDB, gateways, streams, timers and handlers (each built with its
  * module's `createHandler` over this stack's ports), so one process can hold several.
@@ -316,21 +383,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   });
   fanOut = handlers.fanOut;
 
-  await ensureTables(localDynamoClient(dynamo.endpoint));
   const documents = localDocumentClient(dynamo.endpoint);
-  const catalog = new DynamoInstrumentCatalog(documents, localTableName('instruments'));
-  const seeded = (await catalog.list({ limit: 1 })).length === 0;
-  const seededInstruments = seeded ? (await seedUniverse(catalog)).length : 0;
-
-  const keyAdministration: KeyAdministrationPorts = {
-    keys: new DynamoApiKeyStore(documents, localTableName('apiKeys')),
-    accounts: new DynamoAccountStore(documents, localTableName('accounts')),
-    now: () => new Date(),
-    randomBytes,
-  };
-  const demoKey = await ensureDemoKey(
-    keyAdministration,
-    options.dataDir && join(options.dataDir, 'demo-key'),
+  const { catalog, seeded, seededInstruments, keyAdministration, demoKey } = await prepareData(
+    dynamo.endpoint,
+    options.dataDir,
   );
 
   // Fixed limits when the options name them (tests); else the rule's, as the clock tick sets them.
@@ -357,25 +413,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     clock,
     demoKey,
   });
-  const server = createServer((request, response) => {
-    answerRequest(routes, request).then(
-      (answer) => response.writeHead(answer.statusCode, answer.headers).end(answer.body),
-      (error: unknown) => {
-        // Never a bare status line: the envelope, as API Gateway's DEFAULT_5XX gives it.
-        options.log?.(`Request failed: ${error instanceof Error ? error.message : String(error)}`);
-        const failed = renderGatewayResponse('DEFAULT_5XX', { statusCode: 500 });
-        response.writeHead(failed.statusCode, failed.headers).end(failed.body);
-      },
-    );
-  });
-  server.on('upgrade', (request, socket, head) => webSocket.handleUpgrade(request, socket, head));
-  server.on('clientError', answerUnparsableRequest);
-  const host = options.host ?? '127.0.0.1';
-  const port = await listen(server, options.port, host);
-  const publicHost = host === '0.0.0.0' ? 'localhost' : host;
-  const restUrl = `http://${publicHost}:${port}${REST_BASE_PATH}`;
-  const wsUrl = `ws://${publicHost}:${port}${WS_BASE_PATH}`;
-  origin = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+  const served = await serve(routes, webSocket, options);
+  const { server, restUrl, wsUrl } = served;
+  origin = served.origin;
 
   const stopSchedules = startSchedules(handlers, localMetrics, options);
   const stopping = new AbortController();
@@ -387,29 +427,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         nowMs,
         stream: trades,
         ledgers: new DynamoLedgerStore(documents, localTableName('ledgers')),
-        history: {
-          documents,
-          tableNames: Object.fromEntries(TABLE_IDS.map((id) => [id, localTableName(id)])) as Record<
-            TableId,
-            string
-          >,
-        },
+        history: { documents, tableNames: localTableNames() },
         log: options.log ?? (() => undefined),
       })
     : undefined;
 
-  const stateFile = options.dataDir && join(options.dataDir, LOCAL_STACK_STATE_FILE);
-  if (stateFile) {
-    const state: LocalStackState = {
-      restUrl,
-      wsUrl,
-      dynamoEndpoint: dynamo.endpoint,
-      pid: process.pid,
-      ...(clock
-        ? { clock: { start: clock.start.toISOString(), anchorMs: clock.anchorMs, speed: clock.speed } }
-        : {}),
-    };
-    await writeFile(stateFile, `${JSON.stringify(state, null, 2)}\n`);
+  if (options.dataDir) {
+    await writeStateFile(options.dataDir, { restUrl, wsUrl, dynamoEndpoint: dynamo.endpoint, clock });
   }
 
   return {
