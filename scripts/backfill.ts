@@ -14,13 +14,13 @@
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { virtualTime } from '#domain/calendar/clock';
 import { BAR_FILE_INTERVALS, BarFileError, type BarFileInterval } from '#domain/market-data/bar-file';
 import { ProgressReporter } from './lib/backfill-progress.ts';
 import { answerHelp, exitWith, UsageError } from './lib/cli.ts';
 import { importBarText } from './lib/history-import.ts';
 import { DEFAULT_DATA_DIR } from './lib/project.ts';
 import { resolveTarget, runningLocalStack, TARGET_ARGS } from './lib/target.ts';
+import { virtualTime } from './lib/virtual-clock.ts';
 
 answerHelp(import.meta.url);
 

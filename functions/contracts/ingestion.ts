@@ -40,5 +40,8 @@ export const TRADE_TIMING = {
   rememberedTradeIds: 2_000,
 } as const;
 
-/** The environment variable naming the trades dead-letter queue's URL (set by the CDK and the local stack). */
+/**
+ * The environment variable naming the trades dead-letter queue's URL, set by the CDK (the local stack hands its
+ * ingest handler the queue itself).
+ */
 export const TRADE_DEAD_LETTERS_ENV = 'TRADE_DEAD_LETTER_QUEUE_URL';

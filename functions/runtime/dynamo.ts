@@ -3,8 +3,5 @@ import { documentClientFor } from '#adapters/dynamo/document-client';
 import { memo } from './memo.ts';
 import { instrumentedClient } from './sdk-clients.ts';
 
-/**
- * The DynamoDB document client of a Lambda instance, made on first use. `AWS_ENDPOINT_URL_DYNAMODB` points
- * it at the local stack's DynamoDB.
- */
+/** The DynamoDB document client of a Lambda instance, made on first use. */
 export const documentClient = memo(() => documentClientFor(instrumentedClient(new DynamoDBClient({}))));

@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { TRADE_DEAD_LETTERS_ENV } from '#contracts/ingestion';
 import { AUTH_CACHE_TTL_SECONDS } from '#contracts/runtime-settings';
 import { TABLES, type TableId } from '#contracts/tables';
+import { USAGE_PLAN_ID_ENV } from '#contracts/throttling';
 import { CALLBACK_URL_ENV } from '#contracts/websocket';
 import { memo } from './memo.ts';
 
@@ -15,14 +16,12 @@ const environmentSchema = z.object({
     z.coerce.number().check(z.int(), z.minimum(0), z.maximum(300)),
     AUTH_CACHE_TTL_SECONDS,
   ),
-  /** The local stack's virtual clock (`npm start -- --clock ... --speed N`); absent on AWS. */
-  MARKET_CLOCK_START: z.optional(z.iso.datetime({ offset: true })),
-  MARKET_CLOCK_ANCHOR_MS: z.optional(z.coerce.number().check(z.int())),
-  MARKET_CLOCK_SPEED: z._default(z.coerce.number().check(z.positive()), 1),
   /** The WebSocket stage's `@connections` endpoint; set on the functions that post to connections. */
   [CALLBACK_URL_ENV]: z.optional(z.url()),
   /** The trades dead-letter queue; set on the ingest function. */
   [TRADE_DEAD_LETTERS_ENV]: z.optional(z.url()),
+  /** The REST API's usage plan, whose per-key limits the clock tick sets; set on the clock tick. */
+  [USAGE_PLAN_ID_ENV]: z.optional(z.string().check(z.minLength(1))),
 });
 
 export type Environment = z.infer<typeof environmentSchema>;

@@ -1,10 +1,12 @@
+import { channel } from 'node:diagnostics_channel';
 import type { MetricId } from '#contracts/metrics';
 
 /**
- * Every data point a function records, as the local stack sees it: CloudWatch is not there, so the local
- * stack's `GET /_local/metrics` and console summary hear the points here (scripts/local/metrics-summary.ts).
- * Both ways a function records a metric report to it: EMF through Powertools (functions/runtime/metrics.ts)
- * and the REST handlers' client-error log lines (functions/runtime/client-errors.ts).
+ * Every data point a function records, published on a Node diagnostics channel: on AWS nothing subscribes
+ * (CloudWatch hears the EMF and the log lines), so publishing costs a check; the local stack subscribes to
+ * total them, as it has no CloudWatch (scripts/local/metric-points.ts). Both ways a function records a
+ * metric publish here: EMF through Powertools (functions/runtime/metrics.ts) and the REST handlers'
+ * client-error log lines (functions/runtime/client-errors.ts).
  */
 export interface MetricPoint {
   readonly id: MetricId;
@@ -12,16 +14,14 @@ export interface MetricPoint {
   readonly dimensionValue?: string;
 }
 
-const observers = new Set<(point: MetricPoint) => void>();
+/** The channel's name (`node:diagnostics_channel` names are process-wide, hence the prefix). */
+export const METRIC_POINTS_CHANNEL = 'market-data-alerts:metric-point';
 
-/** Hears every data point; returns the function that stops hearing. */
-export function observeMetrics(observer: (point: MetricPoint) => void): () => void {
-  observers.add(observer);
-  return () => observers.delete(observer);
-}
+const points = channel(METRIC_POINTS_CHANNEL);
 
-/** Tells the observers of a data point just recorded. */
+/** Publishes a data point just recorded, when anything listens. */
 export function reportMetricPoint(id: MetricId, value: number, dimensionValue?: string): void {
-  for (const observer of observers)
-    observer({ id, value, ...(dimensionValue === undefined ? {} : { dimensionValue }) });
+  if (!points.hasSubscribers) return;
+  const point: MetricPoint = { id, value, ...(dimensionValue === undefined ? {} : { dimensionValue }) };
+  points.publish(point);
 }

@@ -20,7 +20,7 @@ export const metrics = new Metrics({
   },
 });
 
-export { type MetricPoint, observeMetrics } from './metric-points.ts';
+export type { MetricPoint } from './metric-points.ts';
 
 /**
  * Records a data point of a catalogued metric (functions/contracts/metrics.ts). A metric with a dimension

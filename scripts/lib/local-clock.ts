@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { virtualTime } from '#domain/calendar/clock';
+import { virtualTime } from './virtual-clock.ts';
 
 const clockSchema = z.object({
   clock: z.nullable(z.object({ start: z.iso.datetime(), anchorMs: z.number(), speed: z.number() })),

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import * as z from 'zod/mini';
-import type { VirtualClockSettings } from '#domain/calendar/clock';
+import type { VirtualClockSettings } from '../lib/virtual-clock.ts';
 import type { HttpAnswer } from './rest-gateway.ts';
 import { LOCAL_STREAM_CAPACITY, type LocalTradeStream } from './trade-stream.ts';
 

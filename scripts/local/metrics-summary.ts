@@ -1,5 +1,6 @@
 import { METRICS, type MetricId } from '#contracts/metrics';
-import { type MetricPoint, observeMetrics } from '#runtime/metrics';
+import type { MetricPoint } from '#runtime/metric-points';
+import type { MetricObserver } from './metric-points.ts';
 import type { HttpAnswer } from './rest-gateway.ts';
 
 /** Where the totals are served (loopback only, as every `/_local/` path). */
@@ -69,8 +70,9 @@ export class LocalMetrics {
   private window = new Map<string, Series>();
   private readonly stopObserving: () => void;
 
-  constructor() {
-    this.stopObserving = observeMetrics((point) => {
+  /** `observe`: the stack's points (scripts/local/metric-points.ts StackMetricPoints). */
+  constructor(observe: (observer: MetricObserver) => () => void) {
+    this.stopObserving = observe((point) => {
       add(this.total, point);
       add(this.window, point);
     });

@@ -45,15 +45,13 @@ function routePattern(route: RestRoute): RegExp {
   return new RegExp(`^${literal.replace(/\{(\w+)\}/g, '(?<$1>[^/]+)')}$`);
 }
 
-/** Imports each route's handler module, as Lambda would load its entry. */
-export async function loadRestRoutes(importEntry: (entry: string) => Promise<{ handler: unknown }>) {
-  return Promise.all(
-    (REST_ROUTES as readonly RestRoute[]).map(async (route) => ({
-      route,
-      pattern: routePattern(route),
-      handler: (await importEntry(route.handler)).handler as ProxyHandler,
-    })),
-  );
+/** Each route of the route table with its handler (scripts/local/handlers.ts builds them). */
+export function restRoutes(handlers: Readonly<Record<RestRoute['id'], ProxyHandler>>): LoadedRoute[] {
+  return (REST_ROUTES as readonly RestRoute[]).map((route) => {
+    const handler = handlers[route.id];
+    if (!handler) throw new Error(`no local handler for the route ${route.id}`);
+    return { route, pattern: routePattern(route), handler };
+  });
 }
 
 /** A gateway response rendered from its template, as API Gateway renders `$context` variables. */

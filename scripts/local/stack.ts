@@ -1,26 +1,25 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
-import { pathToFileURL } from 'node:url';
+import type { Context } from 'aws-lambda';
 import { DynamoAccountStore } from '#adapters/dynamo/account-store';
 import { DynamoApiKeyStore } from '#adapters/dynamo/api-key-store';
 import { DynamoInstrumentCatalog } from '#adapters/dynamo/instrument-catalog';
 import { DynamoLedgerStore } from '#adapters/dynamo/ledger-store';
 import { errorEnvelope } from '#contracts/errors';
-import { INGEST_TIMEOUT_SECONDS, TRADE_DEAD_LETTERS_ENV } from '#contracts/ingestion';
-import { AUTHORIZER, CLOCK_TICK, INGEST, REST_BASE_PATH } from '#contracts/routes';
+import { INGEST_TIMEOUT_SECONDS } from '#contracts/ingestion';
+import { REST_BASE_PATH } from '#contracts/routes';
 import { AUTH_CACHE_TTL_SECONDS } from '#contracts/runtime-settings';
-import { TABLE_IDS, TABLES, type TableId } from '#contracts/tables';
-import { CALLBACK_URL_ENV, FAN_OUT, HEARTBEAT, WS_BASE_PATH, WS_ROUTES } from '#contracts/websocket';
-import { type VirtualClockSettings, virtualTime } from '#domain/calendar/clock';
-import { PROJECT_ROOT } from '#lib/project-root';
+import { TABLE_IDS, type TableId } from '#contracts/tables';
+import { HEARTBEAT, WS_BASE_PATH } from '#contracts/websocket';
 import type { KeyAdministrationPorts } from '../lib/key-administration.ts';
 import { type LocalStackState, removeOwnStateFile } from '../lib/local-stack-state.ts';
 import { LOCAL_STACK_STATE_FILE } from '../lib/project.ts';
 import { seedUniverse } from '../lib/universe.ts';
+import { type VirtualClockSettings, virtualTime } from '../lib/virtual-clock.ts';
 import { type ChangeConsumer, LocalChangeStreams, localStreamTables } from './change-streams.ts';
 import { CONSOLE_PATH, demoKeyAnswer, LOCAL_DEMO_KEY_PATH, LocalConsoleSite } from './console-site.ts';
 import {
@@ -33,24 +32,26 @@ import {
 } from './control-plane.ts';
 import { LOCAL_SQS_PATH, LocalDeadLetterQueue } from './dead-letter-queue.ts';
 import { ensureDemoKey } from './demo-key.ts';
-import { LOCAL_AWS, localDocumentClient, localDynamoClient, startLocalDynamo } from './dynamo.ts';
+import { localDocumentClient, localDynamoClient, startLocalDynamo } from './dynamo.ts';
 import { type DynamoFaults, startFaultyDynamo } from './faulty-dynamo.ts';
+import type { LocalHandlers } from './handlers.ts';
 import { invokeLocally } from './lambda-context.ts';
 import { type MarketSimulation, startMarketSimulation } from './market-simulation.ts';
-import type { LocalMetrics } from './metrics-summary.ts';
-import { RequestUsage } from './request-usage.ts';
+import { StackMetricPoints } from './metric-points.ts';
 import {
-  type AuthorizerHandler,
-  type HttpAnswer,
-  LocalRestGateway,
-  loadRestRoutes,
-  renderGatewayResponse,
-} from './rest-gateway.ts';
+  LOCAL_METRICS_PATH,
+  LocalMetrics,
+  METRICS_SUMMARY_SECONDS,
+  metricsAnswer,
+} from './metrics-summary.ts';
+import { RequestUsage } from './request-usage.ts';
+import { type HttpAnswer, LocalRestGateway, renderGatewayResponse, restRoutes } from './rest-gateway.ts';
+import { LocalRestLimits } from './rest-limits.ts';
 import { ensureTables, localTableName } from './tables.ts';
 import { TokenBuckets } from './token-bucket.ts';
-import { LocalTradeStream, type StreamConsumer } from './trade-stream.ts';
+import { LocalTradeStream } from './trade-stream.ts';
 import { LOCAL_USAGE_PATH, usageAnswer } from './usage-endpoint.ts';
-import { LocalWebSocketGateway, MANAGEMENT_PATH, type WebSocketRouteHandler } from './ws-gateway.ts';
+import { LocalWebSocketGateway, MANAGEMENT_PATH } from './ws-gateway.ts';
 
 export interface LocalStackOptions {
   /** The gateway's port; 0 picks a free one. */
@@ -106,35 +107,25 @@ export interface LocalStack {
 }
 
 /**
- * Points the handlers at the local parts through the same environment variables the CDK sets on AWS.
- * Handlers read their environment once per process (as once per Lambda instance), so one process runs
- * one local stack.
+ * Powertools' settings, which are process-wide: its logger and metrics read them when the handler modules
+ * first load, so they are set before (below). Nothing a stack's handlers reach goes through `process.env`:
+ * each stack hands its handlers their ports (scripts/local/handlers.ts). The metrics reach the stack's
+ * totals (scripts/local/metric-points.ts), not stdout as EMF, and tracing is off (no X-Ray here).
  */
-function configureHandlerEnvironment(
-  options: LocalStackOptions,
-  dynamoEndpoint: string,
-  clock: VirtualClockSettings | undefined,
-) {
-  const environment: Record<string, string> = {
-    AWS_REGION: LOCAL_AWS.region,
-    AWS_ACCESS_KEY_ID: LOCAL_AWS.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: LOCAL_AWS.secretAccessKey,
-    AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
-    POWERTOOLS_SERVICE_NAME: 'market-data-alerts-local',
-    POWERTOOLS_LOG_LEVEL: options.logLevel ?? process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
-    // No CloudWatch or X-Ray here: the metrics reach the local summary (functions/runtime/metrics.ts
-    // observeMetrics), not stdout as EMF, and tracing is off.
-    POWERTOOLS_METRICS_DISABLED: 'true',
-    POWERTOOLS_TRACE_ENABLED: 'false',
-    AUTH_CACHE_TTL_SECONDS: String(options.authCacheTtlSeconds ?? AUTH_CACHE_TTL_SECONDS),
-  };
-  for (const id of TABLE_IDS) environment[TABLES[id].envVar] = localTableName(id);
-  if (clock) {
-    environment.MARKET_CLOCK_START = clock.start.toISOString();
-    environment.MARKET_CLOCK_ANCHOR_MS = String(clock.anchorMs);
-    environment.MARKET_CLOCK_SPEED = String(clock.speed);
-  }
-  Object.assign(process.env, environment);
+function usePowertoolsLocally(logLevel: string | undefined): void {
+  process.env.POWERTOOLS_SERVICE_NAME = 'market-data-alerts-local';
+  process.env.POWERTOOLS_LOG_LEVEL = logLevel ?? process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN';
+  process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+  process.env.POWERTOOLS_TRACE_ENABLED = 'false';
+}
+
+/** The handlers, loaded once per process after Powertools' settings; each stack builds its own from them. */
+async function handlerModules(logLevel: string | undefined) {
+  usePowertoolsLocally(logLevel);
+  const [handlers, { logger }] = await Promise.all([import('./handlers.ts'), import('#runtime/logger')]);
+  // A later stack of the same process: the level is the process's, as its logger is.
+  if (logLevel) logger.setLogLevel(logLevel as Parameters<typeof logger.setLogLevel>[0]);
+  return handlers;
 }
 
 /**
@@ -158,27 +149,11 @@ async function withinGrace(work: Promise<unknown> | undefined): Promise<void> {
   clearTimeout(timer);
 }
 
-const importEntry = (entry: string) => import(pathToFileURL(join(PROJECT_ROOT, entry)).href);
-
 function listen(server: Server, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
   });
-}
-
-/** The WebSocket routes' handlers and the authorizer, imported as Lambda would load their entries. */
-async function loadWebSocketHandlers() {
-  const route = async (id: (typeof WS_ROUTES)[number]['id']) => {
-    const entry = WS_ROUTES.find((candidate) => candidate.id === id)?.handler ?? '';
-    return (await importEntry(entry)).handler as WebSocketRouteHandler;
-  };
-  return {
-    authorizer: (await importEntry(AUTHORIZER.handler)).handler as AuthorizerHandler,
-    connect: await route('connect'),
-    disconnect: await route('disconnect'),
-    message: await route('message'),
-  };
 }
 
 /**
@@ -202,13 +177,179 @@ function answerUnparsableRequest(error: NodeJS.ErrnoException, socket: Duplex): 
   );
 }
 
+/** A path of the local control plane or the console, and what answers it. */
+interface LocalRoute {
+  readonly matches: (path: string) => boolean;
+  readonly answer: (request: IncomingMessage) => Promise<HttpAnswer> | HttpAnswer;
+}
+
+const exactly = (target: string) => (path: string) => path === target;
+const under = (prefix: string) => (path: string) => path === prefix || path.startsWith(`${prefix}/`);
+
+/** The parts a request can reach on the stack's one port. */
+interface RoutedParts {
+  readonly gateway: LocalRestGateway;
+  readonly webSocket: LocalWebSocketGateway;
+  readonly consoleSite: LocalConsoleSite;
+  readonly deadLetterQueue: LocalDeadLetterQueue;
+  readonly trades: LocalTradeStream;
+  readonly metrics: LocalMetrics;
+  readonly clock: VirtualClockSettings | undefined;
+  readonly demoKey: string;
+}
+
+/**
+ * The stack's route table, first match wins: the console, the REST API (anything outside `/_local/`), then
+ * the control plane's endpoints; the rest of `/_local/` is the trades stream's (control-plane.ts).
+ */
+function routeTable(parts: RoutedParts): readonly LocalRoute[] {
+  return [
+    { matches: under(CONSOLE_PATH), answer: (request) => parts.consoleSite.handle(request) },
+    {
+      matches: (path) => !path.startsWith(CONTROL_PREFIX),
+      answer: (request) => parts.gateway.handle(request),
+    },
+    { matches: exactly(LOCAL_DEMO_KEY_PATH), answer: (request) => demoKeyAnswer(request, parts.demoKey) },
+    {
+      matches: (path) => path.startsWith(`${MANAGEMENT_PATH}/`),
+      answer: (request) => parts.webSocket.handleManagement(request),
+    },
+    { matches: under(LOCAL_SQS_PATH), answer: (request) => parts.deadLetterQueue.handle(request) },
+    { matches: exactly(LOCAL_METRICS_PATH), answer: () => metricsAnswer(parts.metrics) },
+    { matches: exactly(LOCAL_CLOCK_PATH), answer: () => clockAnswer(parts.clock) },
+    {
+      matches: exactly(LOCAL_USAGE_PATH),
+      answer: (request) => usageAnswer(parts.gateway.usage, request.url ?? '/'),
+    },
+    { matches: () => true, answer: (request) => handleControl(request, parts.trades) },
+  ];
+}
+
+/** Answers a request from the table, after the loopback rule (one path for both: control-plane.ts routedPath). */
+async function answerRequest(routes: readonly LocalRoute[], request: IncomingMessage): Promise<HttpAnswer> {
+  const path = routedPath(request);
+  const refused = refusedControlRequest(request, path);
+  if (refused) return refused;
+  const route = routes.find((candidate) => candidate.matches(path));
+  if (!route) throw new Error(`no local route for ${path}`);
+  return route.answer(request);
+}
+
+/**
+ * The stack's timers, as EventBridge's schedules on AWS: the clock tick, the heartbeat, and the console's
+ * one-line metrics summary when the handlers log at INFO or more verbose. Returns the function that stops them.
+ */
+function startSchedules(
+  handlers: Pick<LocalHandlers, 'clockTick' | 'heartbeat'>,
+  metrics: LocalMetrics,
+  options: LocalStackOptions,
+): () => void {
+  const log = options.log ?? (() => undefined);
+  const every = (name: string, ms: number, run: (event: unknown, context: Context) => Promise<unknown>) =>
+    setInterval(() => {
+      invokeLocally(name, (context) => run({}, context)).catch((error: unknown) =>
+        log(`${name} failed: ${error instanceof Error ? error.message : error}`),
+      );
+    }, ms);
+  const ticker = every('clock-tick', options.clockTickMs ?? DEFAULT_CLOCK_TICK_MS, handlers.clockTick);
+  const heartbeats = every(
+    'heartbeat',
+    options.heartbeatMs ?? HEARTBEAT.intervalMinutes * 60_000,
+    handlers.heartbeat,
+  );
+  const summaries = /^(INFO|DEBUG|TRACE)$/i.test(process.env.POWERTOOLS_LOG_LEVEL ?? '')
+    ? setInterval(() => {
+        const line = metrics.summaryLine(METRICS_SUMMARY_SECONDS);
+        if (line) log(line);
+      }, METRICS_SUMMARY_SECONDS * 1000)
+    : undefined;
+  return () => {
+    clearInterval(ticker);
+    clearInterval(heartbeats);
+    clearInterval(summaries);
+  };
+}
+
+/** The tables, the universe on a first start, and the demo key (kept in the data folder when there is one). */
+async function prepareData(dynamoEndpoint: string, dataDir: string | undefined) {
+  await ensureTables(localDynamoClient(dynamoEndpoint));
+  const documents = localDocumentClient(dynamoEndpoint);
+  const catalog = new DynamoInstrumentCatalog(documents, localTableName('instruments'));
+  const seeded = (await catalog.list({ limit: 1 })).length === 0;
+  const seededInstruments = seeded ? (await seedUniverse(catalog)).length : 0;
+  const keyAdministration: KeyAdministrationPorts = {
+    keys: new DynamoApiKeyStore(documents, localTableName('apiKeys')),
+    accounts: new DynamoAccountStore(documents, localTableName('accounts')),
+    now: () => new Date(),
+    randomBytes,
+  };
+  const demoKey = await ensureDemoKey(keyAdministration, dataDir && join(dataDir, 'demo-key'));
+  return { catalog, seeded, seededInstruments, keyAdministration, demoKey };
+}
+
+const localTableNames = () =>
+  Object.fromEntries(TABLE_IDS.map((id) => [id, localTableName(id)])) as Record<TableId, string>;
+
+/** The stack's one port: HTTP answered from the route table, WebSocket upgrades to the WebSocket gateway. */
+async function serve(
+  routes: readonly LocalRoute[],
+  webSocket: LocalWebSocketGateway,
+  options: LocalStackOptions,
+) {
+  const server = createServer((request, response) => {
+    answerRequest(routes, request).then(
+      (answer) => response.writeHead(answer.statusCode, answer.headers).end(answer.body),
+      (error: unknown) => {
+        // Never a bare status line: the envelope, as API Gateway's DEFAULT_5XX gives it.
+        options.log?.(`Request failed: ${error instanceof Error ? error.message : String(error)}`);
+        const failed = renderGatewayResponse('DEFAULT_5XX', { statusCode: 500 });
+        response.writeHead(failed.statusCode, failed.headers).end(failed.body);
+      },
+    );
+  });
+  server.on('upgrade', (request, socket, head) => webSocket.handleUpgrade(request, socket, head));
+  server.on('clientError', answerUnparsableRequest);
+  const host = options.host ?? '127.0.0.1';
+  const port = await listen(server, options.port, host);
+  const publicHost = host === '0.0.0.0' ? 'localhost' : host;
+  return {
+    server,
+    restUrl: `http://${publicHost}:${port}${REST_BASE_PATH}`,
+    wsUrl: `ws://${publicHost}:${port}${WS_BASE_PATH}`,
+    /** Where the stack's own programs reach it (the handlers' `@connections` API and dead-letter queue). */
+    origin: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
+  };
+}
+
+/** The running stack's state file, which the tools read (scripts/lib/local-stack-state.ts). */
+async function writeStateFile(
+  dataDir: string,
+  stack: { restUrl: string; wsUrl: string; dynamoEndpoint: string; clock: VirtualClockSettings | undefined },
+): Promise<void> {
+  const { clock, ...urls } = stack;
+  const state: LocalStackState = {
+    ...urls,
+    pid: process.pid,
+    ...(clock
+      ? { clock: { start: clock.start.toISOString(), anchorMs: clock.anchorMs, speed: clock.speed } }
+      : {}),
+  };
+  await writeFile(join(dataDir, LOCAL_STACK_STATE_FILE), `${JSON.stringify(state, null, 2)}\n`);
+}
+
+/**
+ * Starts a local stack: its own DynamoDB, gateways, streams, timers and handlers (each built with its
+ * module's `createHandler` over this stack's ports), so one process can hold several.
+ */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   if (options.dataDir) await mkdir(options.dataDir, { recursive: true });
-  // The handlers are imported only once their environment is set (below): a module reads it on first
-  // load, the logger its level among it. The change streams start before, so they call the fan-out late.
+  const { loadHandlers } = await handlerModules(options.logLevel);
   // One anchor for the handlers' clock and the simulator's: both read the same service time.
   const clock = options.clock ? { ...options.clock, anchorMs: Date.now() } : undefined;
   const nowMs = clock ? () => virtualTime(clock, Date.now()).getTime() : Date.now;
+  const metricPoints = new StackMetricPoints();
+  const restLimits = new LocalRestLimits();
+  // The fan-out is built once DynamoDB's endpoint is known: the change streams start before, so they call it late.
   let fanOut: ChangeConsumer | undefined;
   const streamTables = localStreamTables();
   const changes = new LocalChangeStreams(
@@ -228,123 +369,57 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const faulty = options.dynamoFaults
     ? await startFaultyDynamo(dynamo.endpoint, options.dynamoFaults)
     : undefined;
-  configureHandlerEnvironment(options, faulty?.endpoint ?? dynamo.endpoint, clock);
-  fanOut = (await importEntry(FAN_OUT.handler)).handler as ChangeConsumer;
+  // The gateway's own origin, once it listens: the handlers' `@connections` API and dead-letter queue.
+  let origin: string | undefined;
+  const handlers = loadHandlers({
+    documents: localDocumentClient(faulty?.endpoint ?? dynamo.endpoint),
+    origin: () => {
+      if (!origin) throw new Error('a handler called the gateway before it listened');
+      return origin;
+    },
+    nowMs,
+    authCacheTtlSeconds: options.authCacheTtlSeconds ?? AUTH_CACHE_TTL_SECONDS,
+    restLimits,
+    metricPoints,
+  });
+  fanOut = handlers.fanOut;
 
-  await ensureTables(localDynamoClient(dynamo.endpoint));
   const documents = localDocumentClient(dynamo.endpoint);
-  const catalog = new DynamoInstrumentCatalog(documents, localTableName('instruments'));
-  const seeded = (await catalog.list({ limit: 1 })).length === 0;
-  const seededInstruments = seeded ? (await seedUniverse(catalog)).length : 0;
-
-  const keyAdministration: KeyAdministrationPorts = {
-    keys: new DynamoApiKeyStore(documents, localTableName('apiKeys')),
-    accounts: new DynamoAccountStore(documents, localTableName('accounts')),
-    now: () => new Date(),
-    randomBytes,
-  };
-  const demoKey = await ensureDemoKey(
-    keyAdministration,
-    options.dataDir && join(options.dataDir, 'demo-key'),
+  const { catalog, seeded, seededInstruments, keyAdministration, demoKey } = await prepareData(
+    dynamo.endpoint,
+    options.dataDir,
   );
 
   // Fixed limits when the options name them (tests); else the rule's, as the clock tick sets them.
-  const { localRestLimits } = await import('#runtime/ports/throughput');
-  const throttle = options.throttle;
   const gateway = new LocalRestGateway(
-    await loadRestRoutes(importEntry),
-    (await importEntry(AUTHORIZER.handler)).handler as AuthorizerHandler,
-    new TokenBuckets(throttle ?? (() => localRestLimits.current)),
+    restRoutes(handlers.rest),
+    handlers.authorizer,
+    new TokenBuckets(options.throttle ?? (() => restLimits.read())),
     new RequestUsage(nowMs),
   );
-  const ingest = (await importEntry(INGEST.handler)).handler as StreamConsumer;
   const deadLetterQueue = new LocalDeadLetterQueue();
-  // Imported once the handlers' environment is set, as the handlers are: it loads their logger.
-  const { LOCAL_METRICS_PATH, LocalMetrics, METRICS_SUMMARY_SECONDS, metricsAnswer } = await import(
-    './metrics-summary.ts'
-  );
-  const localMetrics: LocalMetrics = new LocalMetrics();
+  const localMetrics = new LocalMetrics(metricPoints.observe);
   const trades = new LocalTradeStream(
-    (event) => invokeLocally('ingest', (context) => ingest(event, context), INGEST_TIMEOUT_SECONDS * 1000),
-    {
-      onDeadLetter: (message) => deadLetterQueue.send(message),
-    },
+    (event) =>
+      invokeLocally('ingest', (context) => handlers.ingest(event, context), INGEST_TIMEOUT_SECONDS * 1000),
+    { onDeadLetter: (message) => deadLetterQueue.send(message) },
   );
-  const webSocket = new LocalWebSocketGateway(await loadWebSocketHandlers(), options.log);
-  const consoleSite = new LocalConsoleSite();
-  // One path for routing and for the loopback rule (control-plane.ts routedPath).
-  const route = (request: IncomingMessage): Promise<HttpAnswer> => {
-    const path = routedPath(request);
-    const refused = refusedControlRequest(request, path);
-    if (refused) return Promise.resolve(refused);
-    if (path === CONSOLE_PATH || path.startsWith(`${CONSOLE_PATH}/`)) return consoleSite.handle(request);
-    if (!path.startsWith(CONTROL_PREFIX)) return gateway.handle(request);
-    if (path === LOCAL_DEMO_KEY_PATH) return Promise.resolve(demoKeyAnswer(request, demoKey));
-    if (path.startsWith(`${MANAGEMENT_PATH}/`)) return webSocket.handleManagement(request);
-    if (path === LOCAL_SQS_PATH || path.startsWith(`${LOCAL_SQS_PATH}/`))
-      return deadLetterQueue.handle(request);
-    if (path === LOCAL_METRICS_PATH) return Promise.resolve(metricsAnswer(localMetrics));
-    if (path === LOCAL_CLOCK_PATH) return Promise.resolve(clockAnswer(clock));
-    if (path === LOCAL_USAGE_PATH) return Promise.resolve(usageAnswer(gateway.usage, request.url ?? '/'));
-    return handleControl(request, trades);
-  };
-  const server = createServer((request, response) => {
-    route(request).then(
-      (answer) => response.writeHead(answer.statusCode, answer.headers).end(answer.body),
-      (error: unknown) => {
-        // Never a bare status line: the envelope, as API Gateway's DEFAULT_5XX gives it.
-        options.log?.(`Request failed: ${error instanceof Error ? error.message : String(error)}`);
-        const failed = renderGatewayResponse('DEFAULT_5XX', { statusCode: 500 });
-        response.writeHead(failed.statusCode, failed.headers).end(failed.body);
-      },
-    );
+  const webSocket = new LocalWebSocketGateway(handlers.webSocket, options.log);
+  const routes = routeTable({
+    gateway,
+    webSocket,
+    consoleSite: new LocalConsoleSite(),
+    deadLetterQueue,
+    trades,
+    metrics: localMetrics,
+    clock,
+    demoKey,
   });
-  server.on('upgrade', (request, socket, head) => webSocket.handleUpgrade(request, socket, head));
-  server.on('clientError', answerUnparsableRequest);
-  const host = options.host ?? '127.0.0.1';
-  const port = await listen(server, options.port, host);
-  const publicHost = host === '0.0.0.0' ? 'localhost' : host;
-  const restUrl = `http://${publicHost}:${port}${REST_BASE_PATH}`;
-  const wsUrl = `ws://${publicHost}:${port}${WS_BASE_PATH}`;
-  // The functions' `@connections` endpoint, as the CDK sets the stage's callback URL on AWS.
-  const loopbackOrigin = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
-  process.env[CALLBACK_URL_ENV] = `${loopbackOrigin}${MANAGEMENT_PATH}`;
-  // The trades dead-letter queue, as the CDK sets the ingest function's on AWS; the SQS client speaks to it
-  // at the queue's own origin.
-  process.env[TRADE_DEAD_LETTERS_ENV] = LocalDeadLetterQueue.urlAt(loopbackOrigin);
-  process.env.AWS_ENDPOINT_URL_SQS = `${loopbackOrigin}${LOCAL_SQS_PATH}`;
+  const served = await serve(routes, webSocket, options);
+  const { server, restUrl, wsUrl } = served;
+  origin = served.origin;
 
-  const tick = (await importEntry(CLOCK_TICK.handler)).handler as (
-    event: unknown,
-    context: unknown,
-  ) => Promise<unknown>;
-  const ticker = setInterval(() => {
-    invokeLocally('clock-tick', (context) => tick({}, context)).catch((error: unknown) =>
-      options.log?.(`Clock tick failed: ${error instanceof Error ? error.message : error}`),
-    );
-  }, options.clockTickMs ?? DEFAULT_CLOCK_TICK_MS);
-
-  // The console's one-line metrics summary, when the handlers log at INFO or more verbose.
-  const summaries = /^(INFO|DEBUG|TRACE)$/i.test(process.env.POWERTOOLS_LOG_LEVEL ?? '')
-    ? setInterval(() => {
-        const line = localMetrics.summaryLine(METRICS_SUMMARY_SECONDS);
-        if (line) options.log?.(line);
-      }, METRICS_SUMMARY_SECONDS * 1000)
-    : undefined;
-
-  const heartbeat = (await importEntry(HEARTBEAT.handler)).handler as (
-    event: unknown,
-    context: unknown,
-  ) => Promise<unknown>;
-  const heartbeats = setInterval(
-    () => {
-      invokeLocally('heartbeat', (context) => heartbeat({}, context)).catch((error: unknown) =>
-        options.log?.(`Heartbeat failed: ${error instanceof Error ? error.message : error}`),
-      );
-    },
-    options.heartbeatMs ?? HEARTBEAT.intervalMinutes * 60_000,
-  );
-
+  const stopSchedules = startSchedules(handlers, localMetrics, options);
   const stopping = new AbortController();
   const simulation = options.simulator
     ? startMarketSimulation({
@@ -354,29 +429,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         nowMs,
         stream: trades,
         ledgers: new DynamoLedgerStore(documents, localTableName('ledgers')),
-        history: {
-          documents,
-          tableNames: Object.fromEntries(TABLE_IDS.map((id) => [id, localTableName(id)])) as Record<
-            TableId,
-            string
-          >,
-        },
+        history: { documents, tableNames: localTableNames() },
         log: options.log ?? (() => undefined),
       })
     : undefined;
 
-  const stateFile = options.dataDir && join(options.dataDir, LOCAL_STACK_STATE_FILE);
-  if (stateFile) {
-    const state: LocalStackState = {
-      restUrl,
-      wsUrl,
-      dynamoEndpoint: dynamo.endpoint,
-      pid: process.pid,
-      ...(clock
-        ? { clock: { start: clock.start.toISOString(), anchorMs: clock.anchorMs, speed: clock.speed } }
-        : {}),
-    };
-    await writeFile(stateFile, `${JSON.stringify(state, null, 2)}\n`);
+  if (options.dataDir) {
+    await writeStateFile(options.dataDir, { restUrl, wsUrl, dynamoEndpoint: dynamo.endpoint, clock });
   }
 
   return {
@@ -396,9 +455,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     webSocket,
     simulation,
     stop: async () => {
-      clearInterval(ticker);
-      clearInterval(heartbeats);
-      clearInterval(summaries);
+      stopSchedules();
       localMetrics.stop();
       stopping.abort();
       // Within a few seconds: the market and the history backfill stop taking work; the trades still queued

@@ -3,8 +3,8 @@ import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../
 import { runScript } from './processes.ts';
 
 /**
- * A local stack for one test file: in memory, on free ports. Handlers read their environment once per
- * process, so each test file (its own vitest worker) starts one stack.
+ * A local stack for a test file: in memory, on free ports. Each stack hands its handlers its own ports
+ * (scripts/local/handlers.ts), so a process may hold several and test files could share one.
  */
 export async function startTestStack(options: Partial<LocalStackOptions> = {}): Promise<TestStack> {
   const stack = await startLocalStack({ port: 0, dynamoPort: 0, authCacheTtlSeconds: 0, ...options });

@@ -38,7 +38,7 @@ export interface FeedServiceOptions {
   readonly luldTier1?: ReadonlySet<string>;
   /** Where each feed's position is kept across restarts; without it a start fills nothing it missed. */
   readonly positions?: FeedPositionStore;
-  /** The service clock, Unix ms (default: the wall clock; a local stack's virtual clock under `npm run feed`). */
+  /** The service clock, Unix ms (default: the wall clock; `npm run feed` passes the local stack's). */
   readonly nowMs?: () => number;
 }
 

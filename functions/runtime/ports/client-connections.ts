@@ -5,7 +5,7 @@ import { environment } from '../environment.ts';
 import { memo } from '../memo.ts';
 import { instrumentedClient } from '../sdk-clients.ts';
 
-/** The `@connections` endpoint: the WebSocket stage's callback URL (the local gateway's, locally). */
+/** The `@connections` endpoint: the WebSocket stage's callback URL, which the CDK sets. */
 export const clientConnections = memo(() => {
   const endpoint = environment()[CALLBACK_URL_ENV];
   if (!endpoint)

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { METRICS, METRICS_NAMESPACE } from '#contracts/metrics';
-import { metrics, observeMetrics, recordCounts, recordMetric } from '#runtime/metrics';
+import { metrics, recordCounts, recordMetric } from '#runtime/metrics';
+import { observeMetrics } from '#scripts/local/metric-points';
 
 afterEach(() => metrics.clearMetrics());
 

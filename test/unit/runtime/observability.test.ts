@@ -6,8 +6,9 @@ import { UnknownSymbolError } from '#domain/requests/errors';
 import type { SimultaneousBreakBody } from '#domain/strat/alerts';
 import { createHandler as createClockTick } from '#handlers/schedule/clock-tick';
 import { logger } from '#runtime/logger';
-import { type MetricPoint, observeMetrics } from '#runtime/metrics';
+import type { MetricPoint } from '#runtime/metric-points';
 import { restHandler } from '#runtime/rest-handler';
+import { observeMetrics } from '#scripts/local/metric-points';
 import { context } from '../../support/events.ts';
 import {
   InMemoryEventFeed,

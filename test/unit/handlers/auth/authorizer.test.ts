@@ -6,7 +6,7 @@ import { SCOPES } from '#contracts/scopes';
 import { issueApiKey } from '#domain/access/api-keys';
 import type { Credential } from '#domain/access/ports';
 import { createHandler } from '#handlers/auth/authorizer';
-import { observeMetrics } from '#runtime/metrics';
+import { observeMetrics } from '#scripts/local/metric-points';
 import { authorizerEvent, context } from '../../../support/events.ts';
 
 const issued = issueApiKey(randomBytes);

@@ -2,7 +2,8 @@ import type { KinesisStreamEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import type { RefusedRecord } from '#domain/market-data/dead-letters';
 import { createHandler } from '#handlers/ingest/trades';
-import { type MetricPoint, observeMetrics } from '#runtime/metrics';
+import type { MetricPoint } from '#runtime/metric-points';
+import { observeMetrics } from '#scripts/local/metric-points';
 import { inMemoryIngestPorts } from '../../../support/fakes.ts';
 
 const open = Date.parse('2024-11-26T14:30:00Z');

@@ -4,7 +4,8 @@ import { describe, expect, it, vi } from 'vitest';
 import type { SourceChange } from '#domain/streaming/channel-events';
 import type { Subscriber, Subscription } from '#domain/streaming/ports';
 import { createHandler } from '#handlers/stream/fan-out';
-import { type MetricPoint, observeMetrics } from '#runtime/metrics';
+import type { MetricPoint } from '#runtime/metric-points';
+import { observeMetrics } from '#scripts/local/metric-points';
 import { InMemoryPriceStore, instrument } from '../../../support/fakes.ts';
 import { FakeClientConnections, fanOutPorts, subscriber } from '../../../support/websocket-fakes.ts';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CLOSE_CODES } from '#contracts/websocket';
 import { createHandler } from '#handlers/ws/connect';
-import { observeMetrics } from '#runtime/metrics';
+import { observeMetrics } from '#scripts/local/metric-points';
 import { connectionRecord, inMemorySessionPorts, webSocketEvent } from '../../../support/websocket-fakes.ts';
 
 const CONNECTED_AT = Date.parse('2024-11-26T15:05:00Z');
