@@ -9,8 +9,10 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { MEASURED_UNITS_FILE } from './bench/measured-units.ts';
-import { exitWith, UsageError } from './lib/cli.ts';
+import { answerHelp, exitWith, UsageError } from './lib/cli.ts';
 import { type Design, dayCost, type MeasuredUnits, total } from './lib/cost-model.ts';
+
+answerHelp(import.meta.url);
 
 const DESIGNS: Record<string, Design> = {
   deployed: { writeCapacity: 'on-demand', usageSink: 'dynamodb', ledgerWriteUnits: 'measured' },
