@@ -89,6 +89,9 @@ function queryParameters(contract: Contract) {
       required: form.required ?? false,
       ...(form.description ? { description: form.description } : {}),
       ...(form.commaSeparated ? { style: 'form', explode: true } : {}),
+      // An empty value (`limit=`) counts as absent (functions/domain/requests/query-params.ts): a validating
+      // proxy must let it through as the service does.
+      ...(form.required ? {} : { allowEmptyValue: true }),
       schema: form.accepts ?? form.schema,
     };
   });

@@ -120,6 +120,7 @@ describe('paging by the Link header', () => {
 interface OpenApiParameter {
   name: string;
   in: string;
+  allowEmptyValue?: boolean;
   schema: Record<string, unknown>;
 }
 
@@ -153,6 +154,8 @@ function requestProblems(url: URL): string[] {
       continue;
     }
     const values = url.searchParams.getAll(name);
+    // An empty value where the parameter allows one (`allowEmptyValue`) is as if it were absent.
+    if (parameter.allowEmptyValue === true && values.every((value) => value === '')) continue;
     const validate = ajv.compile(parameter.schema);
     const coerce = (value: string) =>
       value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : value;
@@ -180,6 +183,8 @@ describe('every request the service serves is valid against the OpenAPI paramete
     '/alerts/in-force?since_id=LATEST',
     '/alerts/simultaneous-breaks?threshold=ALL&window_minutes=0&since_id=0',
     '/alerts/simultaneous-breaks?threshold=3&direction=Bearish&timeframe=4h',
+    '/instruments?limit=&search=',
+    '/alerts/in-force?timeframe=&limit=&since_id=',
   ])('%s is served and declared valid', async (request) => {
     const url = new URL(`${local.stack.restUrl}${request}`);
     const response = await fetch(url, { headers: { 'X-API-Key': local.stack.demoKey } });
