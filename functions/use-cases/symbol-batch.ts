@@ -65,6 +65,8 @@ export class SymbolBatch {
   latePrints = 0;
   duplicates = 0;
   late = 0;
+  /** Trades older than the late-print window that the session trade log shows applied before. */
+  redelivered = 0;
   outsideSession = 0;
   invalid = 0;
   unpriced = 0;
@@ -109,11 +111,11 @@ export class SymbolBatch {
         run.push(item);
         continue;
       }
-      this.fold(run);
+      await this.fold(run);
       run = [];
       await this.amend(item);
     }
-    this.fold(run);
+    await this.fold(run);
   }
 
   /** The log entries of this batch's commit at `version`. */
@@ -127,13 +129,17 @@ export class SymbolBatch {
     }));
   }
 
-  private fold(trades: readonly Trade[]): void {
+  private async fold(trades: readonly Trade[]): Promise<void> {
     if (trades.length === 0) return;
     const fold = foldTrades(this.ledger, this.symbol, trades);
+    const redelivered = await this.appliedBefore(
+      fold.latePositions.map((position) => trades[position] as Trade),
+    );
     this.applied += fold.applied;
     this.latePrints += fold.latePrints;
     this.duplicates += fold.duplicates;
-    this.late += fold.late;
+    this.late += fold.late - redelivered;
+    this.redelivered += redelivered;
     this.outsideSession += fold.outsideSession;
     this.invalid += fold.invalid;
     this.unpriced += fold.unpriced;
@@ -148,6 +154,27 @@ export class SymbolBatch {
       if (fold.appliedMarks[position] === 0) return;
       this.logged(Math.floor(trade.timestamp / MINUTE_MS) * MINUTE_MS).trades.push(logged(trade));
     });
+  }
+
+  /**
+   * How many of these trades, each older than the late-print window, the session trade log (and this batch)
+   * shows applied already: a redelivery, not a late print (docs/candles.md#late-and-early-prints). One read
+   * of the log per minute they fall in, only when such trades come.
+   */
+  private async appliedBefore(trades: readonly Trade[]): Promise<number> {
+    let found = 0;
+    const byMinute = new Map<number, Set<string>>();
+    for (const { timestamp, tradeId } of trades) {
+      const minuteMs = Math.floor(timestamp / MINUTE_MS) * MINUTE_MS;
+      let applied = byMinute.get(minuteMs);
+      if (applied === undefined) {
+        const minute = await this.minute(minuteMs);
+        applied = new Set(minute.trades.map((trade) => `${trade.timestamp} ${trade.tradeId}`));
+        byMinute.set(minuteMs, applied);
+      }
+      if (applied.has(`${timestamp} ${tradeId}`)) found++;
+    }
+    return found;
   }
 
   private logged(minuteMs: number): { trades: LoggedTrade[]; amendments: LoggedAmendment[] } {
