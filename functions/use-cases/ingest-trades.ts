@@ -17,6 +17,7 @@ import type {
   Series,
   SessionTradeLog,
   TradeLogEntry,
+  VersionedLedger,
 } from '#domain/market-data/ports';
 import type { SymbolPrice } from '#domain/market-data/prices';
 import { type CompactLogEntry, compactLogEntry, expandLogEntry } from '#domain/market-data/trade-log';
@@ -170,6 +171,13 @@ function logEntriesOf({
   return (writes.log ?? []).map((entry) => expandLogEntry(ledger.symbol, entry));
 }
 
+/** The trade-log entries a stored ledger's last commit carries (none without pending writes). */
+function pendingLog(versioned: VersionedLedger<CommittedWrites>): TradeLogEntry[] {
+  return versioned.pending === undefined
+    ? []
+    : logEntriesOf({ ledger: versioned.ledger, writes: versioned.pending });
+}
+
 /** Whether `items` hold the batch that committed `pending`: it was delivered again. */
 function redelivers(items: readonly StreamItem[], pending: CommittedWrites | undefined): boolean {
   if (pending === undefined) return false;
@@ -277,6 +285,8 @@ export async function ingestTrades(items: readonly StreamItem[], ports: IngestPo
       amendmentsRefused[reason] += batch.amendmentsRefused[reason];
     }
   };
+  // Per symbol: the log entries of the commit that made its ledger, maybe not in the trade log yet.
+  const unlogged = new Map([...stored].map(([symbol, versioned]) => [symbol, pendingLog(versioned)]));
   // A symbol's items in commits of at most ITEMS_PER_COMMIT, one round after the other: its ledger's pending
   // copy of the trades stays bounded however many trades one batch brings.
   const chunks = new Map([...groups].map(([symbol, symbolItems]) => [symbol, inCommits(symbolItems)]));
@@ -299,6 +309,7 @@ export async function ingestTrades(items: readonly StreamItem[], ports: IngestPo
           const latest = reread.get(symbol);
           if (latest === undefined) current.delete(symbol);
           else current.set(symbol, { ledger: latest.ledger, version: latest.version });
+          unlogged.set(symbol, latest === undefined ? [] : pendingLog(latest));
         }
       }
       const folded: {
@@ -309,7 +320,7 @@ export async function ingestTrades(items: readonly StreamItem[], ports: IngestPo
       }[] = [];
       for (const { symbol, chunk } of pending) {
         const previous = current.get(symbol);
-        const batch = new SymbolBatch(symbol, previous?.ledger, ports);
+        const batch = new SymbolBatch(symbol, previous?.ledger, ports, unlogged.get(symbol));
         await batch.take(chunk);
         if (!batch.changed || batch.ledger === undefined) {
           countBatch(batch);
@@ -340,6 +351,8 @@ export async function ingestTrades(items: readonly StreamItem[], ports: IngestPo
         if (outcome.ok) {
           countBatch(outcome.batch);
           current.set(outcome.symbol, { ledger: outcome.ledger, version: outcome.version });
+          // Logged once the round's committed writes are applied, before the next round folds.
+          unlogged.delete(outcome.symbol);
           committed.push({ ledger: outcome.ledger, version: outcome.version, writes: outcome.writes });
         } else if (attempt < COMMIT_ATTEMPTS) {
           pending.push({ symbol: outcome.symbol, chunk: outcome.chunk });

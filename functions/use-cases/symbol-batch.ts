@@ -90,10 +90,16 @@ export class SymbolBatch {
   private sessionMinutes: { openMs: number; bars: Map<number, Bar> } | undefined;
   private daysBefore: { dayTime: number; bars: Bar[] } | undefined;
 
+  /**
+   * `unlogged`: the trade-log entries of the commit that made `previous`, which may not be in the log yet (its
+   * writer stopped before writing them, and this is a part of its batch delivered again, e.g. after a
+   * bisection): they too tell a redelivery from a late print.
+   */
   constructor(
     readonly symbol: string,
     previous: SymbolLedger | undefined,
     private readonly ports: { readonly bars: BarStore; readonly tradeLog: SessionTradeLog },
+    private readonly unlogged: readonly TradeLogEntry[] = [],
   ) {
     this.ledger = previous;
   }
@@ -169,7 +175,12 @@ export class SymbolBatch {
       let applied = byMinute.get(minuteMs);
       if (applied === undefined) {
         const minute = await this.minute(minuteMs);
-        applied = new Set(minute.trades.map((trade) => `${trade.timestamp} ${trade.tradeId}`));
+        const pending = this.unlogged.filter((entry) => entry.minuteMs === minuteMs);
+        applied = new Set(
+          [...minute.trades, ...pending.flatMap((entry) => entry.trades)].map(
+            (trade) => `${trade.timestamp} ${trade.tradeId}`,
+          ),
+        );
         byMinute.set(minuteMs, applied);
       }
       if (applied.has(`${timestamp} ${tradeId}`)) found++;

@@ -280,6 +280,24 @@ describe('ingestTrades: no self-inflicted retries, honest counts', () => {
     expect(accounted(outcome)).toBe(batch.length);
   });
 
+  it('counts the first half of a bisected redelivery as redelivered, though its writer stopped before logging it', async () => {
+    const stores = ports();
+    const batch = [trade('AAPL', 0, 100, 10, 1), trade('AAPL', 1, 101, 20, 2), trade('AAPL', 2, 102, 5, 3)];
+    const crashing = {
+      ...stores,
+      tradeLog: Object.assign(Object.create(stores.tradeLog) as typeof stores.tradeLog, {
+        write: async (entries: readonly unknown[]) => {
+          if (entries.length > 0) throw new Error('the writer stopped here');
+        },
+      }),
+    };
+    await expect(ingestTrades(batch, crashing)).rejects.toThrow('stopped');
+
+    const firstHalf = await ingestTrades(batch.slice(0, 2), stores);
+
+    expect(firstHalf).toMatchObject({ applied: 0, refused: { redelivered: 2, late: 0 } });
+  });
+
   it('counts every trade of a replay with redeliveries once: applied, late, or refused with its reason', async () => {
     const stores = ports();
     // Three symbols, a trade a second for ten minutes, delivered in batches of 50 records; every third batch
