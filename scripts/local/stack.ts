@@ -46,6 +46,7 @@ import {
   loadRestRoutes,
   renderGatewayResponse,
 } from './rest-gateway.ts';
+import { singleFlight } from './single-flight.ts';
 import { ensureTables, localTableName } from './tables.ts';
 import { TokenBuckets } from './token-bucket.ts';
 import { LocalTradeStream, type StreamConsumer } from './trade-stream.ts';
@@ -318,11 +319,15 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     event: unknown,
     context: unknown,
   ) => Promise<unknown>;
-  const ticker = setInterval(() => {
-    invokeLocally('clock-tick', (context) => tick({}, context)).catch((error: unknown) =>
-      options.log?.(`Clock tick failed: ${error instanceof Error ? error.message : error}`),
-    );
-  }, options.clockTickMs ?? DEFAULT_CLOCK_TICK_MS);
+  // One tick at a time: a tick slower than the period is not joined by the next ones (single-flight.ts).
+  const ticker = setInterval(
+    singleFlight(() =>
+      invokeLocally('clock-tick', (context) => tick({}, context)).catch((error: unknown) =>
+        options.log?.(`Clock tick failed: ${error instanceof Error ? error.message : error}`),
+      ),
+    ),
+    options.clockTickMs ?? DEFAULT_CLOCK_TICK_MS,
+  );
 
   // The console's one-line metrics summary, when the handlers log at INFO or more verbose.
   const summaries = /^(INFO|DEBUG|TRACE)$/i.test(process.env.POWERTOOLS_LOG_LEVEL ?? '')
