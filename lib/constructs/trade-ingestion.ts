@@ -65,7 +65,7 @@ export class TradeIngestion extends Construct implements EventSourceFailures {
       // every symbol in it; more memory also means more CPU on Lambda. The timeout leaves room for DynamoDB
       // retries without letting a stuck invocation hold its shard for long.
       memorySize: 1024,
-      timeout: Duration.seconds(60),
+      timeout: Duration.seconds(INGEST.timeoutSeconds),
     });
 
     const failures = addEventSourceFailures(this, {

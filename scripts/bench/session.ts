@@ -9,7 +9,8 @@
  */
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { type MetricPoint, observeMetrics } from '#runtime/metrics';
+// Not #runtime/metrics: that loads Powertools, which must wait for the stack to set the handlers' environment.
+import { type MetricPoint, observeMetrics } from '#runtime/metric-points';
 import { startLocalStack } from '../local/stack.ts';
 import type { Bench, BenchResult } from './types.ts';
 

@@ -2,11 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { InvokeStore, InvokeStoreBase } from '@aws/lambda-invoke-store';
 import type { Context } from 'aws-lambda';
 
-const TIMEOUT_MS = 10_000;
+/** The service functions' default timeout (lib/constructs/service-function.ts). */
+const DEFAULT_TIMEOUT_MS = 10_000;
 
-/** A Lambda context as the runtime hands one to each invocation, for in-process invocations. */
-export function lambdaContext(functionName: string): Context {
-  const deadline = Date.now() + TIMEOUT_MS;
+/**
+ * A Lambda context as the runtime hands one to each invocation, for in-process invocations, with the
+ * function's timeout as deployed: the handlers' middleware fails an invocation that runs past it, as Lambda
+ * does (a stream batch is then delivered again).
+ */
+export function lambdaContext(functionName: string, timeoutMs = DEFAULT_TIMEOUT_MS): Context {
+  const deadline = Date.now() + timeoutMs;
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName,
@@ -38,8 +43,9 @@ const invokeStore = (async () => {
 export async function invokeLocally<Result>(
   functionName: string,
   run: (context: Context) => Promise<Result>,
+  timeoutMs?: number,
 ): Promise<Result> {
-  const context = lambdaContext(functionName);
+  const context = lambdaContext(functionName, timeoutMs);
   const store = await invokeStore;
   return store.run({ [InvokeStoreBase.PROTECTED_KEYS.REQUEST_ID]: context.awsRequestId }, () => run(context));
 }

@@ -266,7 +266,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   );
   const localMetrics: LocalMetrics = new LocalMetrics();
   const trades = new LocalTradeStream(
-    (event) => invokeLocally('ingest', (context) => ingest(event, context)),
+    (event) => invokeLocally('ingest', (context) => ingest(event, context), INGEST.timeoutSeconds * 1000),
     {
       onDeadLetter: (message) => deadLetterQueue.send(message),
     },
@@ -322,8 +322,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   // One tick at a time: a tick slower than the period is not joined by the next ones (single-flight.ts).
   const ticker = setInterval(
     singleFlight(() =>
-      invokeLocally('clock-tick', (context) => tick({}, context)).catch((error: unknown) =>
-        options.log?.(`Clock tick failed: ${error instanceof Error ? error.message : error}`),
+      invokeLocally('clock-tick', (context) => tick({}, context), CLOCK_TICK.timeoutSeconds * 1000).catch(
+        (error: unknown) =>
+          options.log?.(`Clock tick failed: ${error instanceof Error ? error.message : error}`),
       ),
     ),
     options.clockTickMs ?? DEFAULT_CLOCK_TICK_MS,
