@@ -81,6 +81,7 @@ export const benchSession: Bench = async (options): Promise<BenchResult[]> => {
     const historyMs = Date.now() - startedAt;
     log(`history written in ${(historyMs / 1000).toFixed(0)} s; watching ${minutes} simulated minutes`);
     counts = new SessionCounts();
+    const queuedAtStart = stack.trades.queued;
     const watchMs = (minutes * 60_000) / speed;
     const watchStart = Date.now();
     let lastApplied = 0;
@@ -118,7 +119,7 @@ export const benchSession: Bench = async (options): Promise<BenchResult[]> => {
           ...Object.fromEntries([...watched.refused].map(([reason, count]) => [`refused: ${reason}`, count])),
           'trades handed back': watched.handedBack,
           'refused late (share of received)': `${((100 * late) / Math.max(1, watched.received)).toFixed(3)} %`,
-          'trades queued at the end': stack.trades.queued,
+          'trades queued when the watch began / at its end': `${queuedAtStart} / ${stack.trades.queued}`,
         },
       },
     ];
