@@ -11,13 +11,6 @@ export const INGEST_BATCH = {
 } as const;
 
 /**
- * The ingest function's timeout, on AWS and in the local stack alike: a full batch on a busy machine takes
- * seconds, and an invocation cut short is delivered again while (locally, in one process) its work goes on,
- * racing its own redelivery on the same ledgers.
- */
-export const INGEST_TIMEOUT_SECONDS = 60;
-
-/**
  * How far a trade's own time may stray from the order the ingest path applies trades in
  * (docs/candles.md#late-and-early-prints).
  */

@@ -25,11 +25,16 @@ export interface MetricDefinition {
 export const METRICS = {
   tradesApplied: { name: 'TradesApplied', unit: 'Count', description: 'Trades counted in full' },
   latePrints: { name: 'LatePrints', unit: 'Count', description: 'Late prints folded into forming bars' },
+  tradesHandedBack: {
+    name: 'TradesHandedBack',
+    unit: 'Count',
+    description: 'Trades of symbols whose ledger other writers kept changing: delivered again, counted then',
+  },
   tradesRefused: {
     name: 'TradesRefused',
     unit: 'Count',
     description:
-      'Trades not applied, by reason (duplicate, late, future, outside_session, invalid, unpriced, poison)',
+      'Trades not applied, by reason (duplicate, redelivered, late, future, outside_session, invalid, unpriced, poison)',
     dimension: 'Reason',
   },
   amendmentsApplied: {

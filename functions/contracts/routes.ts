@@ -118,7 +118,7 @@ export const AUTHORIZER = {
     { table: 'apiKeys', access: 'get' },
     { table: 'accounts', access: 'get' },
   ],
-} as const satisfies { handler: string; tables: readonly TableBinding[] };
+} as const satisfies { handler: string; timeoutSeconds?: number; tables: readonly TableBinding[] };
 
 /**
  * The ingest Lambda: Kinesis batches of trades folded into prices, ledgers and bars
@@ -126,6 +126,8 @@ export const AUTHORIZER = {
  */
 export const INGEST = {
   handler: 'functions/handlers/ingest/trades.ts',
+  /** The function's timeout, on AWS and in the local stack (a batch past it is failed and delivered again). */
+  timeoutSeconds: 60,
   tables: [
     { table: 'prices', access: 'write' },
     { table: 'ledgers', access: 'write' },
@@ -138,7 +140,7 @@ export const INGEST = {
     { table: 'breaks', access: 'write' },
     { table: 'eventGuards', access: 'write' },
   ],
-} as const satisfies { handler: string; tables: readonly TableBinding[] };
+} as const satisfies { handler: string; timeoutSeconds?: number; tables: readonly TableBinding[] };
 
 /**
  * The clock tick (EventBridge schedule on AWS, the local stack's clock locally): derives every symbol's
@@ -146,6 +148,8 @@ export const INGEST = {
  */
 export const CLOCK_TICK = {
   handler: 'functions/handlers/schedule/clock-tick.ts',
+  /** The function's timeout, on AWS and in the local stack. */
+  timeoutSeconds: 50,
   tables: [
     { table: 'ledgers', access: 'read' },
     { table: 'instruments', access: 'read' },
@@ -155,7 +159,7 @@ export const CLOCK_TICK = {
     { table: 'breaks', access: 'read' },
     { table: 'eventGuards', access: 'get' },
   ],
-} as const satisfies { handler: string; tables: readonly TableBinding[] };
+} as const satisfies { handler: string; timeoutSeconds?: number; tables: readonly TableBinding[] };
 
 /** API Gateway's `resource` for a route: the full path template as the authorizer and handlers see it. */
 export function resourcePath(route: Pick<RestRoute, 'path'>): string {

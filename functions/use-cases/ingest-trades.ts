@@ -17,6 +17,7 @@ import type {
   Series,
   SessionTradeLog,
   TradeLogEntry,
+  VersionedLedger,
 } from '#domain/market-data/ports';
 import type { SymbolPrice } from '#domain/market-data/prices';
 import { type CompactLogEntry, compactLogEntry, expandLogEntry } from '#domain/market-data/trade-log';
@@ -75,7 +76,14 @@ export interface IngestPorts {
 }
 
 /** Why a trade was not applied (docs/candles.md#late-and-early-prints). */
-export type RefusalReason = 'duplicate' | 'late' | 'future' | 'outside_session' | 'invalid' | 'unpriced';
+export type RefusalReason =
+  | 'duplicate'
+  | 'redelivered'
+  | 'late'
+  | 'future'
+  | 'outside_session'
+  | 'invalid'
+  | 'unpriced';
 
 export interface IngestOutcome {
   /** Trades applied in full. */
@@ -97,7 +105,15 @@ export interface IngestOutcome {
   readonly candlesCompleted: number;
   /** Symbols whose committed writes were applied again (a redelivery after a stop mid-batch). */
   readonly recovered: number;
-  /** Symbols whose ledger another writer changed meanwhile: their trades must be delivered again. */
+  /**
+   * Trades of the failed symbols, not counted in this delivery: they come back and are counted then. Every
+   * trade delivered is applied, folded late, refused by reason or handed back.
+   */
+  readonly handedBack: number;
+  /**
+   * Symbols whose ledger other writers kept changing through COMMIT_ATTEMPTS folds: their trades must be
+   * delivered again.
+   */
   readonly failedSymbols: readonly string[];
 }
 
@@ -107,6 +123,9 @@ export interface IngestOutcome {
  * item with the rest of the ledger.
  */
 export const ITEMS_PER_COMMIT = 2_000;
+
+/** Folds and commits of a symbol's chunk before it is handed back for a redelivery. */
+const COMMIT_ATTEMPTS = 5;
 
 /** Ledger writes in flight at once. */
 const LEDGER_WRITE_CONCURRENCY = 16;
@@ -150,6 +169,13 @@ function logEntriesOf({
   writes: CommittedWrites;
 }): TradeLogEntry[] {
   return (writes.log ?? []).map((entry) => expandLogEntry(ledger.symbol, entry));
+}
+
+/** The trade-log entries a stored ledger's last commit carries (none without pending writes). */
+function pendingLog(versioned: VersionedLedger<CommittedWrites>): TradeLogEntry[] {
+  return versioned.pending === undefined
+    ? []
+    : logEntriesOf({ ledger: versioned.ledger, writes: versioned.pending });
 }
 
 /** Whether `items` hold the batch that committed `pending`: it was delivered again. */
@@ -224,6 +250,7 @@ export async function ingestTrades(items: readonly StreamItem[], ports: IngestPo
 
   const refused: Record<RefusalReason, number> = {
     duplicate: 0,
+    redelivered: 0,
     late: 0,
     future: future.length,
     outside_session: 0,
@@ -238,71 +265,105 @@ export async function ingestTrades(items: readonly StreamItem[], ports: IngestPo
   let applied = 0;
   let latePrints = 0;
   let amendmentsApplied = 0;
+  let handedBack = 0;
   const totals = { alerts: 0, breaks: 0, statesChanged: 0, candlesCompleted: 0 };
   const failedSymbols: string[] = [];
   const current = new Map<string, LedgerAtVersion>(
     [...stored].map(([symbol, { ledger, version }]) => [symbol, { ledger, version }]),
   );
+  const countBatch = (batch: SymbolBatch): void => {
+    applied += batch.applied;
+    latePrints += batch.latePrints;
+    refused.duplicate += batch.duplicates;
+    refused.late += batch.late;
+    refused.redelivered += batch.redelivered;
+    refused.outside_session += batch.outsideSession;
+    refused.invalid += batch.invalid;
+    refused.unpriced += batch.unpriced;
+    amendmentsApplied += batch.amendmentsApplied;
+    for (const reason of Object.keys(amendmentsRefused) as AmendmentRefusal[]) {
+      amendmentsRefused[reason] += batch.amendmentsRefused[reason];
+    }
+  };
+  // Per symbol: the log entries of the commit that made its ledger, maybe not in the trade log yet.
+  const unlogged = new Map([...stored].map(([symbol, versioned]) => [symbol, pendingLog(versioned)]));
   // A symbol's items in commits of at most ITEMS_PER_COMMIT, one round after the other: its ledger's pending
   // copy of the trades stays bounded however many trades one batch brings.
   const chunks = new Map([...groups].map(([symbol, symbolItems]) => [symbol, inCommits(symbolItems)]));
   const rounds = Math.max(0, ...[...chunks.values()].map((list) => list.length));
   for (let round = 0; round < rounds; round++) {
-    const folded: {
-      ledger: SymbolLedger;
-      previousVersion: number | undefined;
-      batch: SymbolBatch;
-      last: StreamItem;
-    }[] = [];
-    for (const [symbol, symbolChunks] of chunks) {
-      const chunk = symbolChunks[round];
-      if (chunk === undefined || failedSymbols.includes(symbol)) continue;
-      const previous = current.get(symbol);
-      const batch = new SymbolBatch(symbol, previous?.ledger, ports);
-      await batch.take(chunk);
-      applied += batch.applied;
-      latePrints += batch.latePrints;
-      refused.duplicate += batch.duplicates;
-      refused.late += batch.late;
-      refused.outside_session += batch.outsideSession;
-      refused.invalid += batch.invalid;
-      refused.unpriced += batch.unpriced;
-      amendmentsApplied += batch.amendmentsApplied;
-      for (const reason of Object.keys(amendmentsRefused) as AmendmentRefusal[]) {
-        amendmentsRefused[reason] += batch.amendmentsRefused[reason];
-      }
-      if (!batch.changed || batch.ledger === undefined) continue;
-      folded.push({
-        ledger: batch.ledger,
-        previousVersion: previous?.version,
-        batch,
-        last: chunk.at(-1) as StreamItem,
-      });
-    }
-
-    const limit = pLimit(LEDGER_WRITE_CONCURRENCY);
-    const outcomes = await Promise.all(
-      folded.map(({ ledger, previousVersion, batch, last }) =>
-        limit(async () => {
-          const writes = committedWrites(batch, ledger, (previousVersion ?? -1) + 1, last);
-          return {
-            ledger,
-            previousVersion,
-            writes,
-            ok: await ports.ledgers.put(ledger, previousVersion, writes),
-          };
-        }),
-      ),
+    let pending: { symbol: string; chunk: readonly StreamItem[] }[] = [...chunks].flatMap(
+      ([symbol, symbolChunks]) => {
+        const chunk = symbolChunks[round];
+        return chunk === undefined || failedSymbols.includes(symbol) ? [] : [{ symbol, chunk }];
+      },
     );
-    const committed = outcomes
-      .filter(({ ok }) => ok)
-      .map(({ ledger, previousVersion, writes }) => ({
-        ledger,
-        version: (previousVersion ?? -1) + 1,
-        writes,
-      }));
-    for (const { ledger, version } of committed) current.set(ledger.symbol, { ledger, version });
-    failedSymbols.push(...outcomes.filter(({ ok }) => !ok).map(({ ledger }) => ledger.symbol));
+    const committed: (LedgerAtVersion & { writes: CommittedWrites })[] = [];
+    // A commit that lost its ledger to another writer is folded again onto that writer's ledger, read anew,
+    // and committed again: the batch merges what the other writer did instead of failing and coming back
+    // (docs/candles.md#late-and-early-prints). Counted only once its commit is decided.
+    for (let attempt = 1; pending.length > 0; attempt++) {
+      if (attempt > 1) {
+        const reread = await ports.ledgers.getMany(pending.map(({ symbol }) => symbol));
+        for (const { symbol } of pending) {
+          const latest = reread.get(symbol);
+          if (latest === undefined) current.delete(symbol);
+          else current.set(symbol, { ledger: latest.ledger, version: latest.version });
+          unlogged.set(symbol, latest === undefined ? [] : pendingLog(latest));
+        }
+      }
+      const folded: {
+        symbol: string;
+        chunk: readonly StreamItem[];
+        previousVersion: number | undefined;
+        batch: SymbolBatch;
+      }[] = [];
+      for (const { symbol, chunk } of pending) {
+        const previous = current.get(symbol);
+        const batch = new SymbolBatch(symbol, previous?.ledger, ports, unlogged.get(symbol));
+        await batch.take(chunk);
+        if (!batch.changed || batch.ledger === undefined) {
+          countBatch(batch);
+          continue;
+        }
+        folded.push({ symbol, chunk, previousVersion: previous?.version, batch });
+      }
+
+      const limit = pLimit(LEDGER_WRITE_CONCURRENCY);
+      const outcomes = await Promise.all(
+        folded.map((fold) =>
+          limit(async () => {
+            const ledger = fold.batch.ledger as SymbolLedger;
+            const version = (fold.previousVersion ?? -1) + 1;
+            const writes = committedWrites(fold.batch, ledger, version, fold.chunk.at(-1) as StreamItem);
+            return {
+              ...fold,
+              ledger,
+              version,
+              writes,
+              ok: await ports.ledgers.put(ledger, fold.previousVersion, writes),
+            };
+          }),
+        ),
+      );
+      pending = [];
+      for (const outcome of outcomes) {
+        if (outcome.ok) {
+          countBatch(outcome.batch);
+          current.set(outcome.symbol, { ledger: outcome.ledger, version: outcome.version });
+          // Logged once the round's committed writes are applied, before the next round folds.
+          unlogged.delete(outcome.symbol);
+          committed.push({ ledger: outcome.ledger, version: outcome.version, writes: outcome.writes });
+        } else if (attempt < COMMIT_ATTEMPTS) {
+          pending.push({ symbol: outcome.symbol, chunk: outcome.chunk });
+        } else {
+          // Handed back whole, from this chunk on: delivered again, counted then.
+          failedSymbols.push(outcome.symbol);
+          const left = (chunks.get(outcome.symbol) ?? []).slice(round).flat();
+          handedBack += left.filter((item) => !isAmendment(item)).length;
+        }
+      }
+    }
     // Before the next round commits: a stop after it finds only its own writes pending.
     const derived = await applyCommitted(round === 0 ? [...recovered, ...committed] : committed, ports);
     for (const key of Object.keys(totals) as (keyof typeof totals)[]) totals[key] += derived[key];
@@ -316,6 +377,7 @@ export async function ingestTrades(items: readonly StreamItem[], ports: IngestPo
     amendmentsRefused,
     ...totals,
     recovered: recovered.length,
+    handedBack,
     failedSymbols,
   };
 }

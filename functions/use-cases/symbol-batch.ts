@@ -65,6 +65,8 @@ export class SymbolBatch {
   latePrints = 0;
   duplicates = 0;
   late = 0;
+  /** Trades older than the late-print window that the session trade log shows applied before. */
+  redelivered = 0;
   outsideSession = 0;
   invalid = 0;
   unpriced = 0;
@@ -88,10 +90,16 @@ export class SymbolBatch {
   private sessionMinutes: { openMs: number; bars: Map<number, Bar> } | undefined;
   private daysBefore: { dayTime: number; bars: Bar[] } | undefined;
 
+  /**
+   * `unlogged`: the trade-log entries of the commit that made `previous`, which may not be in the log yet (its
+   * writer stopped before writing them, and this is a part of its batch delivered again, e.g. after a
+   * bisection): they too tell a redelivery from a late print.
+   */
   constructor(
     readonly symbol: string,
     previous: SymbolLedger | undefined,
     private readonly ports: { readonly bars: BarStore; readonly tradeLog: SessionTradeLog },
+    private readonly unlogged: readonly TradeLogEntry[] = [],
   ) {
     this.ledger = previous;
   }
@@ -109,11 +117,11 @@ export class SymbolBatch {
         run.push(item);
         continue;
       }
-      this.fold(run);
+      await this.fold(run);
       run = [];
       await this.amend(item);
     }
-    this.fold(run);
+    await this.fold(run);
   }
 
   /** The log entries of this batch's commit at `version`. */
@@ -127,13 +135,17 @@ export class SymbolBatch {
     }));
   }
 
-  private fold(trades: readonly Trade[]): void {
+  private async fold(trades: readonly Trade[]): Promise<void> {
     if (trades.length === 0) return;
     const fold = foldTrades(this.ledger, this.symbol, trades);
+    const redelivered = await this.appliedBefore(
+      fold.latePositions.map((position) => trades[position] as Trade),
+    );
     this.applied += fold.applied;
     this.latePrints += fold.latePrints;
     this.duplicates += fold.duplicates;
-    this.late += fold.late;
+    this.late += fold.late - redelivered;
+    this.redelivered += redelivered;
     this.outsideSession += fold.outsideSession;
     this.invalid += fold.invalid;
     this.unpriced += fold.unpriced;
@@ -148,6 +160,32 @@ export class SymbolBatch {
       if (fold.appliedMarks[position] === 0) return;
       this.logged(Math.floor(trade.timestamp / MINUTE_MS) * MINUTE_MS).trades.push(logged(trade));
     });
+  }
+
+  /**
+   * How many of these trades, each older than the late-print window, the session trade log (and this batch)
+   * shows applied already: a redelivery, not a late print (docs/candles.md#late-and-early-prints). One read
+   * of the log per minute they fall in, only when such trades come.
+   */
+  private async appliedBefore(trades: readonly Trade[]): Promise<number> {
+    let found = 0;
+    const byMinute = new Map<number, Set<string>>();
+    for (const { timestamp, tradeId } of trades) {
+      const minuteMs = Math.floor(timestamp / MINUTE_MS) * MINUTE_MS;
+      let applied = byMinute.get(minuteMs);
+      if (applied === undefined) {
+        const minute = await this.minute(minuteMs);
+        const pending = this.unlogged.filter((entry) => entry.minuteMs === minuteMs);
+        applied = new Set(
+          [...minute.trades, ...pending.flatMap((entry) => entry.trades)].map(
+            (trade) => `${trade.timestamp} ${trade.tradeId}`,
+          ),
+        );
+        byMinute.set(minuteMs, applied);
+      }
+      if (applied.has(`${timestamp} ${tradeId}`)) found++;
+    }
+    return found;
   }
 
   private logged(minuteMs: number): { trades: LoggedTrade[]; amendments: LoggedAmendment[] } {

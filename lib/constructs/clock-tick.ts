@@ -31,7 +31,7 @@ export class ClockTick extends ScheduledFunction {
       tables: props.tables,
       bindings: CLOCK_TICK.tables,
       memorySize: 1024,
-      timeout: Duration.seconds(50),
+      timeout: Duration.seconds(CLOCK_TICK.timeoutSeconds),
       rate: CLOCK_TICK_RATE,
     });
     this.function.lambda.addEnvironment(USAGE_PLAN_ID_ENV, props.usagePlan.usagePlanId);

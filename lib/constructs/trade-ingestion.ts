@@ -5,7 +5,7 @@ import { StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { KinesisEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { INGEST_BATCH, INGEST_TIMEOUT_SECONDS, TRADE_DEAD_LETTERS_ENV } from '#contracts/ingestion';
+import { INGEST_BATCH, TRADE_DEAD_LETTERS_ENV } from '#contracts/ingestion';
 import { INGEST } from '#contracts/routes';
 import { addEventSourceFailures, type EventSourceFailures } from './event-source-failures.ts';
 import { ServiceFunction, type TableConstructs } from './service-function.ts';
@@ -65,7 +65,7 @@ export class TradeIngestion extends Construct implements EventSourceFailures {
       // every symbol in it; more memory also means more CPU on Lambda. The timeout leaves room for DynamoDB
       // retries without letting a stuck invocation hold its shard for long.
       memorySize: 1024,
-      timeout: Duration.seconds(INGEST_TIMEOUT_SECONDS),
+      timeout: Duration.seconds(INGEST.timeoutSeconds),
     });
 
     const failures = addEventSourceFailures(this, {

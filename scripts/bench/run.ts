@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- name ... [--option ...]]`: the benchmarks, one after the other on this machine, printed
  * as Markdown tables (the figures quoted in docs/benchmarks.md). Names: aggregation, strat, rest, pipeline,
- * websocket, cold-import, local-memory, backfill, amendments, alerts. The arguments from the first one starting with `--` on are options, passed to
+ * websocket, cold-import, local-memory, backfill, amendments, alerts, session. The arguments from the first one starting with `--` on are options, passed to
  * every benchmark named (`npm run bench -- cold-import --root ../other-checkout`); those that take none
  * ignore them.
  *
@@ -22,6 +22,7 @@ import { rowsTable } from './harness.ts';
 import { benchLocalMemory } from './local-memory.ts';
 import { benchPipeline } from './pipeline.ts';
 import { benchRest } from './rest.ts';
+import { benchSession } from './session.ts';
 import { benchStrat } from './strat.ts';
 import type { Bench, BenchResult } from './types.ts';
 import { benchWebSocket } from './websocket.ts';
@@ -39,6 +40,7 @@ const BENCHES: Record<string, Bench> = {
   backfill: benchBackfill,
   amendments: benchAmendments,
   alerts: benchAlerts,
+  session: benchSession,
 };
 
 /** The flag a child process gets: run this one benchmark here and print its tables. */

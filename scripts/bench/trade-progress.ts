@@ -1,4 +1,4 @@
-import { INGEST_TIMEOUT_SECONDS } from '#contracts/ingestion';
+import { INGEST } from '#contracts/routes';
 import type { LocalMetrics } from '../local/metrics-summary.ts';
 
 /** Trades the local stack's ingest has counted so far: applied, and refused by reason. */
@@ -47,7 +47,7 @@ export async function expectApplied(
   expected: number,
   work: Promise<void>,
   what: string,
-  stallSeconds = INGEST_TIMEOUT_SECONDS + 30,
+  stallSeconds = INGEST.timeoutSeconds + 30,
 ): Promise<void> {
   let lastTotal = total(since);
   let lastMovedMs = Date.now();

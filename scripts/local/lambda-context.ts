@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { InvokeStore, InvokeStoreBase } from '@aws/lambda-invoke-store';
 import type { Context } from 'aws-lambda';
 
-/** Lambda's default timeout, the service's functions' unless their construct sets another. */
+/** The service functions' default timeout (lib/constructs/service-function.ts). */
 const DEFAULT_TIMEOUT_MS = 10_000;
 
 /**
- * A Lambda context as the runtime hands one to each invocation, for in-process invocations: its deadline is
- * the function's deployed timeout (`timeoutMs`), so an invocation is cut short here exactly when it would be
- * on AWS.
+ * A Lambda context as the runtime hands one to each invocation, for in-process invocations, with the
+ * function's timeout as deployed: the handlers' middleware fails an invocation that runs past it, as Lambda
+ * does (a stream batch is then delivered again).
  */
 export function lambdaContext(functionName: string, timeoutMs = DEFAULT_TIMEOUT_MS): Context {
   const deadline = Date.now() + timeoutMs;

@@ -10,8 +10,7 @@ import { DynamoApiKeyStore } from '#adapters/dynamo/api-key-store';
 import { DynamoInstrumentCatalog } from '#adapters/dynamo/instrument-catalog';
 import { DynamoLedgerStore } from '#adapters/dynamo/ledger-store';
 import { errorEnvelope } from '#contracts/errors';
-import { INGEST_TIMEOUT_SECONDS } from '#contracts/ingestion';
-import { REST_BASE_PATH } from '#contracts/routes';
+import { CLOCK_TICK, INGEST, REST_BASE_PATH } from '#contracts/routes';
 import { AUTH_CACHE_TTL_SECONDS } from '#contracts/runtime-settings';
 import { TABLE_IDS, type TableId } from '#contracts/tables';
 import { HEARTBEAT, WS_BASE_PATH } from '#contracts/websocket';
@@ -47,6 +46,7 @@ import {
 import { RequestUsage } from './request-usage.ts';
 import { type HttpAnswer, LocalRestGateway, renderGatewayResponse, restRoutes } from './rest-gateway.ts';
 import { LocalRestLimits } from './rest-limits.ts';
+import { singleFlight } from './single-flight.ts';
 import { ensureTables, localTableName } from './tables.ts';
 import { TokenBuckets } from './token-bucket.ts';
 import { LocalTradeStream } from './trade-stream.ts';
@@ -245,13 +245,27 @@ function startSchedules(
   options: LocalStackOptions,
 ): () => void {
   const log = options.log ?? (() => undefined);
-  const every = (name: string, ms: number, run: (event: unknown, context: Context) => Promise<unknown>) =>
-    setInterval(() => {
-      invokeLocally(name, (context) => run({}, context)).catch((error: unknown) =>
-        log(`${name} failed: ${error instanceof Error ? error.message : error}`),
-      );
-    }, ms);
-  const ticker = every('clock-tick', options.clockTickMs ?? DEFAULT_CLOCK_TICK_MS, handlers.clockTick);
+  // One run at a time: a run slower than its period is not joined by the next ones (single-flight.ts).
+  const every = (
+    name: string,
+    ms: number,
+    run: (event: unknown, context: Context) => Promise<unknown>,
+    timeoutMs?: number,
+  ) =>
+    setInterval(
+      singleFlight(() =>
+        invokeLocally(name, (context) => run({}, context), timeoutMs).catch((error: unknown) =>
+          log(`${name} failed: ${error instanceof Error ? error.message : error}`),
+        ),
+      ),
+      ms,
+    );
+  const ticker = every(
+    'clock-tick',
+    options.clockTickMs ?? DEFAULT_CLOCK_TICK_MS,
+    handlers.clockTick,
+    CLOCK_TICK.timeoutSeconds * 1000,
+  );
   const heartbeats = every(
     'heartbeat',
     options.heartbeatMs ?? HEARTBEAT.intervalMinutes * 60_000,
@@ -401,7 +415,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const localMetrics = new LocalMetrics(metricPoints.observe);
   const trades = new LocalTradeStream(
     (event) =>
-      invokeLocally('ingest', (context) => handlers.ingest(event, context), INGEST_TIMEOUT_SECONDS * 1000),
+      invokeLocally('ingest', (context) => handlers.ingest(event, context), INGEST.timeoutSeconds * 1000),
     { onDeadLetter: (message) => deadLetterQueue.send(message) },
   );
   const webSocket = new LocalWebSocketGateway(handlers.webSocket, options.log);

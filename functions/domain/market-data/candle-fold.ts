@@ -87,6 +87,11 @@ export interface FoldResult<Event> {
   duplicates: number;
   /** Late prints older than the late-print window: refused. */
   late: number;
+  /**
+   * The positions of the `late` trades, in input order: the caller may find some of them applied before
+   * (a redelivery older than the window) and count them as such (functions/use-cases/symbol-batch.ts).
+   */
+  latePositions: number[];
   /** Valid, after the watermark, but outside every session. */
   outsideSession: number;
   /** Bad price, size, timestamp, trade id or symbol. */
@@ -328,6 +333,7 @@ export function foldCandles<Event>(
   let latePrints = 0;
   let duplicates = 0;
   let late = 0;
+  const latePositions: number[] = [];
   let outsideSession = 0;
   let invalid = 0;
   const rangeStartMs = PERIOD_RANGE_MS.startMs;
@@ -357,6 +363,7 @@ export function foldCandles<Event>(
     if (timestamp <= markTimestamp) {
       if (timestamp <= window.afterMs) {
         late++;
+        latePositions.push(position);
         continue;
       }
       if (window.has(timestamp, tradeId)) {
@@ -445,6 +452,7 @@ export function foldCandles<Event>(
     latePrints,
     duplicates,
     late,
+    latePositions,
     outsideSession,
     invalid,
     unpriced,

@@ -30,6 +30,7 @@ function recordIngestMetrics(
   recordMetric('ingestBatchSize', batch.records);
   recordMetric('tradesApplied', outcome.applied);
   recordMetric('latePrints', outcome.latePrints);
+  recordMetric('tradesHandedBack', outcome.handedBack);
   recordMetric('amendmentsApplied', outcome.amendmentsApplied);
   recordCounts('amendmentsRefused', outcome.amendmentsRefused);
   recordCounts('tradesRefused', { ...outcome.refused, poison: batch.poison });

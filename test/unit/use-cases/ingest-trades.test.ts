@@ -61,8 +61,9 @@ describe('ingestTrades', () => {
 
     const again = await ingestTrades(batch, stores);
 
-    // The first trade is a minute older than the last: past the late-print window, so counted late.
-    expect(again).toMatchObject({ applied: 0, refused: { duplicate: 1, late: 1 } });
+    // The first trade is a minute older than the last, past the late-print window: the trade log shows it
+    // applied, so it is a redelivery, not a late print.
+    expect(again).toMatchObject({ applied: 0, refused: { duplicate: 1, redelivered: 1, late: 0 } });
     expect((await stores.ledgers.get('AAPL'))?.version).toBe(version);
     expect((await stores.ledgers.get('AAPL'))?.ledger.forming['1d']?.volume).toBe(30);
   });
@@ -100,7 +101,11 @@ describe('ingestTrades', () => {
 
     const again = await ingestTrades(batch, stores);
 
-    expect(again).toMatchObject({ applied: 0, recovered: 1, refused: { duplicate: 1, late: 1 } });
+    expect(again).toMatchObject({
+      applied: 0,
+      recovered: 1,
+      refused: { duplicate: 1, redelivered: 1, late: 0 },
+    });
     expect(await stores.bars.query({ symbol: 'AAPL', interval: '1m' }, { limit: 10 })).toEqual([
       { time: open / 1000, open: 100, high: 100, low: 100, close: 100, volume: 10 },
     ]);
@@ -220,5 +225,126 @@ describe('ingestTrades and the Strat engine', () => {
     await ingestTrades(batch, stores);
     expect(stores.alerts.events).toHaveLength(alertsBefore);
     expect(stores.breaks.events).toHaveLength(breaksBefore);
+  });
+});
+
+/** The ledger store as seen by a writer that another writer beats to `symbol`'s ledger `times` times. */
+function racedLedgers(stores: ReturnType<typeof ports>, symbol: string, times: number) {
+  let left = times;
+  const store = stores.ledgers;
+  return Object.assign(Object.create(store) as typeof store, {
+    put: async (...args: Parameters<typeof store.put>) => {
+      const [ledger] = args;
+      if (ledger.symbol === symbol && left > 0) {
+        left--;
+        // The other writer commits the stored ledger again (a new version, nothing else changed).
+        const stored = await store.get(symbol);
+        if (stored) await store.put(stored.ledger, stored.version, stored.pending);
+      }
+      return store.put(...args);
+    },
+  });
+}
+
+/** Trades received = applied + folded late + refused (every reason) + handed back for a redelivery. */
+function accounted(outcome: Awaited<ReturnType<typeof ingestTrades>>): number {
+  const refused = Object.values(outcome.refused).reduce((sum, count) => sum + count, 0);
+  return outcome.applied + outcome.latePrints + refused + outcome.handedBack;
+}
+
+describe('ingestTrades: no self-inflicted retries, honest counts', () => {
+  it('folds again onto a ledger another writer committed meanwhile, instead of failing the batch', async () => {
+    const stores = ports();
+    await ingestTrades([trade('AAPL', 0, 100, 10, 1)], stores);
+    const raced = { ...stores, ledgers: racedLedgers(stores, 'AAPL', 2) };
+
+    const outcome = await ingestTrades([trade('AAPL', 1, 101, 1, 2), trade('AAPL', 2, 102, 1, 3)], raced);
+
+    expect(outcome).toMatchObject({ applied: 2, failedSymbols: [], handedBack: 0 });
+    expect((await stores.ledgers.get('AAPL'))?.ledger.forming['1d']).toMatchObject({
+      volume: 12,
+      close: 102,
+    });
+    expect((await stores.prices.getMany(['AAPL']))[0]?.price).toBe(102);
+  });
+
+  it('hands back a symbol that keeps losing, counting its trades as handed back and nothing else', async () => {
+    const stores = ports();
+    await ingestTrades([trade('AAPL', 0, 100, 10, 1)], stores);
+    const racing = { ...stores, ledgers: losingLedgers(stores.ledgers, 'AAPL') };
+
+    const batch = [trade('AAPL', 1, 101, 1, 2), trade('AAPL', 2, 102, 1, 3), trade('MSFT', 1, 50, 1, 4)];
+    const outcome = await ingestTrades(batch, racing);
+
+    expect(outcome).toMatchObject({ applied: 1, handedBack: 2, failedSymbols: ['AAPL'] });
+    expect(accounted(outcome)).toBe(batch.length);
+  });
+
+  it('counts the first half of a bisected redelivery as redelivered, though its writer stopped before logging it', async () => {
+    const stores = ports();
+    const batch = [trade('AAPL', 0, 100, 10, 1), trade('AAPL', 1, 101, 20, 2), trade('AAPL', 2, 102, 5, 3)];
+    const crashing = {
+      ...stores,
+      tradeLog: Object.assign(Object.create(stores.tradeLog) as typeof stores.tradeLog, {
+        write: async (entries: readonly unknown[]) => {
+          if (entries.length > 0) throw new Error('the writer stopped here');
+        },
+      }),
+    };
+    await expect(ingestTrades(batch, crashing)).rejects.toThrow('stopped');
+
+    const firstHalf = await ingestTrades(batch.slice(0, 2), stores);
+
+    expect(firstHalf).toMatchObject({ applied: 0, refused: { redelivered: 2, late: 0 } });
+  });
+
+  it('counts every trade of a replay with redeliveries once: applied, late, or refused with its reason', async () => {
+    const stores = ports();
+    // Three symbols, a trade a second for ten minutes, delivered in batches of 50 records; every third batch
+    // is delivered again (a partial batch response retries from its first failed record), and again later.
+    const trades: Trade[] = [];
+    for (let second = 0; second < 600; second++) {
+      for (const [index, symbol] of ['AAPL', 'MSFT', 'SPY'].entries()) {
+        trades.push({
+          symbol,
+          price: 100 + index + (second % 7),
+          size: 1,
+          timestamp: open + second * 1_000,
+          tradeId: `${symbol}-${second}`,
+        });
+      }
+    }
+    const batches: Trade[][] = [];
+    for (let start = 0; start < trades.length; start += 50) batches.push(trades.slice(start, start + 50));
+    // Two real late prints past the window, never applied before, delivered once: the only `late` there is.
+    const latePrints = [
+      { ...trade('AAPL', 0, 100, 1, 0), timestamp: open + 500, tradeId: 'late-1' },
+      { ...trade('MSFT', 0, 100, 1, 0), timestamp: open + 500, tradeId: 'late-2' },
+    ];
+    const deliveries = batches.flatMap((batch, index) =>
+      index % 3 === 0 && index > 2 ? [batch, batches[index - 3] as Trade[], batch] : [batch],
+    );
+    deliveries.push(latePrints);
+    batches.push(latePrints);
+    trades.push(...latePrints);
+
+    const totals = { received: 0, accounted: 0, applied: 0, late: 0, redelivered: 0, duplicate: 0 };
+    for (const delivery of deliveries) {
+      const outcome = await ingestTrades(delivery, stores);
+      totals.received += delivery.length;
+      totals.accounted += accounted(outcome);
+      totals.applied += outcome.applied + outcome.latePrints;
+      totals.late += outcome.refused.late;
+      totals.redelivered += outcome.refused.redelivered;
+      totals.duplicate += outcome.refused.duplicate;
+    }
+
+    const redeliveredTrades = deliveries.length - batches.length;
+    expect(totals.accounted).toBe(totals.received);
+    expect(totals.applied).toBe(trades.length - 2);
+    expect(totals.late).toBe(2);
+    expect(totals.redelivered + totals.duplicate).toBe(totals.received - trades.length);
+    expect(redeliveredTrades).toBeGreaterThan(0);
+    expect(totals.redelivered).toBeGreaterThan(0);
   });
 });

@@ -122,6 +122,7 @@ describe('foldTrades: OHLCV', () => {
       latePrints: 0,
       duplicates: 0,
       late: 0,
+      latePositions: [],
       outsideSession: 0,
       invalid: 0,
       unpriced: 0,
@@ -224,7 +225,7 @@ describe('foldTrades: late prints (docs/candles.md#late-and-early-prints)', () =
   it('refuses a print older than the tolerance, and counts it as late', () => {
     const first = fold(inOrder);
     const stale = fold([trade('2024-05-15T14:00:56.999Z', 99, 1000)], first.ledger);
-    expect(stale).toMatchObject({ applied: 0, latePrints: 0, duplicates: 0, late: 1 });
+    expect(stale).toMatchObject({ applied: 0, latePrints: 0, duplicates: 0, late: 1, latePositions: [0] });
     expect(stale.ledger).toEqual(first.ledger);
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { INGEST_TIMEOUT_SECONDS } from '#contracts/ingestion';
+import { INGEST } from '#contracts/routes';
 import { invokeLocally, lambdaContext } from '../../../../scripts/local/lambda-context.ts';
 
 /**
@@ -18,7 +18,7 @@ describe('the local Lambda context', () => {
     const remaining = await invokeLocally(
       'ingest',
       async (context) => context.getRemainingTimeInMillis(),
-      INGEST_TIMEOUT_SECONDS * 1000,
+      INGEST.timeoutSeconds * 1000,
     );
     expect(remaining).toBeGreaterThan(50_000);
   });

@@ -62,3 +62,19 @@ describe('invokeLocally', () => {
     expect(new Set(lines.map((line) => line.function_request_id)).size).toBe(3);
   });
 });
+
+describe('the local Lambda context', () => {
+  it("gives an invocation its function's deployed timeout (the ingest's 60 s, not the default 10 s)", async () => {
+    const { INGEST } = await import('#contracts/routes');
+    const remaining = await modules.invokeLocally(
+      'ingest',
+      async (context) => context.getRemainingTimeInMillis(),
+      INGEST.timeoutSeconds * 1000,
+    );
+    const byDefault = await modules.invokeLocally('rest', async (context) =>
+      context.getRemainingTimeInMillis(),
+    );
+    expect(remaining).toBeGreaterThan(50_000);
+    expect(byDefault).toBeLessThanOrEqual(10_000);
+  });
+});

@@ -1,0 +1,130 @@
+/**
+ * `npm run bench -- session [--minutes N] [--speed S] [--seed N]`: whether the local session
+ * keeps up (docs/benchmarks.md#a-simulated-session-keeps-up). It starts the local stack in this process, in
+ * memory, with the simulator over the whole universe and the service clock at a
+ * session's open running S times as fast (default 20); once the first start's history is written, it watches
+ * N simulated minutes (default 60: three real minutes at 20x) and reports the ingest lag of every batch (p50,
+ * p99, max, in real and simulated time) and every trade's fate: applied, folded late, refused by reason,
+ * handed back. It fails loudly when no trade is applied for 30 real seconds while trades wait.
+ */
+import { loadavg } from 'node:os';
+import { parseArgs } from 'node:util';
+import type { MetricPoint } from '#runtime/metric-points';
+import { observeMetrics } from '../local/metric-points.ts';
+import { startLocalStack } from '../local/stack.ts';
+import type { Bench, BenchResult } from './types.ts';
+
+/** A Tuesday's open (09:30 New York): the history backfill and the measured hour both fit in its session. */
+const SESSION_OPEN = new Date('2024-11-26T14:30:00Z');
+const STALL_MS = 30_000;
+const CHECK_MS = 5_000;
+
+const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function percentile(sorted: readonly number[], fraction: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] as number;
+}
+
+class SessionCounts {
+  readonly lags: number[] = [];
+  applied = 0;
+  latePrints = 0;
+  handedBack = 0;
+  readonly refused = new Map<string, number>();
+
+  take(point: MetricPoint): void {
+    if (point.id === 'ingestLag') this.lags.push(point.value);
+    else if (point.id === 'tradesApplied') this.applied += point.value;
+    else if (point.id === 'latePrints') this.latePrints += point.value;
+    else if (point.id === 'tradesHandedBack') this.handedBack += point.value;
+    else if (point.id === 'tradesRefused') {
+      const reason = point.dimensionValue ?? '?';
+      this.refused.set(reason, (this.refused.get(reason) ?? 0) + point.value);
+    }
+  }
+
+  get received(): number {
+    return (
+      this.applied + this.latePrints + this.handedBack + [...this.refused.values()].reduce((a, b) => a + b, 0)
+    );
+  }
+}
+
+export const benchSession: Bench = async (options): Promise<BenchResult[]> => {
+  const { values } = parseArgs({
+    args: [...options],
+    options: {
+      minutes: { type: 'string', default: '60' },
+      speed: { type: 'string', default: '20' },
+      seed: { type: 'string', default: '1' },
+    },
+    strict: false,
+  });
+  const minutes = Number(values.minutes);
+  const speed = Number(values.speed);
+  const log = (line: string) => process.stderr.write(`session: ${line}\n`);
+  const loadBefore = loadavg()[0] ?? 0;
+  const startedAt = Date.now();
+  const stack = await startLocalStack({
+    port: 0,
+    dynamoPort: 0,
+    clock: { start: SESSION_OPEN, speed },
+    simulator: { seed: Number(values.seed) },
+    logLevel: 'SILENT',
+    log,
+  });
+  let counts: SessionCounts | undefined;
+  const stopObserving = observeMetrics((point) => counts?.take(point));
+  try {
+    await (await stack.simulation)?.backfilled;
+    const historyMs = Date.now() - startedAt;
+    log(`history written in ${(historyMs / 1000).toFixed(0)} s; watching ${minutes} simulated minutes`);
+    counts = new SessionCounts();
+    const queuedAtStart = stack.trades.queued;
+    const watchMs = (minutes * 60_000) / speed;
+    const watchStart = Date.now();
+    let lastApplied = 0;
+    let lastMoved = Date.now();
+    while (Date.now() - watchStart < watchMs) {
+      await wait(CHECK_MS);
+      if (counts.applied > lastApplied) {
+        lastApplied = counts.applied;
+        lastMoved = Date.now();
+      } else if (Date.now() - lastMoved > STALL_MS && stack.trades.queued > 0) {
+        throw new Error(
+          `trades stopped moving: none applied for ${STALL_MS / 1000} s with ${stack.trades.queued} queued`,
+        );
+      }
+    }
+    if (counts.applied === 0) throw new Error('no trade was applied: the session did not run');
+    const watched = counts;
+    const lags = [...watched.lags].sort((a, b) => a - b);
+    const real = (simulatedMs: number) => Math.round(simulatedMs / speed);
+    const late = watched.refused.get('late') ?? 0;
+    const refusedTotal = [...watched.refused.values()].reduce((a, b) => a + b, 0);
+    return [
+      {
+        name: `session: ${minutes} simulated minutes at ${speed}x, ${stack.seededInstruments} symbols`,
+        figures: {
+          'history written first (real s)': Math.round(historyMs / 1000),
+          'load average (1 min) before / after': `${loadBefore.toFixed(2)} / ${(loadavg()[0] ?? 0).toFixed(2)}`,
+          batches: lags.length,
+          'ingest lag p50 / p99 / max (real ms)': `${real(percentile(lags, 0.5))} / ${real(percentile(lags, 0.99))} / ${real(lags.at(-1) ?? Number.NaN)}`,
+          'ingest lag p50 / p99 (simulated ms)': `${percentile(lags, 0.5)} / ${percentile(lags, 0.99)}`,
+          'trades received': watched.received,
+          'trades applied': watched.applied,
+          'late prints folded': watched.latePrints,
+          'trades refused': refusedTotal,
+          ...Object.fromEntries([...watched.refused].map(([reason, count]) => [`refused: ${reason}`, count])),
+          'trades handed back': watched.handedBack,
+          'refused late (share of received)': `${((100 * late) / Math.max(1, watched.received)).toFixed(3)} %`,
+          'trades queued when the watch began / at its end': `${queuedAtStart} / ${stack.trades.queued}`,
+        },
+      },
+    ];
+  } finally {
+    stopObserving();
+    await stack.stop();
+  }
+};
