@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REST_ROUTES } from '#contracts/routes';
 import { startTestStack, type TestStack } from '../support/local-stack.ts';
+import { PROTOTYPE_NAMES } from '../support/prototype-names.ts';
 import { TestWebSocketClient } from '../support/ws-client.ts';
 
 /**
@@ -91,19 +92,6 @@ const value = fc.oneof(
     .array(fc.constantFrom('AAPL', 'es1!', '', ' x ', 'D', '4h', 'Q'), { maxLength: 300 })
     .map((list) => list.join(',')),
 );
-/** Names of Object.prototype's properties: a map keyed by a request's names must not meet them. */
-const PROTOTYPE_NAMES = [
-  'constructor',
-  '__proto__',
-  'toString',
-  'valueOf',
-  'hasOwnProperty',
-  'isPrototypeOf',
-  'propertyIsEnumerable',
-  'toLocaleString',
-  '__defineGetter__',
-  '__lookupSetter__',
-];
 const query = fc.dictionary(fc.constantFrom(...PARAMETERS, ...PROTOTYPE_NAMES), value, { maxKeys: 5 });
 /** Extra headers, named after the prototype's properties or anything a header may be named. */
 const extraHeaders = fc.dictionary(

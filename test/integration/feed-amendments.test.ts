@@ -1,10 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Message } from '../support/fake-providers.ts';
 import { alpacaCancel, alpacaCorrection, alpacaTrade, FakeProvider } from '../support/fake-providers.ts';
+import { startFeed, stopFeed, trueMinuteBars } from '../support/feed-tape.ts';
 import { startTestStack, type TestStack } from '../support/local-stack.ts';
-import { spawnScript, waitForOutput } from '../support/processes.ts';
 
 /**
  * Cancels and corrections sent after their trades were put on the stream (docs/candles.md#amendments):
@@ -47,27 +46,6 @@ const TRUE_TAPE = PRINTS.flatMap(([time, price, size], index) => {
   return [{ timestamp: at(time), price, size: index === 3 ? 30 : size }];
 });
 
-/** 1m bars folded independently from the true tape. */
-function minuteBars(tape: typeof TRUE_TAPE) {
-  const bars = new Map<
-    number,
-    { time: number; open: number; high: number; low: number; close: number; volume: number }
-  >();
-  for (const { timestamp, price, size } of tape) {
-    const time = Math.floor(timestamp / 60_000) * 60;
-    const bar = bars.get(time);
-    if (bar === undefined) {
-      bars.set(time, { time, open: price, high: price, low: price, close: price, volume: size });
-      continue;
-    }
-    bar.high = Math.max(bar.high, price);
-    bar.low = Math.min(bar.low, price);
-    bar.close = price;
-    bar.volume += size;
-  }
-  return [...bars.values()];
-}
-
 let local: TestStack;
 let fake: FakeProvider;
 let feed: ChildProcess;
@@ -75,25 +53,11 @@ let feed: ChildProcess;
 beforeAll(async () => {
   local = await startTestStack({ clock: { start: new Date('2024-11-26T15:00:00Z'), speed: 1 } });
   fake = await FakeProvider.start('alpaca', { key: 'key-id', secret: 'secret' });
-  feed = spawnScript(
-    'scripts/feed.ts',
-    ['--provider', 'alpaca', '--url', fake.url(), '--symbols', 'AAPL', '--local-url', local.stack.restUrl],
-    { APCA_API_KEY_ID: 'key-id', APCA_API_SECRET_KEY: 'secret', AWS_LAMBDA_MAX_CONCURRENCY: undefined },
-  );
-  let errors = '';
-  feed.stderr?.on('data', (chunk) => {
-    errors += chunk;
-  });
-  await waitForOutput(feed, /Feed subscribed/).catch((error: Error) => {
-    throw new Error(`${error.message}\n${errors}`);
-  });
+  feed = await startFeed(fake, local, ['AAPL']);
 }, 90_000);
 
 afterAll(async () => {
-  if (feed.exitCode === null) {
-    feed.kill('SIGINT');
-    await once(feed, 'exit');
-  }
+  await stopFeed(feed);
   await fake.close();
   await local.stop();
 });
@@ -123,7 +87,7 @@ describe('cancels and corrections of trades already ingested, from a fake Alpaca
     ]);
     await vi.waitFor(
       async () => {
-        expect((await candles(MINUTES)).bars).toEqual(minuteBars(TRUE_TAPE));
+        expect((await candles(MINUTES)).bars).toEqual(trueMinuteBars(TRUE_TAPE));
       },
       { timeout: 30_000, interval: 300 },
     );

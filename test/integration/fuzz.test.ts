@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REST_BASE_PATH, REST_ROUTES } from '#contracts/routes';
 import { PROJECT_ROOT } from '#lib/project-root';
 import { startStratWeekStack, type TestStack } from '../support/local-stack.ts';
+import { PROTOTYPE_NAMES } from '../support/prototype-names.ts';
 
 /**
  * A fuzz of the REST API over real HTTP (docs/partner-guide.md#errors: bad input never produces a 5xx): 10,000
@@ -40,18 +41,6 @@ const operations = Object.entries(openapi.paths).flatMap(([path, item]) =>
   Object.values(item).map((operation) => ({ path, parameters: operation.parameters ?? [] })),
 );
 
-const PROTOTYPE_NAMES = [
-  'constructor',
-  '__proto__',
-  'toString',
-  'valueOf',
-  'hasOwnProperty',
-  'isPrototypeOf',
-  'propertyIsEnumerable',
-  'toLocaleString',
-  '__defineSetter__',
-  '__lookupGetter__',
-];
 const SYMBOLS = ['AAPL', 'SPY', 'ES1!', 'NQ1!', 'RTY1!', 'YM1!', 'aapl', 'NOPE', 'ZZZZZZ'];
 const junk = fc.oneof(
   fc.string({ maxLength: 30 }),

@@ -5,23 +5,12 @@ import { INTERVALS } from '#domain/market-data/intervals';
 import { amendedTrades, type LoggedAmendment } from '#domain/market-data/trade-amendments';
 import { foldTrades } from '#domain/strat/trade-fold';
 import { ingestTrades } from '#use-cases/ingest-trades';
+import { amendmentFields, barsFolded, tradeArb } from '../../support/amended-tapes.ts';
 import { inMemoryIngestPorts } from '../../support/fakes.ts';
 
 /** Thursday and Friday 2024-03-07/08, both open 14:30Z; the clock reads Friday's close. */
 const OPEN_THU = Date.parse('2024-03-07T14:30:00Z');
 const OPEN_FRI = Date.parse('2024-03-08T14:30:00Z');
-const MINUTE = 60_000;
-
-/** Every bar a from-scratch fold of the tape leaves, by interval and time. */
-function barsFolded(trades: readonly Trade[]): Map<string, Bar> {
-  const fold = foldTrades(undefined, 'AAPL', trades);
-  const bars = new Map<string, Bar>();
-  for (const { interval, bar } of fold.completed) bars.set(`${interval}@${bar.time}`, bar);
-  for (const [interval, { startMs: _s, endMs: _e, ...bar }] of Object.entries(fold.ledger.forming)) {
-    bars.set(`${interval}@${bar.time}`, bar);
-  }
-  return bars;
-}
 
 /** Every bar the stores hold: the bar store's and the ledger's forming ones. */
 async function barsStored(stores: ReturnType<typeof inMemoryIngestPorts>): Promise<Map<string, Bar>> {
@@ -38,20 +27,8 @@ async function barsStored(stores: ReturnType<typeof inMemoryIngestPorts>): Promi
   return bars;
 }
 
-const tradeArb = fc.record({
-  friday: fc.boolean(),
-  offsetMs: fc.integer({ min: 0, max: 20 * MINUTE - 1 }),
-  cents: fc.integer({ min: 10_000, max: 20_000 }),
-  size: fc.integer({ min: 0, max: 500 }),
-  volumeOnly: fc.boolean(),
-});
-
 const amendmentArb = fc.record({
-  target: fc.nat(),
-  cancel: fc.boolean(),
-  cents: fc.integer({ min: 10_000, max: 20_000 }),
-  size: fc.integer({ min: 0, max: 500 }),
-  volumeOnly: fc.boolean(),
+  ...amendmentFields,
   /** Sent again right after (a redelivery or a provider's duplicate): it must change nothing twice. */
   twice: fc.boolean(),
 });

@@ -10,7 +10,7 @@ import {
   minuteBarOf,
   rebuiltBars,
 } from '#domain/market-data/trade-amendments';
-import { foldTrades } from '#domain/strat/trade-fold';
+import { amendmentFields, barsFolded, tradeArb } from '../../../support/amended-tapes.ts';
 
 /** Thursday and Friday 2024-03-07/08, both open 14:30Z. */
 const OPEN_THU = Date.parse('2024-03-07T14:30:00Z');
@@ -20,18 +20,6 @@ const FRIDAY = Date.parse('2024-03-08T00:00:00Z');
 
 const minuteOf = (timestamp: number) => Math.floor(timestamp / MINUTE) * MINUTE;
 
-/** Every bar a from-scratch fold of `trades` leaves, per interval and bar time. */
-function barsFolded(trades: readonly Trade[]): Map<string, Bar> {
-  const fold = foldTrades(undefined, 'AAPL', trades);
-  const bars = new Map<string, Bar>();
-  for (const { interval, bar } of fold.completed) bars.set(`${interval}@${bar.time}`, bar);
-  for (const [interval, forming] of Object.entries(fold.ledger.forming)) {
-    const { startMs: _s, endMs: _e, ...bar } = forming;
-    bars.set(`${interval}@${bar.time}`, bar);
-  }
-  return bars;
-}
-
 const logged = ({ symbol: _symbol, ...trade }: Trade): LoggedTrade => trade;
 
 /** The tape with the amendments applied, as the market truly printed it. */
@@ -39,21 +27,7 @@ function amendedTape(trades: readonly Trade[], amendments: readonly LoggedAmendm
   return amendedTrades(trades.map(logged), amendments).map((trade) => ({ symbol: 'AAPL', ...trade }));
 }
 
-const tradeArb = fc.record({
-  friday: fc.boolean(),
-  offsetMs: fc.integer({ min: 0, max: 20 * MINUTE - 1 }),
-  cents: fc.integer({ min: 10_000, max: 20_000 }),
-  size: fc.integer({ min: 0, max: 500 }),
-  volumeOnly: fc.boolean(),
-});
-
-const amendmentArb = fc.record({
-  target: fc.nat(),
-  cancel: fc.boolean(),
-  cents: fc.integer({ min: 10_000, max: 20_000 }),
-  size: fc.integer({ min: 0, max: 500 }),
-  volumeOnly: fc.boolean(),
-});
+const amendmentArb = fc.record(amendmentFields);
 
 describe('rebuilding bars after an amendment', () => {
   it('for random trades and random cancels and corrections, equals the bars folded from the amended tape', () => {

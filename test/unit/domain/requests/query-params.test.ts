@@ -12,6 +12,7 @@ import {
   textParam,
 } from '#domain/requests/query-params';
 import { breaksQuerySchema, inForceQuerySchema } from '#domain/strat/alerts';
+import { PROTOTYPE_NAMES } from '../../../support/prototype-names.ts';
 
 const schema = z.object({
   symbols: symbolListParam(),
@@ -102,14 +103,6 @@ describe('parseParams', () => {
 });
 
 describe('parameters as any request can name them (property)', () => {
-  const PROTOTYPE_NAMES = [
-    'constructor',
-    '__proto__',
-    'toString',
-    'valueOf',
-    'hasOwnProperty',
-    'isPrototypeOf',
-  ];
   const routes = { candles: candlesQuerySchema, inForce: inForceQuerySchema, breaks: breaksQuerySchema };
   const names = fc.constantFrom(
     ...PROTOTYPE_NAMES,

@@ -1,0 +1,39 @@
+import fc from 'fast-check';
+import type { Bar, Trade } from '#domain/market-data/bars';
+import { foldTrades } from '#domain/strat/trade-fold';
+
+/**
+ * What the amendment property tests share (test/unit/domain/market-data/trade-amendments.test.ts,
+ * test/unit/use-cases/ingest-amendments-property.test.ts): random tapes of one symbol over two sessions, random
+ * cancels and corrections of their trades, and the bars a from-scratch fold leaves, the truth they compare with.
+ */
+const MINUTE = 60_000;
+
+/** A trade of the tape: its session (Thursday or Friday), its offset in the first 20 minutes, price and size. */
+export const tradeArb = fc.record({
+  friday: fc.boolean(),
+  offsetMs: fc.integer({ min: 0, max: 20 * MINUTE - 1 }),
+  cents: fc.integer({ min: 10_000, max: 20_000 }),
+  size: fc.integer({ min: 0, max: 500 }),
+  volumeOnly: fc.boolean(),
+});
+
+/** An amendment of the tape's trade number `target` (modulo its length): a cancel or a correction to these. */
+export const amendmentFields = {
+  target: fc.nat(),
+  cancel: fc.boolean(),
+  cents: fc.integer({ min: 10_000, max: 20_000 }),
+  size: fc.integer({ min: 0, max: 500 }),
+  volumeOnly: fc.boolean(),
+};
+
+/** Every bar a from-scratch fold of `trades` leaves, by interval and bar time (`1m@1709821800`). */
+export function barsFolded(trades: readonly Trade[]): Map<string, Bar> {
+  const fold = foldTrades(undefined, 'AAPL', trades);
+  const bars = new Map<string, Bar>();
+  for (const { interval, bar } of fold.completed) bars.set(`${interval}@${bar.time}`, bar);
+  for (const [interval, { startMs: _s, endMs: _e, ...bar }] of Object.entries(fold.ledger.forming)) {
+    bars.set(`${interval}@${bar.time}`, bar);
+  }
+  return bars;
+}
