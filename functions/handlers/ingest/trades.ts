@@ -3,7 +3,7 @@ import { isAmendment, type StreamItem } from '#domain/market-data/bars';
 import type { RefusedRecord } from '#domain/market-data/dead-letters';
 import type { DeadLetterSink } from '#domain/market-data/ports';
 import { decodeTradeRecord, encodeTradeRecord } from '#domain/market-data/trade-records';
-import { clock } from '#runtime/clock';
+import { nowMs } from '#runtime/clock';
 import { instrumented } from '#runtime/lambda-handler';
 import { logger } from '#runtime/logger';
 import { recordCounts, recordMetric } from '#runtime/metrics';
@@ -123,7 +123,7 @@ export const handler = instrumented(
         states: stateStore(),
         setups: setupStore(),
         sectorOf: (symbol: string) => instruments.get(symbol)?.sector ?? '',
-        nowMs: () => clock()().getTime(),
+        nowMs,
       };
     },
     deadLetters: deadLetterSink,
