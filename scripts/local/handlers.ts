@@ -19,7 +19,6 @@ import { SqsDeadLetterSink } from '#adapters/sqs/dead-letter-sink';
 import type { REST_ROUTES, RestRoute } from '#contracts/routes';
 import { FAN_OUT } from '#contracts/websocket';
 import type { ThroughputTarget } from '#domain/access/ports';
-import type { Clock } from '#domain/calendar/clock';
 import {
   BREAKS_FEED,
   IN_FORCE_FEED,
@@ -105,7 +104,6 @@ function localPorts(settings: LocalHandlerSettings) {
     feed: 'alerts' | 'breaks',
     definition: ConstructorParameters<typeof DynamoEventFeed>[2],
   ) => new DynamoEventFeed<Body>(documents, { feed: table(feed), guards: table('eventGuards') }, definition);
-  const clock: Clock = () => new Date(settings.nowMs());
   return {
     instrumentCatalog,
     priceStore: memo(() => new DynamoPriceStore(documents, table('prices'))),
@@ -147,7 +145,6 @@ function localPorts(settings: LocalHandlerSettings) {
           LocalDeadLetterQueue.urlAt(settings.origin()),
         ),
     ),
-    clock: () => clock,
   };
 }
 
@@ -168,22 +165,28 @@ export function loadHandlers(settings: LocalHandlerSettings): LocalHandlers {
   const restHandlers: Record<RestRoute['id'], ProxyHandler> = {
     listInstruments: rest(listInstruments.createHandler({ instruments: p.instrumentCatalog })),
     getInstrument: rest(getInstrument.createHandler({ instruments: p.instrumentCatalog })),
-    getMarketStatus: rest(getMarketStatus.createHandler({ clock: p.clock })),
+    getMarketStatus: rest(getMarketStatus.createHandler({ nowMs: settings.nowMs })),
     getLatestPrices: rest(getLatestPrices.createHandler({ prices: p.priceStore })),
     getCandles: rest(
       getCandles.createHandler({
         instruments: p.instrumentCatalog,
         bars: p.barStore,
         ledgers: p.ledgerStore,
-        clock: p.clock,
+        nowMs: settings.nowMs,
       }),
     ),
     getState: rest(
-      getState.createHandler({ instruments: p.instrumentCatalog, ledgers: p.ledgerStore, clock: p.clock }),
+      getState.createHandler({
+        instruments: p.instrumentCatalog,
+        ledgers: p.ledgerStore,
+        nowMs: settings.nowMs,
+      }),
     ),
     getCurrentSetups: rest(getCurrentSetups.createHandler({ states: p.stateStore, setups: p.setupStore })),
-    getInForceAlerts: rest(getInForceAlerts.createHandler({ alerts: p.alertFeed, clock: p.clock })),
-    getSimultaneousBreaks: rest(getSimultaneousBreaks.createHandler({ breaks: p.breakFeed, clock: p.clock })),
+    getInForceAlerts: rest(getInForceAlerts.createHandler({ alerts: p.alertFeed, nowMs: settings.nowMs })),
+    getSimultaneousBreaks: rest(
+      getSimultaneousBreaks.createHandler({ breaks: p.breakFeed, nowMs: settings.nowMs }),
+    ),
   } satisfies Record<(typeof REST_ROUTES)[number]['id'], ProxyHandler>;
 
   const authorize = inStack(
@@ -256,7 +259,7 @@ export function loadHandlers(settings: LocalHandlerSettings): LocalHandlers {
           universe: p.universe,
           ledgers: p.ledgerStore,
           stateSync: () => ({ states: p.stateStore(), setups: p.setupStore() }),
-          clock: p.clock,
+          nowMs: settings.nowMs,
           throughput: () => ({ breaks: p.breakFeed(), target: settings.restLimits }),
         }),
       ) as Schedule,
@@ -291,6 +294,7 @@ function messageHandler(p: ReturnType<typeof localPorts>): WebSocketRouteHandler
         trackedSymbols: p.universe,
         messageRate: p.messageRate(),
         messageCounts,
+        // The wall clock, not the stack's: a client's message rate is real time.
         nowMs: Date.now,
       }),
       credentials: p.credentialLookup,

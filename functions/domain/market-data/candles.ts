@@ -136,7 +136,7 @@ export interface CandlesPorts {
   readonly instruments: InstrumentCatalog;
   readonly bars: BarStore;
   readonly ledgers: LedgerStore;
-  readonly now: () => Date;
+  readonly nowMs: () => number;
 }
 
 /**
@@ -168,6 +168,6 @@ export async function getCandles(symbol: string, query: CandlesQuery, ports: Can
     symbol,
     interval,
     bars: kept,
-    partial_bar_included: isPartial(interval, kept.at(-1), ports.now().getTime()),
+    partial_bar_included: isPartial(interval, kept.at(-1), ports.nowMs()),
   };
 }

@@ -37,14 +37,18 @@ export type StateSnapshot = z.infer<typeof stateSnapshotSchema>;
  */
 export async function getStateSnapshot(
   symbol: string,
-  ports: { readonly instruments: InstrumentCatalog; readonly ledgers: LedgerStore; readonly now: () => Date },
+  ports: {
+    readonly instruments: InstrumentCatalog;
+    readonly ledgers: LedgerStore;
+    readonly nowMs: () => number;
+  },
 ): Promise<StateSnapshot> {
   if (!isWellFormedSymbol(symbol)) throw new UnknownSymbolError(symbol);
   const [instrument, stored] = await Promise.all([ports.instruments.get(symbol), ports.ledgers.get(symbol)]);
   if (!instrument?.active) throw new UnknownSymbolError(symbol);
   const ledger = stored?.ledger;
   const state = ledger
-    ? deriveSymbolState(ledger, ports.now().getTime(), instrument.sector)
+    ? deriveSymbolState(ledger, ports.nowMs(), instrument.sector)
     : { tfc: {}, setups: [] };
   return stateSnapshotOf(instrument, state, ledger?.price);
 }

@@ -1,7 +1,6 @@
-import type { Clock } from '#domain/calendar/clock';
 import { candlesQuerySchema, candlesSchema, getCandles } from '#domain/market-data/candles';
 import type { BarStore, InstrumentCatalog, LedgerStore } from '#domain/market-data/ports';
-import { clock } from '#runtime/clock';
+import { nowMs } from '#runtime/clock';
 import { barStore, instrumentCatalog, ledgerStore } from '#runtime/ports/market-data';
 import { pathSymbol, restHandler } from '#runtime/rest-handler';
 
@@ -18,14 +17,14 @@ export const createHandler = (deps: {
   instruments: () => InstrumentCatalog;
   bars: () => BarStore;
   ledgers: () => LedgerStore;
-  clock: () => Clock;
+  nowMs: () => number;
 }) =>
   restHandler(contract, (request) =>
     getCandles(pathSymbol(request), request.query, {
       instruments: deps.instruments(),
       bars: deps.bars(),
       ledgers: deps.ledgers(),
-      now: deps.clock(),
+      nowMs: deps.nowMs,
     }),
   );
 
@@ -33,5 +32,5 @@ export const handler = createHandler({
   instruments: instrumentCatalog,
   bars: barStore,
   ledgers: ledgerStore,
-  clock,
+  nowMs,
 });

@@ -1,4 +1,3 @@
-import type { Clock } from '#domain/calendar/clock';
 import {
   type InForceAlertBody,
   inForceAlertListSchema,
@@ -8,7 +7,7 @@ import {
   nextSinceIdHeader,
 } from '#domain/strat/alerts';
 import type { EventFeed } from '#domain/strat/ports';
-import { clock } from '#runtime/clock';
+import { nowMs } from '#runtime/clock';
 import { alertFeed } from '#runtime/ports/strat';
 import { restHandler } from '#runtime/rest-handler';
 
@@ -22,11 +21,11 @@ export const contract = {
 } as const;
 
 /** GET /alerts/in-force (docs/partner-guide.md#get-alertsin-force). */
-export const createHandler = (deps: { alerts: () => EventFeed<InForceAlertBody>; clock: () => Clock }) =>
+export const createHandler = (deps: { alerts: () => EventFeed<InForceAlertBody>; nowMs: () => number }) =>
   restHandler(contract, async ({ query, setHeader }) => {
-    const listing = await listInForceAlerts(query, deps.alerts(), deps.clock()().getTime());
+    const listing = await listInForceAlerts(query, deps.alerts(), deps.nowMs());
     if (listing.nextSinceId !== undefined) setHeader(NEXT_SINCE_ID_HEADER, String(listing.nextSinceId));
     return listing.body;
   });
 
-export const handler = createHandler({ alerts: alertFeed, clock });
+export const handler = createHandler({ alerts: alertFeed, nowMs });

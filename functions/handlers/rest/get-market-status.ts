@@ -1,7 +1,6 @@
 import * as z from 'zod/mini';
-import type { Clock } from '#domain/calendar/clock';
 import { marketStatus, marketStatusSchema } from '#domain/calendar/market-status';
-import { clock } from '#runtime/clock';
+import { nowMs } from '#runtime/clock';
 import { restHandler } from '#runtime/rest-handler';
 
 /** The route's contract: query and response schemas (the OpenAPI document is built from these). */
@@ -13,7 +12,7 @@ export const contract = {
 } as const;
 
 /** GET /market-status (docs/partner-guide.md#market-status). */
-export const createHandler = (deps: { clock: () => Clock }) =>
-  restHandler(contract, async () => marketStatus(deps.clock()()));
+export const createHandler = (deps: { nowMs: () => number }) =>
+  restHandler(contract, async () => marketStatus(new Date(deps.nowMs())));
 
-export const handler = createHandler({ clock });
+export const handler = createHandler({ nowMs });

@@ -1,4 +1,3 @@
-import type { Clock } from '#domain/calendar/clock';
 import {
   breaksQuerySchema,
   listSimultaneousBreaks,
@@ -8,7 +7,7 @@ import {
   simultaneousBreakListSchema,
 } from '#domain/strat/alerts';
 import type { EventFeed } from '#domain/strat/ports';
-import { clock } from '#runtime/clock';
+import { nowMs } from '#runtime/clock';
 import { breakFeed } from '#runtime/ports/strat';
 import { restHandler } from '#runtime/rest-handler';
 
@@ -22,11 +21,14 @@ export const contract = {
 } as const;
 
 /** GET /alerts/simultaneous-breaks (docs/partner-guide.md#get-alertssimultaneous-breaks). */
-export const createHandler = (deps: { breaks: () => EventFeed<SimultaneousBreakBody>; clock: () => Clock }) =>
+export const createHandler = (deps: {
+  breaks: () => EventFeed<SimultaneousBreakBody>;
+  nowMs: () => number;
+}) =>
   restHandler(contract, async ({ query, setHeader }) => {
-    const listing = await listSimultaneousBreaks(query, deps.breaks(), deps.clock()().getTime());
+    const listing = await listSimultaneousBreaks(query, deps.breaks(), deps.nowMs());
     if (listing.nextSinceId !== undefined) setHeader(NEXT_SINCE_ID_HEADER, String(listing.nextSinceId));
     return listing.body;
   });
 
-export const handler = createHandler({ breaks: breakFeed, clock });
+export const handler = createHandler({ breaks: breakFeed, nowMs });

@@ -1,8 +1,7 @@
 import * as z from 'zod/mini';
-import type { Clock } from '#domain/calendar/clock';
 import type { InstrumentCatalog, LedgerStore } from '#domain/market-data/ports';
 import { getStateSnapshot, stateSnapshotSchema } from '#domain/strat/state-snapshot';
-import { clock } from '#runtime/clock';
+import { nowMs } from '#runtime/clock';
 import { instrumentCatalog, ledgerStore } from '#runtime/ports/market-data';
 import { pathSymbol, restHandler } from '#runtime/rest-handler';
 
@@ -18,14 +17,14 @@ export const contract = {
 export const createHandler = (deps: {
   instruments: () => InstrumentCatalog;
   ledgers: () => LedgerStore;
-  clock: () => Clock;
+  nowMs: () => number;
 }) =>
   restHandler(contract, (request) =>
     getStateSnapshot(pathSymbol(request), {
       instruments: deps.instruments(),
       ledgers: deps.ledgers(),
-      now: deps.clock(),
+      nowMs: deps.nowMs,
     }),
   );
 
-export const handler = createHandler({ instruments: instrumentCatalog, ledgers: ledgerStore, clock });
+export const handler = createHandler({ instruments: instrumentCatalog, ledgers: ledgerStore, nowMs });

@@ -1,8 +1,7 @@
-import type { Clock } from '#domain/calendar/clock';
 import type { Instrument } from '#domain/market-data/instruments';
 import { sessionTimesAt } from '#domain/market-data/periods';
 import type { LedgerStore } from '#domain/market-data/ports';
-import { clock } from '#runtime/clock';
+import { nowMs } from '#runtime/clock';
 import { instrumented } from '#runtime/lambda-handler';
 import { logger } from '#runtime/logger';
 import { recordMetric } from '#runtime/metrics';
@@ -16,7 +15,7 @@ type ClockTickDeps = {
   universe: () => Promise<Map<string, Instrument>>;
   ledgers: () => LedgerStore;
   stateSync: () => StateSyncPorts;
-  clock: () => Clock;
+  nowMs: () => number;
   throughput: () => Parameters<typeof adjustRestThroughput>[1];
 };
 
@@ -65,7 +64,7 @@ export const createHandler =
   async (): Promise<{ symbols: number; changed: number; rowsRepaired: number; throughput: string }> => {
     const instruments = [...(await deps.universe()).values()].filter((instrument) => instrument.active);
     const ports = deps.stateSync();
-    const nowMs = deps.clock()().getTime();
+    const nowMs = deps.nowMs();
     const { symbols, changed } = await rollStates(instruments, nowMs, deps.ledgers(), ports);
     const rowsRepaired = await repairSetupRows(symbols, instruments.length, ports);
     const throughput = await setRestLimits(nowMs, deps.throughput());
@@ -78,7 +77,7 @@ export const handler = instrumented(
     universe,
     ledgers: ledgerStore,
     stateSync: () => ({ states: stateStore(), setups: setupStore() }),
-    clock,
+    nowMs,
     throughput: () => ({ breaks: breakFeed(), target: throughputTarget() }),
   }),
 );

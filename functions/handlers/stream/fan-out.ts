@@ -10,7 +10,7 @@ import {
   channelEventOf,
   type SourceChange,
 } from '#domain/streaming/channel-events';
-import { clock } from '#runtime/clock';
+import { nowMs } from '#runtime/clock';
 import { tableName } from '#runtime/environment';
 import { instrumented } from '#runtime/lambda-handler';
 import { logger } from '#runtime/logger';
@@ -28,8 +28,8 @@ export interface FanOutDeps {
   readonly prices: () => PriceStore;
   /** Physical table name → source table, for the tables whose streams feed the fan-out. */
   readonly sources: () => ReadonlyMap<string, SourceChange['table']>;
-  /** The service clock, for the push lag from a change's commit time (the stream's); default the system's. */
-  readonly nowMs?: () => number;
+  /** The service clock, for the push lag from a change's commit time (the stream's). */
+  readonly nowMs: () => number;
 }
 
 /**
@@ -70,7 +70,7 @@ export const createHandler =
     if (outcome.closed > 0) recordMetric('refusals', outcome.closed, 'access-withdrawn');
     if (events.length > 0 && outcome.sent > 0) {
       const oldest = Math.min(...events.map(({ recordedAtMs }) => recordedAtMs));
-      recordMetric('pushLag', (deps.nowMs ?? Date.now)() - oldest);
+      recordMetric('pushLag', deps.nowMs() - oldest);
     }
     if (outcome.errors.length > 0) {
       logger.warn('some pushes failed', {
@@ -118,12 +118,12 @@ export const handler = instrumented(
       connections: connectionStore(),
       clients: clientConnections(),
       usage: usageLog(),
-      nowMs: () => clock()().getTime(),
+      nowMs,
       credentials: credentialLookup(),
     }),
     universe,
     prices: priceStore,
     sources: memo(() => new Map(FAN_OUT.sources.map((source) => [tableName(source), source]))),
-    nowMs: () => clock()().getTime(),
+    nowMs,
   }),
 );

@@ -3,6 +3,7 @@ import type { CredentialLookup } from '#domain/access/ports';
 import { closeCodeFor } from '#domain/streaming/access';
 import { MessageCounts } from '#domain/streaming/message-allowance';
 import { errorReply } from '#domain/streaming/messages';
+import { nowMs } from '#runtime/clock';
 import { instrumented } from '#runtime/lambda-handler';
 import { logger } from '#runtime/logger';
 import { credentialLookup } from '#runtime/ports/access';
@@ -66,7 +67,7 @@ export const handler = instrumented(
       trackedSymbols: universe,
       messageRate: messageRate(),
       messageCounts,
-      nowMs: Date.now,
+      nowMs,
     }),
     credentials: credentialLookup,
   }),

@@ -77,7 +77,7 @@ describe('the clock tick’s MarketOpen (the feed-silence alarm reads it)', () =
       universe: async () => new Map(),
       ledgers: () => new InMemoryLedgerStore(),
       stateSync: () => ({ states: new InMemoryStateStore(), setups: new InMemorySetupStore() }),
-      clock: () => () => new Date(iso),
+      nowMs: () => Date.parse(iso),
       throughput: () => ({
         breaks: new InMemoryEventFeed<SimultaneousBreakBody>(),
         target: { current: async () => undefined, apply: async () => {} },

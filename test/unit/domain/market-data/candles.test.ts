@@ -121,7 +121,7 @@ describe('getCandles', () => {
   function friday() {
     return seconds('2024-11-29T00:00:00Z');
   }
-  const ports = { instruments, bars, ledgers, now: () => new Date('2024-11-29T15:00:00Z') };
+  const ports = { instruments, bars, ledgers, nowMs: () => Date.parse('2024-11-29T15:00:00Z') };
   const query = (overrides: Partial<CandlesQuery> = {}): CandlesQuery => ({
     interval: undefined,
     start: undefined,

@@ -3,7 +3,7 @@ import { createHandler } from '#handlers/rest/get-market-status';
 import { bodyOf, context, restEvent } from '../../../support/events.ts';
 
 const statusAt = async (instant: string) => {
-  const handler = createHandler({ clock: () => () => new Date(instant) });
+  const handler = createHandler({ nowMs: () => new Date(instant).getTime() });
   const result = await handler(restEvent({ resource: '/api/market/v1/market-status' }), context());
   expect(result.statusCode).toBe(200);
   return bodyOf(result);

@@ -56,6 +56,7 @@ function handler() {
     universe: async () => new Map([['AAPL', instrument('AAPL')]]),
     prices: () => new InMemoryPriceStore(),
     sources: () => new Map([['prices-table', 'prices' as const]]),
+    nowMs: () => Date.now(),
   });
 }
 

@@ -61,6 +61,7 @@ async function setup(subscribed: [Subscriber, Subscription[]][], clients = new F
     universe: async () => new Map([['AAPL', instrument('AAPL')]]),
     prices: () => prices,
     sources: () => SOURCES,
+    nowMs: () => Date.now(),
   });
   const handle = (records: DynamoDBRecord[]) => handler({ Records: records } satisfies DynamoDBStreamEvent);
   return { ports, prices, handle };
