@@ -18,7 +18,7 @@ export interface IngestRecordsResult {
   readonly poison: number;
   /** Every record handed to the dead-letter queue: poison and future trades. */
   readonly deadLettered: number;
-  /** The oldest trade's timestamp, amendments aside (+Infinity if all are amendments); undefined for no items. */
+  /** The oldest trade's timestamp, amendments aside; undefined when the batch holds no trade. */
   readonly oldestTradeMs: number | undefined;
   /** The sequence number of each failed symbol's first record, for the stream to deliver again. */
   readonly retrySequenceNumbers: readonly string[];
@@ -83,7 +83,7 @@ export async function ingestRecords(
     outcome,
     poison,
     deadLettered: refused.length,
-    oldestTradeMs: trades.length > 0 ? oldestTradeMs : undefined,
+    oldestTradeMs: Number.isFinite(oldestTradeMs) ? oldestTradeMs : undefined,
     retrySequenceNumbers: outcome.failedSymbols.flatMap((symbol) => {
       const sequenceNumber = firstSequence.get(symbol);
       return sequenceNumber ? [sequenceNumber] : [];

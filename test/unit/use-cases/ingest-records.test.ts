@@ -122,6 +122,19 @@ describe('ingestRecords', () => {
     expect(result.outcome.amendmentsApplied).toBe(1);
   });
 
+  it('has no oldest trade for a batch of amendments only (no lag to record)', async () => {
+    const ports = inMemoryIngestPorts(open + 60_000);
+    await ingestRecords(records(single('AAPL', open + 30_000, '1')), ports, deadLetterSink().sink);
+    const amendment = { symbol: 'AAPL', amends: '1', timestamp: open + 30_000, cancel: true };
+    const result = await ingestRecords(
+      records({ partitionKey: 'AAPL', data: JSON.stringify(amendment) }),
+      ports,
+      deadLetterSink().sink,
+    );
+    expect(result.outcome.amendmentsApplied).toBe(1);
+    expect(result.oldestTradeMs).toBeUndefined();
+  });
+
   it('has no oldest trade for an empty batch', async () => {
     const result = await ingestRecords([], inMemoryIngestPorts(open), deadLetterSink().sink);
     expect(result).toMatchObject({
