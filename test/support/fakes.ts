@@ -302,6 +302,17 @@ export class InMemorySetupStore implements SetupStore {
   }
 }
 
+/** The ledger store as seen by a writer that loses every race for `symbol`'s ledger to another writer. */
+export function losingLedgers<Store extends object>(store: Store, symbol: string): Store {
+  const put = (
+    store as unknown as { put: (ledger: { symbol: string }, ...rest: unknown[]) => Promise<boolean> }
+  ).put;
+  return Object.assign(Object.create(store) as Store, {
+    put: async (ledger: { symbol: string }, ...rest: unknown[]) =>
+      ledger.symbol === symbol ? false : put.call(store, ledger, ...rest),
+  });
+}
+
 /** Every port of the ingest path, in memory. */
 export function inMemoryIngestPorts(nowMs = Date.parse('2024-11-26T20:00:00Z')) {
   return {

@@ -3,7 +3,7 @@ import type { RefusedRecord } from '#domain/market-data/dead-letters';
 import type { DeadLetterSink } from '#domain/market-data/ports';
 import { encodeTradeRecord } from '#domain/market-data/trade-records';
 import { ingestRecords, type TradeStreamRecord } from '#use-cases/ingest-records';
-import { inMemoryIngestPorts } from '../../support/fakes.ts';
+import { inMemoryIngestPorts, losingLedgers } from '../../support/fakes.ts';
 
 const open = Date.parse('2024-11-26T14:30:00Z');
 const future = Date.parse('2030-01-02T15:00:00Z');
@@ -35,17 +35,6 @@ function deadLetterSink() {
     },
   };
   return { sink, letters, puts: () => puts };
-}
-
-/** A ledger store whose conditional write for `symbol` always loses the race to another writer. */
-function losingFor<Store extends object>(store: Store, symbol: string): Store {
-  const put = (
-    store as unknown as { put: (ledger: { symbol: string }, ...rest: unknown[]) => Promise<boolean> }
-  ).put;
-  return Object.assign(Object.create(store) as Store, {
-    put: async (ledger: { symbol: string }, ...rest: unknown[]) =>
-      ledger.symbol === symbol ? false : put.call(store, ledger, ...rest),
-  });
 }
 
 describe('ingestRecords', () => {
@@ -87,7 +76,7 @@ describe('ingestRecords', () => {
 
   it('maps a symbol whose ledger write lost a race to the sequence number of its first record', async () => {
     const ports = inMemoryIngestPorts(open + 60_000);
-    const racing = { ...ports, ledgers: losingFor(ports.ledgers, 'AAPL') };
+    const racing = { ...ports, ledgers: losingLedgers(ports.ledgers, 'AAPL') };
 
     const result = await ingestRecords(
       records(

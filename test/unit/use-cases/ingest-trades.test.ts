@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { TRADE_TIMING } from '#contracts/ingestion';
 import type { Trade } from '#domain/market-data/bars';
 import { ingestTrades } from '#use-cases/ingest-trades';
-import { inMemoryIngestPorts } from '../../support/fakes.ts';
+import { inMemoryIngestPorts, losingLedgers } from '../../support/fakes.ts';
 
 const open = Date.parse('2024-11-26T14:30:00Z');
 const trade = (symbol: string, minute: number, price: number, size: number, id: number): Trade => ({
@@ -13,17 +13,6 @@ const trade = (symbol: string, minute: number, price: number, size: number, id: 
   tradeId: String(id).padStart(6, '0'),
 });
 const ports = () => inMemoryIngestPorts();
-
-/** The ledger store as seen by a writer that loses every race for `symbol`'s ledger. */
-function losingLedgers<Store extends object>(store: Store, symbol: string): Store {
-  const put = (
-    store as unknown as { put: (ledger: { symbol: string }, ...rest: unknown[]) => Promise<boolean> }
-  ).put;
-  return Object.assign(Object.create(store) as Store, {
-    put: async (ledger: { symbol: string }, ...rest: unknown[]) =>
-      ledger.symbol === symbol ? false : put.call(store, ledger, ...rest),
-  });
-}
 
 describe('ingestTrades', () => {
   it('writes the latest price per symbol, the ledger, and the bars a later period completed', async () => {
