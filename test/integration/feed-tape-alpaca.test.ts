@@ -8,9 +8,9 @@ import {
   type Message,
 } from '../support/fake-providers.ts';
 import {
-  crash,
+  crashAndRefill,
+  lastMinuteBarTime,
   minuteBarsOver,
-  positionReached,
   startFeed,
   stopFeed,
   type TruePrint,
@@ -95,7 +95,7 @@ afterAll(async () => {
   await local.stop();
 });
 
-const lastBarTime = async (date: string) => (await minuteBarsOver(local, 'AAPL', date)).at(-1)?.time;
+const lastBarTime = (date: string) => lastMinuteBarTime(local, 'AAPL', date);
 
 describe('a day of the Alpaca stream, end to end', () => {
   it('counts both sessions of reused ids, the odd lot in volume only, the 59.999999999 s print in its minute', async () => {
@@ -132,14 +132,18 @@ describe('a day of the Alpaca stream, end to end', () => {
       async () => expect(await lastBarTime('2024-11-26')).toBe(at('2024-11-26T14:33:00Z') / 1000),
       { timeout: 30_000, interval: 250 },
     );
-    await positionReached(local, 'alpaca', at('2024-11-26T14:33:00Z'));
-    await crash(feed);
-    fake.publish(DURING_CRASH);
-    feed = await startFeed(fake, local, ['AAPL']);
     const tuesday = truth('2024-11-26');
-    await vi.waitFor(
-      async () => expect(await minuteBarsOver(local, 'AAPL', '2024-11-26')).toEqual(trueMinuteBars(tuesday)),
-      { timeout: 30_000, interval: 250 },
+    feed = await crashAndRefill(
+      feed,
+      fake,
+      local,
+      { feedName: 'alpaca', positionMs: at('2024-11-26T14:33:00Z') },
+      DURING_CRASH,
+      {
+        symbol: 'AAPL',
+        date: '2024-11-26',
+        tape: tuesday,
+      },
     );
     const latest = trueLatestPrice(tuesday);
     expect((await local.get('/prices/latest?symbols=AAPL')).body).toEqual({

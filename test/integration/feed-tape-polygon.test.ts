@@ -2,9 +2,9 @@ import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FakeProvider, fixture, type Message, polygonTrade, SIP_NANOS } from '../support/fake-providers.ts';
 import {
-  crash,
+  crashAndRefill,
+  lastMinuteBarTime,
   minuteBarsOver,
-  positionReached,
   startFeed,
   stopFeed,
   type TruePrint,
@@ -90,7 +90,7 @@ afterAll(async () => {
   await local.stop();
 });
 
-const lastBarTime = async (date: string) => (await minuteBarsOver(local, 'AAPL', date)).at(-1)?.time;
+const lastBarTime = (date: string) => lastMinuteBarTime(local, 'AAPL', date);
 
 describe('a day of the Massive stocks stream, end to end', () => {
   it('counts both sessions of reused ids, both TRF prints, and the odd lot in volume only', async () => {
@@ -120,14 +120,18 @@ describe('a day of the Massive stocks stream, end to end', () => {
   });
 
   it('fills a crash from its stored position; the bars and latest price are the tape', async () => {
-    await positionReached(local, 'polygon-stocks', at('2024-11-26T14:32:59.999Z'));
-    await crash(feed);
-    fake.publish(DURING_CRASH);
-    feed = await startFeed(fake, local, ['AAPL']);
     const tuesday = truth('2024-11-26');
-    await vi.waitFor(
-      async () => expect(await minuteBarsOver(local, 'AAPL', '2024-11-26')).toEqual(trueMinuteBars(tuesday)),
-      { timeout: 30_000, interval: 250 },
+    feed = await crashAndRefill(
+      feed,
+      fake,
+      local,
+      { feedName: 'polygon-stocks', positionMs: at('2024-11-26T14:32:59.999Z') },
+      DURING_CRASH,
+      {
+        symbol: 'AAPL',
+        date: '2024-11-26',
+        tape: tuesday,
+      },
     );
     const latest = trueLatestPrice(tuesday);
     expect((await local.get('/prices/latest?symbols=AAPL')).body).toEqual({

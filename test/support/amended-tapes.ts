@@ -9,14 +9,40 @@ import { foldTrades } from '#domain/strat/trade-fold';
  */
 const MINUTE = 60_000;
 
+/** Thursday and Friday 2024-03-07/08, both open 14:30Z: the two sessions a drawn tape spans. */
+export const OPEN_THU = Date.parse('2024-03-07T14:30:00Z');
+export const OPEN_FRI = Date.parse('2024-03-08T14:30:00Z');
+
 /** A trade of the tape: its session (Thursday or Friday), its offset in the first 20 minutes, price and size. */
-export const tradeArb = fc.record({
+export type DrawnTrade = {
+  friday: boolean;
+  offsetMs: number;
+  cents: number;
+  size: number;
+  volumeOnly: boolean;
+};
+
+export const tradeArb: fc.Arbitrary<DrawnTrade> = fc.record({
   friday: fc.boolean(),
   offsetMs: fc.integer({ min: 0, max: 20 * MINUTE - 1 }),
   cents: fc.integer({ min: 10_000, max: 20_000 }),
   size: fc.integer({ min: 0, max: 500 }),
   volumeOnly: fc.boolean(),
 });
+
+/** The drawn trades as one symbol's tape, in time order, ids `t0000`, `t0001`, ... in that order. */
+export function tapeOf(drawn: readonly DrawnTrade[]): Trade[] {
+  return drawn
+    .map(({ friday, offsetMs, cents, size, volumeOnly }) => ({
+      symbol: 'AAPL',
+      timestamp: (friday ? OPEN_FRI : OPEN_THU) + offsetMs,
+      price: cents / 100,
+      size,
+      ...(volumeOnly ? { volumeOnly } : {}),
+    }))
+    .sort((a, b) => a.timestamp - b.timestamp)
+    .map((trade, index) => ({ ...trade, tradeId: `t${String(index).padStart(4, '0')}` }));
+}
 
 /** An amendment of the tape's trade number `target` (modulo its length): a cancel or a correction to these. */
 export const amendmentFields = {

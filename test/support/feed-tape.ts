@@ -1,11 +1,11 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { vi } from 'vitest';
+import { expect, vi } from 'vitest';
 import type { Bar } from '#domain/market-data/bars';
 import { localDocumentClient } from '../../scripts/local/dynamo.ts';
 import { localTableName } from '../../scripts/local/tables.ts';
-import type { Dialect, FakeProvider } from './fake-providers.ts';
+import type { Dialect, FakeProvider, Message } from './fake-providers.ts';
 import type { TestStack } from './local-stack.ts';
 import { spawnScript, waitForOutput } from './processes.ts';
 
@@ -133,6 +133,38 @@ export async function stopFeed(feed: ChildProcess): Promise<number | null> {
   feed.kill('SIGINT');
   const [code] = await once(feed, 'exit');
   return code as number | null;
+}
+
+/** The time of the service's last 1m bar of `symbol` on `date` (YYYY-MM-DD), over REST. */
+export async function lastMinuteBarTime(local: TestStack, symbol: string, date: string) {
+  return (await minuteBarsOver(local, symbol, date)).at(-1)?.time;
+}
+
+/**
+ * Crashes `feed` once its stored position has reached `positionMs`, prints `whileDown` on the fake, starts the
+ * feed again and resolves with it once the local stack serves `tape` (the day's truth) as its 1m bars of
+ * `symbol` on `date`.
+ */
+export async function crashAndRefill(
+  feed: ChildProcess,
+  fake: FakeProvider,
+  local: TestStack,
+  at: { readonly feedName: string; readonly positionMs: number },
+  whileDown: readonly Message[],
+  expected: { readonly symbol: string; readonly date: string; readonly tape: readonly TruePrint[] },
+): Promise<ChildProcess> {
+  await positionReached(local, at.feedName, at.positionMs);
+  await crash(feed);
+  fake.publish(whileDown);
+  const restarted = await startFeed(fake, local, [expected.symbol]);
+  await vi.waitFor(
+    async () =>
+      expect(await minuteBarsOver(local, expected.symbol, expected.date)).toEqual(
+        trueMinuteBars(expected.tape),
+      ),
+    { timeout: 30_000, interval: 250 },
+  );
+  return restarted;
 }
 
 /** The service's 1m bars of `symbol` on the New York date `date` (YYYY-MM-DD), over REST. */

@@ -5,12 +5,10 @@ import { INTERVALS } from '#domain/market-data/intervals';
 import { amendedTrades, type LoggedAmendment } from '#domain/market-data/trade-amendments';
 import { foldTrades } from '#domain/strat/trade-fold';
 import { ingestTrades } from '#use-cases/ingest-trades';
-import { amendmentFields, barsFolded, tradeArb } from '../../support/amended-tapes.ts';
+import { amendmentFields, barsFolded, OPEN_FRI, tapeOf, tradeArb } from '../../support/amended-tapes.ts';
 import { inMemoryIngestPorts } from '../../support/fakes.ts';
 
 /** Thursday and Friday 2024-03-07/08, both open 14:30Z; the clock reads Friday's close. */
-const OPEN_THU = Date.parse('2024-03-07T14:30:00Z');
-const OPEN_FRI = Date.parse('2024-03-08T14:30:00Z');
 
 /** Every bar the stores hold: the bar store's and the ledger's forming ones. */
 async function barsStored(stores: ReturnType<typeof inMemoryIngestPorts>): Promise<Map<string, Bar>> {
@@ -41,16 +39,7 @@ describe('ingestTrades with amendments, over random tapes', () => {
         fc.array(fc.integer({ min: 1, max: 12 }), { minLength: 1, maxLength: 50 }),
         fc.array(amendmentArb, { minLength: 1, maxLength: 6 }),
         async (drawn, batchSizes, drawnAmendments) => {
-          const trades: Trade[] = drawn
-            .map(({ friday, offsetMs, cents, size, volumeOnly }) => ({
-              symbol: 'AAPL',
-              timestamp: (friday ? OPEN_FRI : OPEN_THU) + offsetMs,
-              price: cents / 100,
-              size,
-              ...(volumeOnly ? { volumeOnly } : {}),
-            }))
-            .sort((a, b) => a.timestamp - b.timestamp)
-            .map((trade, index) => ({ ...trade, tradeId: `t${String(index).padStart(4, '0')}` }));
+          const trades: Trade[] = tapeOf(drawn);
           const friday = trades.filter((trade) => trade.timestamp >= OPEN_FRI);
           // A volume-only trade before any sale is refused (unpriced): no amendment can find it.
           fc.pre(friday.length > 0 && foldTrades(undefined, 'AAPL', trades).unpriced === 0);

@@ -10,11 +10,8 @@ import {
   minuteBarOf,
   rebuiltBars,
 } from '#domain/market-data/trade-amendments';
-import { amendmentFields, barsFolded, tradeArb } from '../../../support/amended-tapes.ts';
+import { amendmentFields, barsFolded, OPEN_FRI, tapeOf, tradeArb } from '../../../support/amended-tapes.ts';
 
-/** Thursday and Friday 2024-03-07/08, both open 14:30Z. */
-const OPEN_THU = Date.parse('2024-03-07T14:30:00Z');
-const OPEN_FRI = Date.parse('2024-03-08T14:30:00Z');
 const MINUTE = 60_000;
 const FRIDAY = Date.parse('2024-03-08T00:00:00Z');
 
@@ -36,16 +33,7 @@ describe('rebuilding bars after an amendment', () => {
         fc.array(tradeArb, { minLength: 1, maxLength: 60 }),
         fc.array(amendmentArb, { minLength: 1, maxLength: 8 }),
         (drawn, drawnAmendments) => {
-          const trades: Trade[] = drawn
-            .map(({ friday, offsetMs, cents, size, volumeOnly }) => ({
-              symbol: 'AAPL',
-              timestamp: (friday ? OPEN_FRI : OPEN_THU) + offsetMs,
-              price: cents / 100,
-              size,
-              ...(volumeOnly ? { volumeOnly } : {}),
-            }))
-            .sort((a, b) => a.timestamp - b.timestamp)
-            .map((trade, index) => ({ ...trade, tradeId: `t${index}` }));
+          const trades: Trade[] = tapeOf(drawn);
           const friday = trades.filter((trade) => trade.timestamp >= OPEN_FRI);
           fc.pre(friday.length > 0);
           const amendments: LoggedAmendment[] = drawnAmendments.map((drawnOne, index) => {
