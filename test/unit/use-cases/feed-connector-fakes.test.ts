@@ -2,14 +2,15 @@
  * The feed connector against the providers' fakes (real local servers, test/support/fake-providers.ts): two
  * connectors on one key, a connector killed and restarted mid-session, and one stopped during a gap fill.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { alpacaFeed } from '#adapters/feed/alpaca';
 import { polygonFeed } from '#adapters/feed/polygon';
 import { REST_RETRY } from '#adapters/feed/rest-pages';
 import { FeedError, type FeedPositionStore, type TradeFeed } from '#domain/feed/ports';
 import { mostConnectionsWithin, RECONNECT } from '#domain/feed/reconnect';
 import { FeedConnector, type FeedConnectorSettings } from '#use-cases/feed-connector';
-import { alpacaTrade, type Dialect, FakeProvider, polygonTrade } from '../../support/fake-providers.ts';
+import { connectorFakes, feedOf } from '../../support/connector-fakes.ts';
+import { alpacaTrade, type Dialect, polygonTrade } from '../../support/fake-providers.ts';
 import { countingMetrics, MemoryPositions, MemorySink, recordingLog } from '../../support/scripted-feed.ts';
 
 const SYMBOLS = new Map([
@@ -25,31 +26,7 @@ const FAST: Partial<FeedConnectorSettings> = {
   positionEveryMs: 50,
 };
 
-const fakes: FakeProvider[] = [];
-const running: { connector: FeedConnector; run: Promise<void> }[] = [];
-
-afterEach(async () => {
-  for (const { connector, run } of running.splice(0)) {
-    connector.stop();
-    await run.catch(() => {});
-  }
-  for (const fake of fakes.splice(0)) await fake.close();
-});
-
-async function fakeOf(dialect: Dialect): Promise<FakeProvider> {
-  const fake = await FakeProvider.start(dialect, { key: 'key', secret: 'secret' });
-  fakes.push(fake);
-  return fake;
-}
-
-function feedOf(fake: FakeProvider): TradeFeed {
-  return fake.dialect === 'alpaca'
-    ? alpacaFeed(
-        { APCA_API_KEY_ID: 'key', APCA_API_SECRET_KEY: 'secret' },
-        { streamUrl: fake.url(), restUrl: fake.restUrl },
-      )
-    : polygonFeed('stocks', 'key', { socketUrl: fake.url('/stocks'), restUrl: fake.restUrl });
-}
+const { fakeOf, track } = connectorFakes();
 
 function start(
   feed: TradeFeed,
@@ -78,7 +55,7 @@ function start(
   );
   const run = connector.run();
   run.catch(() => {});
-  running.push({ connector, run });
+  track(connector, run);
   return { connector, run, sink, counts, gaps, lines };
 }
 
@@ -135,12 +112,11 @@ describe('a flapping server (accepts, subscribes, closes after 50 ms)', () => {
   it.each(['alpaca', 'polygon'] as const)(
     '%s: gets a bounded number of connections, the backoff growing',
     async (dialect) => {
-      const fake = await FakeProvider.start(dialect, {
+      const fake = await fakeOf(dialect, {
         key: 'key',
         secret: 'secret',
         closeAfterSubscribeMs: 50,
       });
-      fakes.push(fake);
       // The production backoff: the issue's server got 13 connections in 4 s when every subscription reset it.
       const { counts } = start(feedOf(fake), { settings: { reconnect: RECONNECT } });
       await fake.subscribed(1);
@@ -206,8 +182,7 @@ describe('a stop during a gap fill', () => {
   it.each(['alpaca', 'polygon'] as const)(
     '%s: a fill waiting out a long Retry-After ends at once; what was fetched and held is put, the position stays before the unfilled span',
     async (dialect) => {
-      const fake = await FakeProvider.start(dialect, { key: 'key', secret: 'secret', restPageSize: 6 });
-      fakes.push(fake);
+      const fake = await fakeOf(dialect, { key: 'key', secret: 'secret', restPageSize: 6 });
       // Honours the provider's Retry-After of an hour: only the stop can end the fill in a test's time.
       const restRetry = { ...REST_RETRY, maxRetryAfterMs: 3_600_000 };
       const feed =

@@ -1,5 +1,4 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { alpacaFeed } from '#adapters/feed/alpaca';
+import { describe, expect, it, vi } from 'vitest';
 import { polygonFeed } from '#adapters/feed/polygon';
 import { REST_RETRY } from '#adapters/feed/rest-pages';
 import { newYorkWallTimeToUtc } from '#domain/calendar/time-zone';
@@ -8,7 +7,8 @@ import { type LuldTier, luldTierOf } from '#domain/feed/price-band';
 import { isAmendment, type StreamItem, type Trade } from '#domain/market-data/bars';
 import type { TradeSink } from '#domain/market-data/ports';
 import { FeedConnector, type FeedConnectorSettings } from '#use-cases/feed-connector';
-import { alpacaTrade, type Dialect, FakeProvider, polygonTrade } from '../../support/fake-providers.ts';
+import { connectorFakes, feedOf } from '../../support/connector-fakes.ts';
+import { alpacaTrade, type Dialect, polygonTrade } from '../../support/fake-providers.ts';
 
 /** A sink that keeps what it was given; it can fail its first calls, or hold every call until released. */
 class MemorySink implements TradeSink {
@@ -102,31 +102,7 @@ const SYMBOLS = new Map([
   ['MSFT', 'MSFT'],
 ]);
 
-const fakes: FakeProvider[] = [];
-const connectors: { connector: FeedConnector; running: Promise<void> }[] = [];
-
-afterEach(async () => {
-  for (const { connector, running } of connectors.splice(0)) {
-    connector.stop();
-    await running.catch(() => {});
-  }
-  for (const fake of fakes.splice(0)) await fake.close();
-});
-
-async function fakeOf(dialect: Dialect): Promise<FakeProvider> {
-  const fake = await FakeProvider.start(dialect, { key: 'key', secret: 'secret' });
-  fakes.push(fake);
-  return fake;
-}
-
-function feedOf(fake: FakeProvider, cluster: 'stocks' | 'futures' = 'stocks'): TradeFeed {
-  return fake.dialect === 'alpaca'
-    ? alpacaFeed(
-        { APCA_API_KEY_ID: 'key', APCA_API_SECRET_KEY: 'secret' },
-        { streamUrl: fake.url(), restUrl: fake.restUrl },
-      )
-    : polygonFeed(cluster, 'key', { socketUrl: fake.url(`/${cluster}`), restUrl: fake.restUrl });
-}
+const { fakeOf, track } = connectorFakes();
 
 function start(
   feed: TradeFeed,
@@ -154,7 +130,7 @@ function start(
     { silenceMs: 60_000, flushIntervalMs: 10, ...options.settings },
   );
   const running = connector.run();
-  connectors.push({ connector, running });
+  track(connector, running);
   return { connector, running };
 }
 
@@ -225,8 +201,7 @@ describe('FeedConnector', () => {
   });
 
   it('applies what a gap fill fetched and records only the span it could not fetch', async () => {
-    const fake = await FakeProvider.start('polygon', { key: 'key', restPageSize: 2 });
-    fakes.push(fake);
+    const fake = await fakeOf('polygon', { key: 'key', restPageSize: 2 });
     const sink = new MemorySink();
     const { metrics, recorded } = recordingMetrics();
     const noWait = { ...REST_RETRY, sleep: async () => {} };
@@ -298,8 +273,7 @@ describe('FeedConnector', () => {
   });
 
   it('stops with the refusal when the credentials are refused', async () => {
-    const fake = await FakeProvider.start('alpaca', { key: 'other', secret: 'secret' });
-    fakes.push(fake);
+    const fake = await fakeOf('alpaca', { key: 'other', secret: 'secret' });
     const { running } = start(feedOf(fake), new MemorySink(), recordingMetrics().metrics);
     await expect(running).rejects.toMatchObject({ code: 'auth_failed' });
   });
