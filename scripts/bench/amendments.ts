@@ -11,11 +11,13 @@
 import { LRUCache } from 'lru-cache';
 import { DynamoBarStore } from '#adapters/dynamo/bar-store';
 import { DynamoEventFeed } from '#adapters/dynamo/event-feed';
+import { encodeLedger } from '#adapters/dynamo/ledger-codec';
 import { DynamoLedgerStore } from '#adapters/dynamo/ledger-store';
 import { DynamoPriceStore } from '#adapters/dynamo/price-store';
 import { DynamoSetupStore, DynamoStateStore } from '#adapters/dynamo/strat-state-stores';
 import { DynamoTradeLog, toStoredEntry } from '#adapters/dynamo/trade-log';
 import type { StreamItem, Trade } from '#domain/market-data/bars';
+import { emptyLedger } from '#domain/market-data/ledger';
 import type { TradeLogEntry } from '#domain/market-data/ports';
 import { compactLogEntry } from '#domain/market-data/trade-log';
 import {
@@ -29,31 +31,10 @@ import { type CommittedWrites, type IngestPorts, ingestTrades } from '#use-cases
 import { localDocumentClient, localDynamoClient, startLocalDynamo } from '../local/dynamo.ts';
 import { ensureTables, localTableName } from '../local/tables.ts';
 import type { BenchResult } from './types.ts';
+import { topLevelBytes } from './write-units.ts';
 
 const OPEN_MS = Date.parse('2024-11-26T14:30:00Z');
 const MINUTE_MS = 60_000;
-
-/** DynamoDB's item size: names and values, numbers by their significant digits, 3 B per list or map + 1 per element. */
-function itemBytes(value: unknown): number {
-  if (typeof value === 'string') return Buffer.byteLength(value);
-  if (typeof value === 'number')
-    return Math.ceil(String(Math.abs(value)).replace(/[.-]/g, '').length / 2) + 1;
-  if (typeof value === 'boolean' || value === null) return 1;
-  if (Array.isArray(value))
-    return 3 + value.reduce<number>((sum, element) => sum + 1 + itemBytes(element), 0);
-  if (typeof value === 'object') {
-    return (
-      3 +
-      Object.entries(value as Record<string, unknown>).reduce(
-        (sum, [name, element]) => sum + 1 + Buffer.byteLength(name) + itemBytes(element),
-        0,
-      )
-    );
-  }
-  return 0;
-}
-
-const topLevelBytes = (item: Record<string, unknown>) => itemBytes(item) - 3;
 
 let nextId = 0;
 function trade(timestamp: number, price: number, size = 100): Trade {
@@ -73,7 +54,11 @@ function sizes(): BenchResult {
       amendments: [],
     };
     const logItem = topLevelBytes(toStoredEntry(entry) as unknown as Record<string, unknown>);
-    const pendingCopy = itemBytes([compactLogEntry(entry)]);
+    // What the entry adds to the ledger's stored item (compressed with it: ledger-codec.ts).
+    const ledger = emptyLedger('AAPL');
+    const pendingCopy =
+      encodeLedger({ ledger, pending: { log: [compactLogEntry(entry)] } }).length -
+      encodeLedger({ ledger }).length;
     return {
       'trades in the batch': count,
       'log item (B)': logItem,

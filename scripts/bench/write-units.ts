@@ -10,6 +10,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 export function itemBytes(value: unknown): number {
   if (value === null || value === undefined || typeof value === 'boolean') return 1;
   if (typeof value === 'string') return Buffer.byteLength(value, 'utf8');
+  if (value instanceof Uint8Array) return value.byteLength;
   if (typeof value === 'number')
     return Math.ceil(String(Math.abs(value)).replace(/[.-]/g, '').length / 2) + 1;
   if (Array.isArray(value)) return 3 + value.reduce((sum: number, entry) => sum + 1 + itemBytes(entry), 0);

@@ -3,13 +3,24 @@ import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/li
 import type { SymbolLedger } from '#domain/market-data/ledger';
 import type { LedgerStore, VersionedLedger } from '#domain/market-data/ports';
 import { batchGetAll } from './batch.ts';
+import { decodeLedger, encodeLedger } from './ledger-codec.ts';
 
 /**
- * The stored item is the ledger plus its version and pending writes: every ledger field comes back as it was
- * written.
+ * The stored item is the symbol, the version and `data`: the ledger and its pending writes, encoded
+ * (ledger-codec.ts). An item written before the encoding holds the ledger's fields as attributes and is read
+ * as it was written; its next commit stores it encoded.
  */
 function toVersioned<Pending>(item: Record<string, unknown>): VersionedLedger<Pending> {
-  const { version, pending, ...ledger } = item as unknown as SymbolLedger & {
+  const version = item.version as number;
+  if (item.data instanceof Uint8Array) {
+    const { ledger, pending } = decodeLedger<Pending>(item.data);
+    return { version, ledger, ...(pending === undefined ? {} : { pending }) };
+  }
+  const {
+    version: _version,
+    pending,
+    ...ledger
+  } = item as unknown as SymbolLedger & {
     version: number;
     pending?: Pending;
   };
@@ -53,9 +64,9 @@ export class DynamoLedgerStore<Pending = unknown> implements LedgerStore<Pending
         new PutCommand({
           TableName: this.tableName,
           Item: {
-            ...ledger,
+            symbol: ledger.symbol,
             version: (previousVersion ?? -1) + 1,
-            ...(pending === undefined ? {} : { pending }),
+            data: encodeLedger({ ledger, ...(pending === undefined ? {} : { pending }) }),
           },
           ...(previousVersion === undefined
             ? { ConditionExpression: 'attribute_not_exists(symbol)' }

@@ -1,9 +1,10 @@
 import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DynamoBarStore } from '#adapters/dynamo/bar-store';
 import { documentClientFor } from '#adapters/dynamo/document-client';
+import { encodeLedger } from '#adapters/dynamo/ledger-codec';
 import { DynamoLedgerStore } from '#adapters/dynamo/ledger-store';
 
 const documents = mockClient(DynamoDBDocumentClient);
@@ -66,7 +67,7 @@ describe('DynamoLedgerStore.put', () => {
     expect(await new DynamoLedgerStore(client, 'ledgers').put(ledger, undefined)).toBe(true);
     expect(documents.commandCalls(PutCommand)[0]?.args[0].input).toEqual({
       TableName: 'ledgers',
-      Item: { ...ledger, version: 0 },
+      Item: { symbol: 'AAPL', version: 0, data: encodeLedger({ ledger }) },
       ConditionExpression: 'attribute_not_exists(symbol)',
     });
   });
@@ -78,6 +79,28 @@ describe('DynamoLedgerStore.put', () => {
       Item: { version: 5 },
       ConditionExpression: '#version = :previous',
       ExpressionAttributeValues: { ':previous': 4 },
+    });
+  });
+
+  it('reads an encoded item back as the ledger and pending writes it stored', async () => {
+    const pending = { batchMark: { timestamp: 5, tradeId: 'T' } };
+    documents.on(GetCommand).resolves({
+      Item: { symbol: 'AAPL', version: 3, data: encodeLedger({ ledger, pending }) },
+    });
+    expect(await new DynamoLedgerStore(client, 'ledgers').get('AAPL')).toEqual({
+      version: 3,
+      ledger,
+      pending,
+    });
+  });
+
+  it('reads an item stored before the encoding, field by field, as it was written', async () => {
+    const legacy = { ...ledger, lastTrade: { timestamp: 5, tradeId: 'T' } };
+    documents.on(GetCommand).resolves({ Item: { ...legacy, version: 7, pending: { alerts: [] } } });
+    expect(await new DynamoLedgerStore(client, 'ledgers').get('AAPL')).toEqual({
+      version: 7,
+      ledger: legacy,
+      pending: { alerts: [] },
     });
   });
 
