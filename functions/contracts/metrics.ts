@@ -49,6 +49,11 @@ export const METRICS = {
     dimension: 'Reason',
   },
   ingestBatchSize: { name: 'IngestBatchSize', unit: 'Count', description: 'Records per ingest batch' },
+  ingestWait: {
+    name: 'IngestWait',
+    unit: 'Milliseconds',
+    description: 'The oldest trade of a batch: from its time to the ingest starting on it',
+  },
   ingestLag: {
     name: 'IngestLag',
     unit: 'Milliseconds',
@@ -66,6 +71,16 @@ export const METRICS = {
     name: 'PushLag',
     unit: 'Milliseconds',
     description: 'From a change committed to its message posted (the oldest of a batch)',
+  },
+  fanOutWait: {
+    name: 'FanOutWait',
+    unit: 'Milliseconds',
+    description: 'The oldest trade behind a fan-out batch (quotes, alerts): from its time to the fan-out starting on it',
+  },
+  tradeToPost: {
+    name: 'TradeToPost',
+    unit: 'Milliseconds',
+    description: 'The oldest trade behind a fan-out batch (quotes, alerts): from its time to its messages posted',
   },
   connects: { name: 'WebSocketConnects', unit: 'Count', description: 'Connections opened' },
   evictions: { name: 'WebSocketEvictions', unit: 'Count', description: 'Connections replaced (4409)' },

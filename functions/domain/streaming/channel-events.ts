@@ -14,6 +14,8 @@ export interface ChannelEvent {
   readonly eventId: string;
   /** When the source record was written (the stream record's time), Unix ms. */
   readonly recordedAtMs: number;
+  /** When the trade behind it printed (a quote, an alert), Unix ms: where its latency is measured from. */
+  readonly tradedAtMs?: number;
   readonly channel: ChannelName;
   /** The symbols the event is about (a simultaneous break: each future in it); they route it. */
   readonly symbols: readonly string[];
@@ -55,6 +57,7 @@ export function channelEventOf(change: SourceChange, context: ChangeContext): Ch
       const price = newItem as unknown as SymbolPrice;
       return {
         ...common,
+        tradedAtMs: price.timestamp,
         channel: 'quotes',
         symbols: [price.symbol],
         message: { channel: 'quotes', symbol: price.symbol, data: toPriceItem(price) },
@@ -82,6 +85,7 @@ export function channelEventOf(change: SourceChange, context: ChangeContext): Ch
       const { id, body } = newItem as unknown as FeedItem<InForceAlertBody>;
       return {
         ...common,
+        ...(typeof newItem.triggeredAtMs === 'number' ? { tradedAtMs: newItem.triggeredAtMs } : {}),
         channel: 'alerts.in_force',
         symbols: [body.symbol],
         message: { channel: 'alerts.in_force', symbol: body.symbol, data: { id, ...body } },

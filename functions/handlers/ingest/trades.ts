@@ -41,10 +41,15 @@ export const createHandler =
       sequenceNumber: kinesis.sequenceNumber,
     }));
     const ports = await deps.ports();
+    const startedMs = ports.nowMs();
     const result = await ingestRecords(records, ports, { put: (refused) => deps.deadLetters().put(refused) });
 
     recordIngestMetrics(result, records.length);
-    if (result.oldestTradeMs !== undefined) recordMetric('ingestLag', ports.nowMs() - result.oldestTradeMs);
+    if (result.oldestTradeMs !== undefined) {
+      // The hops of the latency budget (docs/benchmarks.md#the-latency-budget-hop-by-hop): to the start, to the commit.
+      recordMetric('ingestWait', startedMs - result.oldestTradeMs);
+      recordMetric('ingestLag', ports.nowMs() - result.oldestTradeMs);
+    }
     const { future, refused, ...counts } = result.outcome;
     const log = result.deadLettered > 0 || future.length > 0 ? logger.warn : logger.info;
     log.call(logger, 'ingested a batch', {

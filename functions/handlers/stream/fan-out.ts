@@ -41,6 +41,7 @@ export interface FanOutDeps {
 export const createHandler =
   (deps: FanOutDeps) =>
   async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
+    const startedMs = deps.nowMs();
     const sources = deps.sources();
     const changes: { change: SourceChange; sequenceNumber: string }[] = [];
     for (const record of event.Records) {
@@ -71,6 +72,13 @@ export const createHandler =
     if (events.length > 0 && outcome.sent > 0) {
       const oldest = Math.min(...events.map(({ recordedAtMs }) => recordedAtMs));
       recordMetric('pushLag', deps.nowMs() - oldest);
+      const traded = events.flatMap(({ tradedAtMs }) => tradedAtMs ?? []);
+      if (traded.length > 0) {
+        // The hops of the latency budget (docs/benchmarks.md#the-latency-budget-hop-by-hop).
+        const oldestTrade = Math.min(...traded);
+        recordMetric('fanOutWait', startedMs - oldestTrade);
+        recordMetric('tradeToPost', deps.nowMs() - oldestTrade);
+      }
     }
     if (outcome.errors.length > 0) {
       logger.warn('some pushes failed', {

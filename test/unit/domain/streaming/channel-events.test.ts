@@ -101,6 +101,7 @@ describe('channelEventOf: prices', () => {
       expect(event).toEqual({
         eventId: 'ev-1',
         recordedAtMs: RECORDED_AT_MS,
+        tradedAtMs: Date.parse('2024-11-26T15:29:59Z'),
         channel: 'quotes',
         symbols: ['AAPL'],
         message: { channel: 'quotes', symbol: 'AAPL', data: { symbol: 'AAPL', price: 190.5, volume: 100 } },
@@ -213,6 +214,7 @@ describe('channelEventOf: alerts', () => {
     expect(event).toEqual({
       eventId: 'ev-1',
       recordedAtMs: RECORDED_AT_MS,
+      tradedAtMs: alertItem.triggeredAtMs,
       channel: 'alerts.in_force',
       symbols: ['AAPL'],
       message: { channel: 'alerts.in_force', symbol: 'AAPL', data: { id: 12, ...alertItem.body } },

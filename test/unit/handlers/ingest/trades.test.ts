@@ -114,7 +114,8 @@ describe('the ingest handler’s metrics (docs/operations.md#metrics)', () => {
     expect(value('tradesRefused', 'future')).toBe(1);
     expect(value('tradesRefused', 'poison')).toBe(1);
     expect(value('deadLettered')).toBe(2);
-    // The service clock of setUp() is a minute after the oldest trade of the batch.
+    // The service clock of setUp() is a minute after the oldest trade of the batch, at the start as at the end.
+    expect(value('ingestWait')).toBe(60_000);
     expect(value('ingestLag')).toBe(60_000);
   });
 

@@ -222,5 +222,21 @@ describe('fan-out metrics (docs/operations.md#metrics)', () => {
     expect(value('pushesFailed')).toBe(1);
     // The records were committed at CREATED_AT_S; the lag is measured on the wall clock.
     expect(value('pushLag')).toBeGreaterThanOrEqual(before - CREATED_AT_S * 1000);
+    // Their trades printed a second before: the hops from the trade to the fan-out's start and to the posts.
+    const traded = CREATED_AT_S * 1000 - 1000;
+    expect(value('fanOutWait')).toBeGreaterThanOrEqual(before - traded);
+    expect(value('tradeToPost')).toBeGreaterThanOrEqual(value('fanOutWait') ?? Number.POSITIVE_INFINITY);
+  });
+
+  it('records no trade hops for a batch with no trade behind it (states only)', async () => {
+    const { handle } = await setup([[subscriber('ok'), [{ channel: 'quotes', symbol: 'MSFT' }]]]);
+    const points: MetricPoint[] = [];
+    const stop = observeMetrics((point) => points.push(point));
+    try {
+      await handle([]);
+    } finally {
+      stop();
+    }
+    expect(points.filter(({ id }) => id === 'fanOutWait' || id === 'tradeToPost')).toEqual([]);
   });
 });
