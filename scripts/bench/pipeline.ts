@@ -4,12 +4,15 @@ import { DynamoBarStore } from '#adapters/dynamo/bar-store';
 import type { TableId } from '#contracts/tables';
 import type { Trade } from '#domain/market-data/bars';
 import { encodeTradeRecord } from '#domain/market-data/trade-records';
+import type { MetricPoint } from '#runtime/metric-points';
 import { UNIVERSE_CSV } from '../lib/project.ts';
 import { parseUniverseCsv } from '../lib/universe.ts';
 import { localDocumentClient } from '../local/dynamo.ts';
+import { observeMetrics } from '../local/metric-points.ts';
 import { type LocalStack, startLocalStack } from '../local/stack.ts';
 import { localTableName } from '../local/tables.ts';
 import { lagFigures, sleep } from './harness.ts';
+import { HOP_METRICS, hopsResult } from './hops.ts';
 import { loadUrl } from './http.ts';
 import { recordMeasuredUnits } from './measured-units.ts';
 import { expectApplied, tradeCounts } from './trade-progress.ts';
@@ -186,7 +189,7 @@ async function endpoints(stack: LocalStack): Promise<BenchResult[]> {
  * Lag from a crossing trade to its in-force alert being readable at GET /alerts/in-force: 100 symbols get
  * three daily bars (an inside day, then a 2U day), then each in turn a trade above Thursday's high.
  */
-async function alertLag(stack: LocalStack): Promise<BenchResult> {
+async function alertLag(stack: LocalStack): Promise<BenchResult[]> {
   const headers = { 'X-API-Key': stack.demoKey };
   const symbols = SYMBOLS.filter((symbol) => !symbol.endsWith('!')).slice(0, 100);
   const days: [string, number[]][] = [
@@ -210,6 +213,10 @@ async function alertLag(stack: LocalStack): Promise<BenchResult> {
   );
   await stack.trades.flush();
   const lags: number[] = [];
+  const hops: MetricPoint[] = [];
+  const stopObserving = observeMetrics((point) => {
+    if (HOP_METRICS.includes(point.id)) hops.push(point);
+  });
   for (const [index, symbol] of symbols.entries()) {
     const started = performance.now();
     put(stack, [
@@ -230,10 +237,16 @@ async function alertLag(stack: LocalStack): Promise<BenchResult> {
     }, `alert probe ${symbol}`);
     lags.push(performance.now() - started);
   }
-  return {
-    name: 'Lag: crossing trade put -> its alert readable at GET /alerts/in-force',
-    figures: lagFigures(lags),
-  };
+  stopObserving();
+  return [
+    {
+      name: 'Lag: crossing trade put -> its alert readable at GET /alerts/in-force',
+      figures: lagFigures(lags),
+    },
+    hopsResult('a crossing trade to its in-force alert, 100 symbols one at a time', hops, [
+      ['trade -> alert readable at GET /alerts/in-force (the REST read, polled)', lags],
+    ]),
+  ];
 }
 
 /** Polls `check` until it holds; fails loudly after `seconds` (a probe that never lands is a failure). */
@@ -275,7 +288,7 @@ export async function benchPipeline(options: readonly string[] = []): Promise<Be
       for (const result of phase) process.stderr.write(`${result.name}: ${JSON.stringify(result.figures)}\n`);
       results.push(...phase);
     };
-    if (phases.has('alerts')) done([await alertLag(stack)]);
+    if (phases.has('alerts')) done(await alertLag(stack));
     if (phases.has('sustained')) done([await sustained(stack)]);
     if (phases.has('lag')) done([await lag(stack)]);
     if (phases.has('endpoints')) done(await endpoints(stack));

@@ -63,13 +63,13 @@ export async function benchWebSocket(): Promise<BenchResult[]> {
     await host.close();
 
     const memory = await idleMemory(stack, host, keys);
-    const results: BenchResult[] = [memory.result, await lagAlone(stack, host, trades, keys[0] ?? '')];
+    const results: BenchResult[] = [memory.result, ...(await lagAlone(stack, host, trades, keys[0] ?? ''))];
     const subscribing = performance.now();
     await host.open(stack.wsUrl, keys.slice(0, SUBSCRIBERS), SYMBOLS);
     const subscribeSeconds = (performance.now() - subscribing) / 1000;
     await quiet(stack);
     const saturated = await saturation(stack, host, trades);
-    results.push(await lagShared(stack, host, trades, saturated.quotesPerSecond), saturated.result);
+    results.push(...(await lagShared(stack, host, trades, saturated.quotesPerSecond)), saturated.result);
     const unexpectedCloses = await host.close();
     results.push({
       name: 'WebSocket path: setup, and faults over the whole run',

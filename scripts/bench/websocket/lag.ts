@@ -2,8 +2,11 @@
  * The push path's lag: from a trade's put on the trades stream to the arrival of the `quotes` message that
  * carries it, with one account subscribed and with SUBSCRIBERS accounts on the same symbols.
  */
+import type { MetricPoint } from '#runtime/metric-points';
+import { observeMetrics } from '../../local/metric-points.ts';
 import type { LocalStack } from '../../local/stack.ts';
 import { lagSummary } from '../harness.ts';
+import { HOP_METRICS, hopsResult } from '../hops.ts';
 import type { BenchResult } from '../types.ts';
 import { type ClientHost, integrityFigures } from './client-host.ts';
 import { type Collected, now } from './protocol.ts';
@@ -30,8 +33,20 @@ async function measureLag(
   host: ClientHost,
   trades: TradeSource,
   run: { tradesPerSecond: number; seconds: number },
-): Promise<{ collected: Collected; put: number; observer: number[]; all: number[]; latest: string }> {
+): Promise<{
+  collected: Collected;
+  put: number;
+  observer: number[];
+  all: number[];
+  latest: string;
+  hops: MetricPoint[];
+}> {
   await host.record(false);
+  const hops: MetricPoint[] = [];
+  let measuring = false;
+  const stopObserving = observeMetrics((point) => {
+    if (measuring && HOP_METRICS.includes(point.id)) hops.push(point);
+  });
   const started = performance.now();
   const measuredFrom = now() + LAG_WARM_UP_SECONDS * 1000;
   const totalMs = (LAG_WARM_UP_SECONDS + run.seconds) * 1000;
@@ -45,7 +60,10 @@ async function measureLag(
       while (put < Math.floor(due)) {
         traded.add(trades.putNext());
         put++;
-        if (now() >= measuredFrom) measured++;
+        if (now() >= measuredFrom) {
+          measured++;
+          measuring = true;
+        }
       }
       if (elapsed >= totalMs) {
         clearInterval(timer);
@@ -54,6 +72,7 @@ async function measureLag(
     }, 10);
   });
   await drain(stack);
+  stopObserving();
   const collected = await host.collect();
   const observer: number[] = [];
   const all: number[] = [];
@@ -69,7 +88,7 @@ async function measureLag(
     if (collected.client[index] === 0) observer.push(atMs - putAt);
   });
   const latest = `${gotLatest.size} of ${collected.clients * traded.size}`;
-  return { collected, put: measured, observer, all, latest };
+  return { collected, put: measured, observer, all, latest, hops };
 }
 
 /** One account, its own connection opened (with `key`) and closed here, at LAG_ALONE's steady rate. */
@@ -78,24 +97,29 @@ export async function lagAlone(
   host: ClientHost,
   trades: TradeSource,
   key: string,
-): Promise<BenchResult> {
+): Promise<BenchResult[]> {
   await host.open(stack.wsUrl, [key], SYMBOLS);
-  const { collected, put, observer, latest } = await measureLag(stack, host, trades, LAG_ALONE);
+  const { collected, put, observer, latest, hops } = await measureLag(stack, host, trades, LAG_ALONE);
   await host.close();
   const lag = lagSummary(observer);
-  return {
-    name: `Lag: trade put -> its quotes message at the client (1 account subscribed to 50 symbols, ${LAG_ALONE.tradesPerSecond} trades/s over them, ${LAG_ALONE.seconds} s after ${LAG_WARM_UP_SECONDS} s of warm-up)`,
-    figures: {
-      'p50 ms': lag.p50,
-      'p99 ms': lag.p99,
-      'max ms': lag.max,
-      'trades put': put,
-      // Fewer than the trades: a batch carrying two trades of a symbol writes (and pushes) only the later.
-      quotes: observer.length,
-      'symbols whose last trade arrived': latest,
-      ...integrityFigures(collected),
+  return [
+    {
+      name: `Lag: trade put -> its quotes message at the client (1 account subscribed to 50 symbols, ${LAG_ALONE.tradesPerSecond} trades/s over them, ${LAG_ALONE.seconds} s after ${LAG_WARM_UP_SECONDS} s of warm-up)`,
+      figures: {
+        'p50 ms': lag.p50,
+        'p99 ms': lag.p99,
+        'max ms': lag.max,
+        'trades put': put,
+        // Fewer than the trades: a batch carrying two trades of a symbol writes (and pushes) only the later.
+        quotes: observer.length,
+        'symbols whose last trade arrived': latest,
+        ...integrityFigures(collected),
+      },
     },
-  };
+    hopsResult(`quotes, 1 account, ${LAG_ALONE.tradesPerSecond} trades/s`, hops, [
+      ['trade -> message at the client (the gateway, the socket)', observer],
+    ]),
+  ];
 }
 
 /**
@@ -107,16 +131,16 @@ export async function lagShared(
   host: ClientHost,
   trades: TradeSource,
   saturationQuotesPerSecond: number,
-): Promise<BenchResult> {
+): Promise<BenchResult[]> {
   const tradesPerSecond = Math.max(
     0.2,
     Number((saturationQuotesPerSecond * LAG_SHARED.shareOfSaturation).toFixed(1)),
   );
   const run = { tradesPerSecond, seconds: LAG_SHARED.seconds };
-  const { collected, put, observer, all, latest } = await measureLag(stack, host, trades, run);
+  const { collected, put, observer, all, latest, hops } = await measureLag(stack, host, trades, run);
   const atObserver = lagSummary(observer);
   const atAll = lagSummary(all);
-  return {
+  const shared: BenchResult = {
     name: `Lag: trade put -> its quotes message (${SUBSCRIBERS} accounts, each subscribed to the same 50 symbols, ${tradesPerSecond} trades/s over them = ${LAG_SHARED.shareOfSaturation * 100}% of the saturation rate, ${LAG_SHARED.seconds} s after ${LAG_WARM_UP_SECONDS} s of warm-up)`,
     figures: {
       'p50 ms (every message)': atAll.p50,
@@ -131,4 +155,10 @@ export async function lagShared(
       ...integrityFigures(collected),
     },
   };
+  return [
+    shared,
+    hopsResult(`quotes, ${SUBSCRIBERS} accounts, ${tradesPerSecond} trades/s`, hops, [
+      ['trade -> message at the client (the gateway, the socket)', all],
+    ]),
+  ];
 }
