@@ -217,14 +217,15 @@ async function alertLag(stack: LocalStack): Promise<BenchResult[]> {
   const stopObserving = observeMetrics((point) => {
     if (HOP_METRICS.includes(point.id)) hops.push(point);
   });
-  for (const [index, symbol] of symbols.entries()) {
+  for (const symbol of symbols) {
     const started = performance.now();
     put(stack, [
       {
         symbol,
         price: 104.5,
         size: 1,
-        timestamp: Date.parse('2024-11-22T14:40:00Z') + index,
+        // Stamped now on the stack's clock (that Friday): the hops are timed from the trade's time.
+        timestamp: stack.nowMs(),
         tradeId: 'crossing',
       },
     ]);

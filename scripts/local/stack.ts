@@ -83,6 +83,8 @@ export interface LocalStack {
   /** The WebSocket API, on the REST port. */
   readonly wsUrl: string;
   readonly dynamoEndpoint: string;
+  /** The service clock every handler of the stack reads, Unix ms. */
+  nowMs(): number;
   /** DynamoDB API calls served so far. */
   dynamoRequestCount(): Promise<number>;
   /** Writes answered with an injected throttling error so far (0 without `dynamoFaults`). */
@@ -456,6 +458,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     restUrl,
     wsUrl,
     dynamoEndpoint: dynamo.endpoint,
+    nowMs,
     dynamoRequestCount: dynamo.requestCount,
     demoKey,
     seeded,

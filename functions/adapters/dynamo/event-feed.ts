@@ -112,13 +112,17 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
           `could not reserve ids in feed ${this.feedName} after ${MAX_RESERVE_ATTEMPTS} attempts`,
         );
       const lastId = await this.committedThrough();
-      const reserved = await this.readBlock(lastId + 1);
+      // Every block up to lastId is complete, so its events' once-key records are there to be read, at once
+      // with the look past the head: when a block is found there, it is completed and all is read again.
+      const [reserved, notAppended] = await Promise.all([
+        this.readBlock(lastId + 1),
+        this.notAppended(pending),
+      ]);
       if (reserved !== undefined) {
         await this.completeOnceDue(reserved);
         continue;
       }
-      // Every block up to lastId is complete, so its events' once-key records are there to be read.
-      pending = await this.notAppended(pending);
+      pending = notAppended;
       const events = this.firstBlockOf(pending);
       if (events.length === 0) break;
       const block: Block<Body> = {
