@@ -45,10 +45,11 @@ export interface DeadLetter {
 }
 
 /**
- * Shorter than Lambda's one-second window: the local stack answers a replay's request once its trades are
- * ingested, and tests and demos should not wait a second per batch.
+ * Shorter than Lambda's one-second window: a few milliseconds let the trades of one put (a simulator tick, a
+ * replay's request) share a batch, and a trade reaches its candle, quote and alert without waiting for a
+ * window (docs/benchmarks.md#the-latency-budget-hop-by-hop). Under a backlog, batches are full either way.
  */
-const LOCAL_BATCH_WINDOW_MS = 100;
+const LOCAL_BATCH_WINDOW_MS = 10;
 
 /**
  * How many records the local stream holds waiting for the ingest handler (docs/replay.md#back-pressure): a
