@@ -189,15 +189,17 @@ export class InMemoryBarStore implements BarStore {
 export class InMemoryLedgerStore<Pending = unknown> implements LedgerStore<Pending> {
   readonly ledgers = new Map<string, VersionedLedger<Pending>>();
 
+  /** A copy, as storage gives: a reader that changes what it read changes nothing stored. */
   async get(symbol: string) {
-    return this.ledgers.get(symbol);
+    const found = this.ledgers.get(symbol);
+    return found && structuredClone(found);
   }
 
   async getMany(symbols: readonly string[]) {
     return new Map(
       symbols.flatMap((symbol) => {
         const found = this.ledgers.get(symbol);
-        return found ? [[symbol, found] as const] : [];
+        return found ? [[symbol, structuredClone(found)] as const] : [];
       }),
     );
   }
