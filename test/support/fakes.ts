@@ -215,6 +215,14 @@ export class InMemoryLedgerStore<Pending = unknown> implements LedgerStore<Pendi
   }
 }
 
+/** Whether `body` passes a read's `bodyMatch`: each named field holds one of its values. */
+function matches(body: unknown, bodyMatch: FeedReadQuery<unknown>['bodyMatch'] = {}): boolean {
+  const fields = body as Record<string, unknown>;
+  return Object.entries(bodyMatch).every(
+    ([field, values]) => values.length === 0 || values.includes(fields[field] as string | number),
+  );
+}
+
 export class InMemoryEventFeed<Body> implements EventFeed<Body> {
   readonly events: (StoredEvent<Body> & { symbol?: string })[] = [];
   private readonly keys = new Set<string>();
@@ -243,9 +251,10 @@ export class InMemoryEventFeed<Body> implements EventFeed<Body> {
       .slice(0, query.maxExamined);
     const events: StoredEvent<Body>[] = [];
     let lastExaminedId: number | undefined;
-    for (const event of examined) {
+    for (const { symbol: _symbol, ...event } of examined) {
       lastExaminedId = event.id;
-      if (event.triggeredAtMs >= query.fromMs && query.accept(event)) events.push(event);
+      if (event.triggeredAtMs >= query.fromMs && matches(event.body, query.bodyMatch) && query.accept(event))
+        events.push(event);
       if (events.length === query.limit) break;
     }
     return { events, ...(lastExaminedId === undefined ? {} : { lastExaminedId }) };
@@ -256,9 +265,11 @@ export class InMemoryEventFeed<Body> implements EventFeed<Body> {
   }
 
   async readBySymbol(symbol: string, fromMs: number, toMs: number) {
-    return this.events.filter(
-      (event) => event.symbol === symbol && event.triggeredAtMs >= fromMs && event.triggeredAtMs <= toMs,
-    );
+    return this.events
+      .filter(
+        (event) => event.symbol === symbol && event.triggeredAtMs >= fromMs && event.triggeredAtMs <= toMs,
+      )
+      .map(({ symbol: _symbol, ...event }) => event);
   }
 }
 

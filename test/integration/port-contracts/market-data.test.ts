@@ -6,7 +6,14 @@ import { DynamoPriceStore } from '#adapters/dynamo/price-store';
 import { DynamoTradeLog } from '#adapters/dynamo/trade-log';
 import type { Bar } from '#domain/market-data/bars';
 import type { SymbolLedger } from '#domain/market-data/ledger';
-import type { TradeLogEntry } from '#domain/market-data/ports';
+import type {
+  BarStore,
+  InstrumentCatalog,
+  LedgerStore,
+  PriceStore,
+  SessionTradeLog,
+  TradeLogEntry,
+} from '#domain/market-data/ports';
 import type { SymbolPrice } from '#domain/market-data/prices';
 import { compactLogEntry } from '#domain/market-data/trade-log';
 import type { CommittedWrites } from '#use-cases/ingest-trades';
@@ -73,7 +80,7 @@ function pending(symbol: string): CommittedWrites {
 }
 
 describe.each(
-  implementations(
+  implementations<LedgerStore<CommittedWrites>>(
     () => new InMemoryLedgerStore<CommittedWrites>(),
     async ({ client, table }) => new DynamoLedgerStore<CommittedWrites>(client, await table('ledgers')),
   ),
@@ -146,7 +153,7 @@ function price(symbol: string, timestamp: number, tradeId: string, value = 100):
 }
 
 describe.each(
-  implementations(
+  implementations<PriceStore>(
     () => new InMemoryPriceStore(),
     async ({ client, table }) => new DynamoPriceStore(client, await table('prices')),
   ),
@@ -193,7 +200,7 @@ describe.each(
 });
 
 describe.each(
-  implementations(
+  implementations<BarStore>(
     () => new InMemoryBarStore(),
     async ({ client, table }) => new DynamoBarStore(client, await table('bars')),
   ),
@@ -280,7 +287,7 @@ function logEntry(symbol: string, minute: number, version: number, overrides: Pa
 }
 
 describe.each(
-  implementations(
+  implementations<SessionTradeLog>(
     () => new InMemoryTradeLog(),
     async ({ client, table }) => new DynamoTradeLog(client, await table('tradeLog')),
   ),
@@ -333,7 +340,7 @@ describe.each(
 });
 
 describe.each(
-  implementations(
+  implementations<InstrumentCatalog>(
     () => new InMemoryInstrumentCatalog(),
     async ({ client, table }) => new DynamoInstrumentCatalog(client, await table('instruments')),
   ),
