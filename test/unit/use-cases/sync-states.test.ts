@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { Trade } from '#domain/market-data/bars';
 import { foldTrades } from '#domain/strat/trade-fold';
 import { reconcileSetupRows, syncStates } from '#use-cases/sync-states';
 import { trade, tradeIds } from '../../support/builders.ts';
