@@ -43,7 +43,7 @@ export class InMemoryInstrumentCatalog implements InstrumentCatalog {
   }
 
   async getMany(symbols: readonly string[]) {
-    return symbols.flatMap((symbol) => this.bySymbol.get(symbol) ?? []);
+    return [...new Set(symbols)].flatMap((symbol) => this.bySymbol.get(symbol) ?? []);
   }
 
   async list(filter: { search?: string; limit: number; after?: string }) {
@@ -120,7 +120,7 @@ export class InMemoryPriceStore implements PriceStore {
   readonly prices = new Map<string, SymbolPrice>();
 
   async getMany(symbols: readonly string[]) {
-    return symbols.flatMap((symbol) => this.prices.get(symbol) ?? []);
+    return [...new Set(symbols)].flatMap((symbol) => this.prices.get(symbol) ?? []);
   }
 
   async putMany(prices: readonly SymbolPrice[]) {
@@ -285,9 +285,14 @@ export class InMemoryStateStore implements StateStore {
     );
   }
 
+  /** One state after the other, as DynamoDB's conditional puts land: of one symbol's, the newest stays. */
   async putNewer(states: readonly StoredState[]) {
-    const written = states.filter((state) => supersedes(state, this.states.get(state.symbol)));
-    for (const state of written) this.states.set(state.symbol, state);
+    const written: StoredState[] = [];
+    for (const state of states) {
+      if (!supersedes(state, this.states.get(state.symbol))) continue;
+      this.states.set(state.symbol, state);
+      written.push(state);
+    }
     return written;
   }
 }

@@ -85,6 +85,15 @@ describe.each(
     async ({ client, table }) => new DynamoLedgerStore<CommittedWrites>(client, await table('ledgers')),
   ),
 )('LedgerStore: $name', ({ create }) => {
+  it('reads many ledgers at once, a symbol asked for twice once', async () => {
+    const ledgers = await create();
+    const symbols = Array.from({ length: 120 }, (_, n) => `S${String(n).padStart(3, '0')}`);
+    await Promise.all(symbols.map((symbol) => ledgers.put(ledger(symbol), undefined)));
+    const found = await ledgers.getMany(['S000', ...symbols, 'AAPL', 'S119']);
+    expect([...found.keys()].sort()).toEqual(symbols);
+    expect(found.get('S119')).toEqual({ ledger: ledger('S119'), version: 0 });
+  });
+
   it('has no ledger of a symbol never put, alone or among others', async () => {
     const ledgers = await create();
     await ledgers.put(ledger('AAPL'), undefined);
@@ -171,6 +180,16 @@ describe.each(
     expect(await prices.getMany([])).toEqual([]);
   });
 
+  it('keeps the latest of two prices of one symbol in one write, whatever their order', async () => {
+    const prices = await create();
+    await prices.putMany([price('AAPL', minuteMs + 1, 'a2', 101), price('AAPL', minuteMs, 'a1', 100)]);
+    await prices.putMany([price('MSFT', minuteMs, 'm1', 100), price('MSFT', minuteMs + 1, 'm2', 101)]);
+    expect(sorted(await prices.getMany(['AAPL', 'MSFT', 'AAPL']))).toEqual([
+      price('AAPL', minuteMs + 1, 'a2', 101),
+      price('MSFT', minuteMs + 1, 'm2', 101),
+    ]);
+  });
+
   it('never moves a price back: a write of an earlier trade changes nothing, a later or equal one lands', async () => {
     const prices = await create();
     await prices.putMany([price('AAPL', minuteMs, 'a2', 101)]);
@@ -232,6 +251,33 @@ describe.each(
     const series = { symbol: 'AAPL', interval: '1d' } as const;
     expect(await bars.query(series, { limit: 3 })).toEqual(days(8).slice(5));
     expect(await bars.query(series, { toTime: first + 4 * day, limit: 2 })).toEqual(days(5).slice(3));
+  });
+
+  it('refuses a range whose start is after its end', async () => {
+    const bars = await create();
+    await expect(
+      bars.query({ symbol: 'AAPL', interval: '1d' }, { fromTime: first + day, toTime: first, limit: 10 }),
+    ).rejects.toThrow();
+  });
+
+  it('keeps the last of two bars of one time put in one write, and removes one named twice', async () => {
+    const bars = await create();
+    await bars.putMany([
+      { symbol: 'AAPL', interval: '1d', bar: bar(first, 100) },
+      { symbol: 'AAPL', interval: '1d', bar: bar(first, 105) },
+      { symbol: 'AAPL', interval: '1d', bar: bar(first + day, 106) },
+    ]);
+    expect(await bars.query({ symbol: 'AAPL', interval: '1d' }, { limit: 10 })).toEqual([
+      bar(first, 105),
+      bar(first + day, 106),
+    ]);
+    await bars.deleteMany([
+      { symbol: 'AAPL', interval: '1d', time: first },
+      { symbol: 'AAPL', interval: '1d', time: first },
+    ]);
+    expect(await bars.query({ symbol: 'AAPL', interval: '1d' }, { limit: 10 })).toEqual([
+      bar(first + day, 106),
+    ]);
   });
 
   it('replaces a bar put again at the same time', async () => {
@@ -353,7 +399,7 @@ describe.each(
     await catalog.putAll(symbols.map((symbol) => instrument(symbol)));
     expect(await catalog.get('AAPL')).toEqual(instrument('AAPL'));
     expect(await catalog.get('GOOG')).toBeUndefined();
-    expect(sorted(await catalog.getMany(['NVDA', 'GOOG', 'AAPL']))).toEqual(['AAPL', 'NVDA']);
+    expect(sorted(await catalog.getMany(['NVDA', 'GOOG', 'AAPL', 'NVDA']))).toEqual(['AAPL', 'NVDA']);
     expect(await catalog.getMany([])).toEqual([]);
   });
 

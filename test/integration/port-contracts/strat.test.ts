@@ -249,6 +249,15 @@ describe.each(
     expect(found.get('MSFT')).toEqual(state('MSFT', 5, firstMs));
   });
 
+  it('keeps the newest of two states of one symbol in one write, whatever their order', async () => {
+    const states = await create();
+    await states.putNewer([state('AAPL', 6, firstMs), state('AAPL', 5, firstMs + 1)]);
+    await states.putNewer([state('MSFT', 5, firstMs), state('MSFT', 5, firstMs + 1)]);
+    const found = await states.getMany(['AAPL', 'MSFT', 'AAPL']);
+    expect(found.get('AAPL')).toEqual(state('AAPL', 6, firstMs));
+    expect(found.get('MSFT')).toEqual(state('MSFT', 5, firstMs + 1));
+  });
+
   it('replaces a state stored without a version, and refuses one without over one with', async () => {
     const states = await create();
     await states.putNewer([state('AAPL', undefined, firstMs), state('MSFT', 0, firstMs)]);
@@ -293,6 +302,22 @@ describe.each(
       'NVDA',
     ]);
     expect(await setups.list('D', 10, { symbol: 'NVDA', inclusive: false })).toEqual([]);
+  });
+
+  it('writes a row named twice in one write once: the last put, a remove named twice', async () => {
+    const setups = await create();
+    await setups.write({
+      put: [setupRow('AAPL', 'D'), setupRow('AAPL', 'D', '2D-2U'), setupRow('MSFT', 'D')],
+      remove: [],
+    });
+    await setups.write({
+      put: [],
+      remove: [
+        { symbol: 'MSFT', timeframe: 'D' },
+        { symbol: 'MSFT', timeframe: 'D' },
+      ],
+    });
+    expect(await setups.list('D', 10)).toEqual([setupRow('AAPL', 'D', '2D-2U')]);
   });
 
   it('replaces a row put again and removes rows, a row that is gone too', async () => {
