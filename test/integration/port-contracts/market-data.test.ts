@@ -140,6 +140,16 @@ describe.each(
     expect(await ledgers.get('AAPL')).toEqual({ ledger: ledger('AAPL', won), version: 1 });
   });
 
+  it('of two writers creating one ledger, lets exactly one write', async () => {
+    const ledgers = await create();
+    const results = await Promise.all([
+      ledgers.put(ledger('AAPL', 101), undefined),
+      ledgers.put(ledger('AAPL', 102), undefined),
+    ]);
+    expect(results.filter(Boolean)).toHaveLength(1);
+    expect(await ledgers.get('AAPL')).toEqual({ ledger: ledger('AAPL', results[0] ? 101 : 102), version: 0 });
+  });
+
   it('stores what was put, not what its writer or a reader changes afterwards', async () => {
     const ledgers = await create();
     const written = ledger('AAPL');
@@ -416,6 +426,18 @@ describe.each(
     expect(await listed({ limit: 2, search: 'M', after: 'AMD' })).toEqual(['AMZN', 'META']);
     expect(await listed({ limit: 100, search: 'ZZ' })).toEqual([]);
     expect(await listed({ limit: 100, after: 'NVDA' })).toEqual([]);
+  });
+
+  it('finds the few matches of a search in a long listing', async () => {
+    const catalog = await create();
+    const many = Array.from({ length: 1_050 }, (_, n) => `A${String(n).padStart(4, '0')}`);
+    await catalog.putAll([...many, 'ZQX1', 'ZQX2', 'ZQX3'].map((symbol) => instrument(symbol)));
+    const listed = async (filter: { search?: string; limit: number; after?: string }) =>
+      (await catalog.list(filter)).map(({ symbol }) => symbol);
+    expect(await listed({ limit: 2, search: 'QX' })).toEqual(['ZQX1', 'ZQX2']);
+    expect(await listed({ limit: 2, search: 'QX', after: 'ZQX2' })).toEqual(['ZQX3']);
+    expect(await listed({ limit: 3, search: '1049' })).toEqual(['A1049']);
+    expect(await listed({ limit: 1_020 })).toEqual(many.slice(0, 1_020));
   });
 
   it('replaces an instrument put again', async () => {

@@ -128,6 +128,27 @@ describe.each(
     expect(page.lastExaminedId).toBe(7);
   });
 
+  it('reads on past a storage page until `limit`, `maxExamined` or the feed’s end', async () => {
+    const feed = await create();
+    await feed.append(Array.from({ length: 600 }, (_, n) => event(n + 1)));
+    const last = await feed.read(query({ maxExamined: 2_000, accept: ({ body }) => body.n % 300 === 0 }));
+    expect(last).toEqual({
+      events: [300, 600].map((n) => ({
+        id: n,
+        triggeredAtMs: event(n).triggeredAtMs,
+        body: event(n).body,
+      })),
+      lastExaminedId: 600,
+    });
+    expect(await feed.read(query({ maxExamined: 550, accept: () => false }))).toEqual({
+      events: [],
+      lastExaminedId: 550,
+    });
+    const page = await feed.read(query({ sinceId: 450, limit: 100 }));
+    expect(ids(page.events)).toEqual(Array.from({ length: 100 }, (_, n) => 451 + n));
+    expect(page.lastExaminedId).toBe(550);
+  });
+
   it('reads with `bodyMatch` what `accept` alone would give', async () => {
     const feed = await create();
     await feed.append(

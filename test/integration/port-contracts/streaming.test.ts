@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { DynamoConnectionStore } from '#adapters/dynamo/connection-store';
+import { DynamoMessageRate } from '#adapters/dynamo/message-rate';
 import { DynamoSubscriptionStore } from '#adapters/dynamo/subscription-store';
+import { CLIENT_MESSAGE_RATE } from '#contracts/websocket';
 import type {
   ConnectionRecord,
   ConnectionStore,
+  MessageRateLimiter,
   Subscription,
   SubscriptionStore,
 } from '#domain/streaming/ports';
@@ -11,6 +14,7 @@ import { usePortImplementations } from '../../support/port-contracts.ts';
 import {
   connectionRecord,
   InMemoryConnectionStore,
+  InMemoryMessageRate,
   InMemorySubscriptionStore,
 } from '../../support/websocket-fakes.ts';
 
@@ -134,5 +138,31 @@ describe.each(
     expect(await subscriptions.subscribersOf({ channel: 'quotes', symbol: 'AAPL' })).toEqual([
       subscriber('c2'),
     ]);
+  });
+});
+
+describe.each(
+  implementations<MessageRateLimiter>(
+    () => new InMemoryMessageRate(),
+    async ({ client, table }) => new DynamoMessageRate(client, await table('subscriptions')),
+  ),
+)('MessageRateLimiter: $name', ({ create }) => {
+  const windowMs = CLIENT_MESSAGE_RATE.windowSeconds * 1_000;
+  const windowStart = Math.ceil(Date.parse('2024-11-26T15:00:00Z') / windowMs) * windowMs;
+
+  it('counts a connection’s messages in a window, this one included, and starts again in the next', async () => {
+    const rate = await create();
+    expect(await rate.count('c1', windowStart)).toBe(1);
+    expect(await rate.count('c1', windowStart + 1)).toBe(2);
+    expect(await rate.count('c1', windowStart + windowMs - 1)).toBe(3);
+    expect(await rate.count('c1', windowStart + windowMs)).toBe(1);
+    expect(await rate.count('c1', windowStart + 3 * windowMs)).toBe(1);
+  });
+
+  it('counts each connection apart, and every one of concurrent messages', async () => {
+    const rate = await create();
+    const counts = await Promise.all(Array.from({ length: 5 }, () => rate.count('c1', windowStart)));
+    expect([...counts].sort()).toEqual([1, 2, 3, 4, 5]);
+    expect(await rate.count('c2', windowStart)).toBe(1);
   });
 });
