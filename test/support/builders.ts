@@ -1,5 +1,6 @@
 import { beforeEach } from 'vitest';
 import type { Trade } from '#domain/market-data/bars';
+import type { Instrument } from '#domain/market-data/instruments';
 
 /**
  * Test builders of domain values, one of each: tests state what matters to them and take the rest from here.
@@ -48,5 +49,19 @@ export function trade(at: string | number, price: number, options: TradeOptions)
     timestamp: typeof at === 'string' ? Date.parse(at) : at,
     tradeId: options.tradeId ?? options.ids(),
     ...(options.volumeOnly === undefined ? {} : { volumeOnly: options.volumeOnly }),
+  };
+}
+
+/** A listed common stock of `symbol`, with `overrides`. */
+export function instrument(symbol: string, overrides: Partial<Instrument> = {}): Instrument {
+  return {
+    symbol,
+    name: `${symbol} Inc.`,
+    market: 'stocks',
+    exchange: 'NYSE',
+    type: 'CS',
+    sector: 'Industrials',
+    active: true,
+    ...overrides,
   };
 }

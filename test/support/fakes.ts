@@ -97,19 +97,6 @@ export class InMemoryAccountStore implements AccountStore {
   }
 }
 
-export function instrument(symbol: string, overrides: Partial<Instrument> = {}): Instrument {
-  return {
-    symbol,
-    name: `${symbol} Inc.`,
-    market: 'stocks',
-    exchange: 'NYSE',
-    type: 'CS',
-    sector: 'Industrials',
-    active: true,
-    ...overrides,
-  };
-}
-
 /** A deterministic stand-in for crypto.randomBytes: bytes counting up from `seed`. */
 export function countingBytes(seed = 0) {
   let next = seed;

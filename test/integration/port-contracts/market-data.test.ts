@@ -17,13 +17,13 @@ import type {
 import type { SymbolPrice } from '#domain/market-data/prices';
 import { compactLogEntry } from '#domain/market-data/trade-log';
 import type { CommittedWrites } from '#use-cases/ingest-trades';
+import { instrument } from '../../support/builders.ts';
 import {
   InMemoryBarStore,
   InMemoryInstrumentCatalog,
   InMemoryLedgerStore,
   InMemoryPriceStore,
   InMemoryTradeLog,
-  instrument,
 } from '../../support/fakes.ts';
 import { usePortImplementations } from '../../support/port-contracts.ts';
 
