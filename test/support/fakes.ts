@@ -43,7 +43,7 @@ export class InMemoryInstrumentCatalog implements InstrumentCatalog {
   }
 
   async getMany(symbols: readonly string[]) {
-    return symbols.flatMap((symbol) => this.bySymbol.get(symbol) ?? []);
+    return [...new Set(symbols)].flatMap((symbol) => this.bySymbol.get(symbol) ?? []);
   }
 
   async list(filter: { search?: string; limit: number; after?: string }) {
@@ -97,19 +97,6 @@ export class InMemoryAccountStore implements AccountStore {
   }
 }
 
-export function instrument(symbol: string, overrides: Partial<Instrument> = {}): Instrument {
-  return {
-    symbol,
-    name: `${symbol} Inc.`,
-    market: 'stocks',
-    exchange: 'NYSE',
-    type: 'CS',
-    sector: 'Industrials',
-    active: true,
-    ...overrides,
-  };
-}
-
 /** A deterministic stand-in for crypto.randomBytes: bytes counting up from `seed`. */
 export function countingBytes(seed = 0) {
   let next = seed;
@@ -120,7 +107,7 @@ export class InMemoryPriceStore implements PriceStore {
   readonly prices = new Map<string, SymbolPrice>();
 
   async getMany(symbols: readonly string[]) {
-    return symbols.flatMap((symbol) => this.prices.get(symbol) ?? []);
+    return [...new Set(symbols)].flatMap((symbol) => this.prices.get(symbol) ?? []);
   }
 
   async putMany(prices: readonly SymbolPrice[]) {
@@ -189,15 +176,17 @@ export class InMemoryBarStore implements BarStore {
 export class InMemoryLedgerStore<Pending = unknown> implements LedgerStore<Pending> {
   readonly ledgers = new Map<string, VersionedLedger<Pending>>();
 
+  /** A copy, as storage gives: a reader that changes what it read changes nothing stored. */
   async get(symbol: string) {
-    return this.ledgers.get(symbol);
+    const found = this.ledgers.get(symbol);
+    return found && structuredClone(found);
   }
 
   async getMany(symbols: readonly string[]) {
     return new Map(
       symbols.flatMap((symbol) => {
         const found = this.ledgers.get(symbol);
-        return found ? [[symbol, found] as const] : [];
+        return found ? [[symbol, structuredClone(found)] as const] : [];
       }),
     );
   }
@@ -211,6 +200,14 @@ export class InMemoryLedgerStore<Pending = unknown> implements LedgerStore<Pendi
     });
     return true;
   }
+}
+
+/** Whether `body` passes a read's `bodyMatch`: each named field holds one of its values. */
+function matches(body: unknown, bodyMatch: FeedReadQuery<unknown>['bodyMatch'] = {}): boolean {
+  const fields = body as Record<string, unknown>;
+  return Object.entries(bodyMatch).every(
+    ([field, values]) => values.length === 0 || values.includes(fields[field] as string | number),
+  );
 }
 
 export class InMemoryEventFeed<Body> implements EventFeed<Body> {
@@ -241,9 +238,10 @@ export class InMemoryEventFeed<Body> implements EventFeed<Body> {
       .slice(0, query.maxExamined);
     const events: StoredEvent<Body>[] = [];
     let lastExaminedId: number | undefined;
-    for (const event of examined) {
+    for (const { symbol: _symbol, ...event } of examined) {
       lastExaminedId = event.id;
-      if (event.triggeredAtMs >= query.fromMs && query.accept(event)) events.push(event);
+      if (event.triggeredAtMs >= query.fromMs && matches(event.body, query.bodyMatch) && query.accept(event))
+        events.push(event);
       if (events.length === query.limit) break;
     }
     return { events, ...(lastExaminedId === undefined ? {} : { lastExaminedId }) };
@@ -254,9 +252,11 @@ export class InMemoryEventFeed<Body> implements EventFeed<Body> {
   }
 
   async readBySymbol(symbol: string, fromMs: number, toMs: number) {
-    return this.events.filter(
-      (event) => event.symbol === symbol && event.triggeredAtMs >= fromMs && event.triggeredAtMs <= toMs,
-    );
+    return this.events
+      .filter(
+        (event) => event.symbol === symbol && event.triggeredAtMs >= fromMs && event.triggeredAtMs <= toMs,
+      )
+      .map(({ symbol: _symbol, ...event }) => event);
   }
 }
 
@@ -272,9 +272,14 @@ export class InMemoryStateStore implements StateStore {
     );
   }
 
+  /** One state after the other, as DynamoDB's conditional puts land: of one symbol's, the newest stays. */
   async putNewer(states: readonly StoredState[]) {
-    const written = states.filter((state) => supersedes(state, this.states.get(state.symbol)));
-    for (const state of written) this.states.set(state.symbol, state);
+    const written: StoredState[] = [];
+    for (const state of states) {
+      if (!supersedes(state, this.states.get(state.symbol))) continue;
+      this.states.set(state.symbol, state);
+      written.push(state);
+    }
     return written;
   }
 }

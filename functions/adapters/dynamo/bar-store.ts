@@ -1,7 +1,7 @@
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Bar } from '#domain/market-data/bars';
 import type { BarStore, Series } from '#domain/market-data/ports';
-import { batchDeleteAll, batchPutAll } from './batch.ts';
+import { batchDeleteAll, batchPutAll, lastOfEachKey } from './batch.ts';
 
 /** A series' partition key: `AAPL#1d`. */
 export function seriesKey({ symbol, interval }: Series): string {
@@ -48,11 +48,12 @@ export class DynamoBarStore implements BarStore {
     return newestFirst.reverse();
   }
 
+  /** A bar put twice in one call is written once, as the later one. */
   async putMany(bars: readonly (Series & { bar: Bar })[]): Promise<void> {
     await batchPutAll(
       this.client,
       this.tableName,
-      bars.map((entry) => ({
+      lastOfEachKey(bars, (entry) => `${seriesKey(entry)}#${entry.bar.time}`).map((entry) => ({
         series: seriesKey(entry),
         ...toBar(entry.bar as unknown as Record<string, unknown>),
       })),

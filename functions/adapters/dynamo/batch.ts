@@ -27,7 +27,21 @@ function chunk<T>(values: readonly T[], size: number): T[][] {
 const pause = (attempt: number) =>
   new Promise((resolve) => setTimeout(resolve, backoffDelayMs(attempt, Math.random(), RETRY_BACKOFF)));
 
-/** Reads every key, 100 per call in parallel, retrying what DynamoDB leaves unprocessed. */
+/**
+ * The items, each key once: the last item of a key where it comes more than once (a batch that repeats a key
+ * is refused whole by DynamoDB, and two chunks with one key would race). `keyOf` names an item's key.
+ */
+export function lastOfEachKey<T>(items: readonly T[], keyOf: (item: T) => string): T[] {
+  return [...new Map(items.map((item) => [keyOf(item), item])).values()];
+}
+
+/** A key's identity: its attributes in a fixed order. */
+const keyIdentity = (key: Item) => JSON.stringify(Object.entries(key).sort(([a], [b]) => (a < b ? -1 : 1)));
+
+/**
+ * Reads every key (a key asked for twice is read once), 100 per call in parallel, retrying what DynamoDB
+ * leaves unprocessed.
+ */
 export async function batchGetAll(
   client: DynamoDBDocumentClient,
   table: string,
@@ -35,7 +49,7 @@ export async function batchGetAll(
   options: { consistent?: boolean } = {},
 ) {
   const pages = await Promise.all(
-    chunk(keys, MAX_GET_KEYS).map(async (keysOfChunk) => {
+    chunk(lastOfEachKey(keys, keyIdentity), MAX_GET_KEYS).map(async (keysOfChunk) => {
       const items: Item[] = [];
       let pending: Item[] = keysOfChunk;
       for (let attempt = 0; pending.length > 0; attempt++) {
@@ -83,7 +97,10 @@ async function batchWriteAll(
   );
 }
 
-/** Writes every item (absolute values: a retry writes the same), `concurrency` calls at once (default 4). */
+/**
+ * Writes every item (absolute values: a retry writes the same), `concurrency` calls at once (default 4). The
+ * items must not repeat a key (lastOfEachKey): DynamoDB refuses such a batch.
+ */
 export function batchPutAll(
   client: DynamoDBDocumentClient,
   table: string,
@@ -98,11 +115,11 @@ export function batchPutAll(
   );
 }
 
-/** Deletes every key. */
+/** Deletes every key (a key named twice once). */
 export function batchDeleteAll(client: DynamoDBDocumentClient, table: string, keys: readonly Item[]) {
   return batchWriteAll(
     client,
     table,
-    keys.map((key) => ({ DeleteRequest: { Key: key } })),
+    lastOfEachKey(keys, keyIdentity).map((key) => ({ DeleteRequest: { Key: key } })),
   );
 }

@@ -3,8 +3,9 @@ import { type DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/
 import pLimit from 'p-limit';
 import type { SetupStore, StateStore, StoredState } from '#domain/strat/ports';
 import type { SetupRow } from '#domain/strat/setups';
+import { setupRowKey } from '#domain/strat/stored-states';
 import type { Timeframe } from '#domain/strat/timeframes';
-import { batchDeleteAll, batchGetAll, batchPutAll } from './batch.ts';
+import { batchDeleteAll, batchGetAll, batchPutAll, lastOfEachKey } from './batch.ts';
 
 /** Conditional puts in flight at once (a batch write cannot carry a condition). */
 const PUT_CONCURRENCY = 16;
@@ -92,7 +93,7 @@ export class DynamoSetupStore implements SetupStore {
     readonly remove: readonly Pick<SetupRow, 'symbol' | 'timeframe'>[];
   }): Promise<void> {
     await Promise.all([
-      batchPutAll(this.client, this.tableName, changes.put),
+      batchPutAll(this.client, this.tableName, lastOfEachKey(changes.put, setupRowKey)),
       batchDeleteAll(
         this.client,
         this.tableName,

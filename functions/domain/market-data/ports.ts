@@ -16,8 +16,10 @@ export interface InstrumentCatalog {
   get(symbol: string): Promise<Instrument | undefined>;
   /** The instruments among `symbols` that exist, in no particular order. */
   getMany(symbols: readonly string[]): Promise<Instrument[]>;
-  /** At most `limit` instruments in symbol order whose symbol contains `search` (already upper-cased). */
-  /** The listing in symbol order: symbols containing `search`, after `after` (exclusive), at most `limit`. */
+  /**
+   * The listing in symbol order: symbols containing `search` (already upper-cased), after `after` (exclusive),
+   * at most `limit`.
+   */
   list(filter: {
     readonly search?: string;
     readonly limit: number;

@@ -26,7 +26,6 @@ export interface StateStore {
 
 /** Setup rows by timeframe, in symbol order. */
 export interface SetupStore {
-  /** At most `limit` rows of the timeframe, in symbol order. */
   /**
    * A timeframe's rows in symbol order, at most `limit`; with `from`, only those after its symbol (or from
    * it, when `inclusive`).

@@ -2,19 +2,16 @@ import { describe, expect, it } from 'vitest';
 import type { StreamItem, Trade, TradeAmendment } from '#domain/market-data/bars';
 import type { Interval } from '#domain/market-data/intervals';
 import { ITEMS_PER_COMMIT, ingestTrades } from '#use-cases/ingest-trades';
+import { perTestTradeIds, trade } from '../../support/builders.ts';
 import { inMemoryIngestPorts } from '../../support/fakes.ts';
 
 /** Tuesday 2024-11-26, open 14:30Z; the stores' clock is its close. */
 const open = Date.parse('2024-11-26T14:30:00Z');
 const MINUTE = 60_000;
-let nextId = 0;
-const trade = (minute: number, price: number, size = 100, offsetMs = 0): Trade => ({
-  symbol: 'AAPL',
-  price,
-  size,
-  timestamp: open + minute * MINUTE + offsetMs,
-  tradeId: `t${String(++nextId).padStart(5, '0')}`,
-});
+/** The instant `offsetMs` into the session's `index`th minute. */
+const minute = (index: number, offsetMs = 0) => open + index * MINUTE + offsetMs;
+/** Trade ids, counted from the start in every test. */
+const ids = perTestTradeIds({ prefix: 't', width: 5 });
 const cancel = (original: Trade): TradeAmendment => ({
   symbol: 'AAPL',
   amends: original.tradeId,
@@ -52,8 +49,12 @@ async function ingest(stores: ReturnType<typeof inMemoryIngestPorts>, ...batches
 describe('ingestTrades: cancels, errors and corrections (docs/candles.md#amendments)', () => {
   it('removes a 10x erroneous print cancelled 2.5 s after it from the 1m bar and every bar above it', async () => {
     const stores = inMemoryIngestPorts();
-    const bad = trade(0, 1802, 100, 1_000);
-    await ingest(stores, [trade(0, 180.1), bad, trade(0, 180.2, 100, 2_000)]);
+    const bad = trade(minute(0, 1_000), 1802, { size: 100, ids });
+    await ingest(stores, [
+      trade(minute(0), 180.1, { ids }),
+      bad,
+      trade(minute(0, 2_000), 180.2, { size: 100, ids }),
+    ]);
     expect((await barAt(stores, '1m', minuteTime(0)))?.high).toBe(1802);
 
     const [outcome] = await ingest(stores, [cancel(bad)]);
@@ -77,8 +78,12 @@ describe('ingestTrades: cancels, errors and corrections (docs/candles.md#amendme
 
   it("replaces a corrected trade's size, 300 shares corrected to 30, in a bar completed an hour before", async () => {
     const stores = inMemoryIngestPorts();
-    const big = trade(0, 180, 300);
-    await ingest(stores, [big, trade(1, 181, 10)], [trade(61, 182, 5)]);
+    const big = trade(minute(0), 180, { size: 300, ids });
+    await ingest(
+      stores,
+      [big, trade(minute(1), 181, { size: 10, ids })],
+      [trade(minute(61), 182, { size: 5, ids })],
+    );
     expect((await barAt(stores, '1m', minuteTime(0)))?.volume).toBe(300);
 
     await ingest(stores, [correction(big, 180, 30)]);
@@ -99,17 +104,27 @@ describe('ingestTrades: cancels, errors and corrections (docs/candles.md#amendme
 
   it('applies an amendment that comes in the same batch as its original, and trades after it fold on top', async () => {
     const stores = inMemoryIngestPorts();
-    const bad = trade(0, 1800);
-    const [outcome] = await ingest(stores, [trade(0, 180), bad, cancel(bad), trade(0, 181, 100, 10)]);
+    const bad = trade(minute(0), 1800, { ids });
+    const [outcome] = await ingest(stores, [
+      trade(minute(0), 180, { ids }),
+      bad,
+      cancel(bad),
+      trade(minute(0, 10), 181, { size: 100, ids }),
+    ]);
     expect(outcome).toMatchObject({ applied: 3, amendmentsApplied: 1 });
     expect(await barAt(stores, '1m', minuteTime(0))).toMatchObject({ high: 181, close: 181, volume: 200 });
   });
 
   it('turns a trade corrected to volume-only into volume, and removes a minute whose only trade is cancelled', async () => {
     const stores = inMemoryIngestPorts();
-    const first = trade(1, 180);
-    const lonely = trade(2, 190, 7);
-    await ingest(stores, [trade(0, 179), first, trade(1, 181)], [lonely], [trade(3, 182)]);
+    const first = trade(minute(1), 180, { ids });
+    const lonely = trade(minute(2), 190, { size: 7, ids });
+    await ingest(
+      stores,
+      [trade(minute(0), 179, { ids }), first, trade(minute(1), 181, { ids })],
+      [lonely],
+      [trade(minute(3), 182, { ids })],
+    );
 
     await ingest(stores, [correction(first, 200, 50, true), cancel(lonely)]);
 
@@ -128,10 +143,14 @@ describe('ingestTrades: cancels, errors and corrections (docs/candles.md#amendme
 
   it('moves the latest price back when the last trade is cancelled, searching back past an emptied minute', async () => {
     const stores = inMemoryIngestPorts();
-    const first = trade(0, 180, 10);
-    const second = trade(0, 181, 5, 1);
-    const last = trade(3, 1900, 20);
-    await ingest(stores, [first, second, { ...trade(1, 0, 3), price: 182, volumeOnly: true }], [last]);
+    const first = trade(minute(0), 180, { size: 10, ids });
+    const second = trade(minute(0, 1), 181, { size: 5, ids });
+    const last = trade(minute(3), 1900, { size: 20, ids });
+    await ingest(
+      stores,
+      [first, second, { ...trade(minute(1), 0, { size: 3, ids }), price: 182, volumeOnly: true }],
+      [last],
+    );
     expect((await stores.prices.getMany(['AAPL']))[0]?.price).toBe(1900);
 
     await ingest(stores, [cancel(last)]);
@@ -144,10 +163,10 @@ describe('ingestTrades: cancels, errors and corrections (docs/candles.md#amendme
   it('cancels the high of the week and the month, and refuses one of an earlier session', async () => {
     const stores = inMemoryIngestPorts();
     const monday = Date.parse('2024-11-25T15:00:00Z');
-    const mondayHigh = { ...trade(0, 250), timestamp: monday };
-    await ingest(stores, [mondayHigh, { ...trade(0, 200), timestamp: monday + 1 }]);
-    const high = trade(0, 300);
-    await ingest(stores, [trade(0, 210), high, trade(1, 215)]);
+    const mondayHigh = { ...trade(minute(0), 250, { ids }), timestamp: monday };
+    await ingest(stores, [mondayHigh, { ...trade(minute(0), 200, { ids }), timestamp: monday + 1 }]);
+    const high = trade(minute(0), 300, { ids });
+    await ingest(stores, [trade(minute(0), 210, { ids }), high, trade(minute(1), 215, { ids })]);
     expect((await stores.ledgers.get('AAPL'))?.ledger.forming['1w']?.high).toBe(300);
 
     const [outcome] = await ingest(stores, [cancel(high), cancel(mondayHigh)]);
@@ -161,8 +180,8 @@ describe('ingestTrades: cancels, errors and corrections (docs/candles.md#amendme
 
   it('counts an amendment delivered again, or of a trade it does not know, and changes nothing twice', async () => {
     const stores = inMemoryIngestPorts();
-    const bad = trade(0, 1800, 50);
-    await ingest(stores, [trade(0, 180), bad]);
+    const bad = trade(minute(0), 1800, { size: 50, ids });
+    await ingest(stores, [trade(minute(0), 180, { ids }), bad]);
     const batch = [cancel(bad)];
     await ingest(stores, batch);
     const version = (await stores.ledgers.get('AAPL'))?.version;
@@ -177,8 +196,8 @@ describe('ingestTrades: cancels, errors and corrections (docs/candles.md#amendme
 
   it("applies a commit's log and bars again when the writer stopped after it, and the amendment once", async () => {
     const stores = inMemoryIngestPorts();
-    const bad = trade(0, 1800);
-    await ingest(stores, [trade(0, 180), bad], [trade(1, 181)]);
+    const bad = trade(minute(0), 1800, { ids });
+    await ingest(stores, [trade(minute(0), 180, { ids }), bad], [trade(minute(1), 181, { ids })]);
     const stopped = async (entries: readonly unknown[]) => {
       if (entries.length > 0) throw new Error('the writer stopped here');
     };
@@ -202,7 +221,7 @@ describe('ingestTrades: cancels, errors and corrections (docs/candles.md#amendme
 
   it('logs only what a committed ledger applied: a writer that loses the race logs nothing', async () => {
     const stores = inMemoryIngestPorts();
-    await ingest(stores, [trade(0, 180)]);
+    await ingest(stores, [trade(minute(0), 180, { ids })]);
     const logged = stores.tradeLog.entries.size;
     const racing = {
       ...stores,
@@ -210,7 +229,7 @@ describe('ingestTrades: cancels, errors and corrections (docs/candles.md#amendme
         put: async () => false,
       }),
     };
-    const outcome = await ingestTrades([trade(1, 181)], racing);
+    const outcome = await ingestTrades([trade(minute(1), 181, { ids })], racing);
     expect(outcome.failedSymbols).toEqual(['AAPL']);
     expect(stores.tradeLog.entries.size).toBe(logged);
   });
@@ -218,14 +237,14 @@ describe('ingestTrades: cancels, errors and corrections (docs/candles.md#amendme
   it('writes the changed state so the states channel shows the corrected bars', async () => {
     const stores = inMemoryIngestPorts();
     const monday = Date.parse('2024-11-25T15:00:00Z');
-    const bad = trade(1, 1800, 100, 1);
+    const bad = trade(minute(1, 1), 1800, { size: 100, ids });
     await ingest(
       stores,
       [
-        { ...trade(0, 200), timestamp: monday },
-        { ...trade(0, 170), timestamp: monday + 1 },
+        { ...trade(minute(0), 200, { ids }), timestamp: monday },
+        { ...trade(minute(0), 170, { ids }), timestamp: monday + 1 },
       ],
-      [trade(0, 180), trade(1, 181), bad],
+      [trade(minute(0), 180, { ids }), trade(minute(1), 181, { ids }), bad],
     );
     const weekColour = () => stores.states.states.get('AAPL')?.tfc.W;
     expect(weekColour()).toBe('green');
@@ -240,7 +259,7 @@ describe('ingestTrades: cancels, errors and corrections (docs/candles.md#amendme
   it('commits a symbol with more items than one commit holds in several commits, each pending copy bounded', async () => {
     const stores = inMemoryIngestPorts();
     const many = Array.from({ length: ITEMS_PER_COMMIT + 500 }, (_, index) =>
-      trade(Math.floor(index / 100), 180 + (index % 10) / 10, 1, index % 100),
+      trade(minute(Math.floor(index / 100), index % 100), 180 + (index % 10) / 10, { size: 1, ids }),
     );
 
     const outcome = await ingestTrades(many, stores);
@@ -257,12 +276,12 @@ describe('ingestTrades: cancels, errors and corrections (docs/candles.md#amendme
 
   it("counts an amendment stamped outside the calendar's range, or of a symbol never traded, as of an unknown trade", async () => {
     const stores = inMemoryIngestPorts();
-    await ingest(stores, [trade(0, 180)]);
+    await ingest(stores, [trade(minute(0), 180, { ids })]);
     const [outcome] = await ingest(stores, [
       { symbol: 'AAPL', amends: 'x', timestamp: 1 },
       { symbol: 'AAPL', amends: 'y', timestamp: Date.parse('2150-01-01T15:00:00Z') },
       { symbol: 'MSFT', amends: 'z', timestamp: open },
-      trade(1, 181),
+      trade(minute(1), 181, { ids }),
     ]);
     expect(outcome).toMatchObject({ applied: 1, amendmentsRefused: { unknown_trade: 3, other_session: 0 } });
   });

@@ -1,32 +1,28 @@
 import { describe, expect, it } from 'vitest';
-import type { Trade } from '#domain/market-data/bars';
 import { foldTrades } from '#domain/strat/trade-fold';
 import { reconcileSetupRows, syncStates } from '#use-cases/sync-states';
+import { trade, tradeIds } from '../../support/builders.ts';
 import { InMemorySetupStore, InMemoryStateStore } from '../../support/fakes.ts';
 
 const at = (day: string, hhmm: string) => Date.parse(`${day}T${hhmm}:00Z`);
-let id = 0;
-const trade = (day: string, hhmm: string, price: number): Trade => ({
-  symbol: 'AAPL',
-  price,
-  size: 1,
-  timestamp: at(day, hhmm),
-  tradeId: String(++id).padStart(6, '0'),
-});
+/** The ids of the file's one scenario, built once. */
+const scenarioIds = tradeIds();
 
 /** An outside day and an inside day; a later trade takes the third day above the inside day's high. */
 const older = foldTrades(undefined, 'AAPL', [
-  trade('2024-11-18', '15:00', 98),
-  trade('2024-11-18', '15:01', 102),
-  trade('2024-11-19', '15:00', 100),
-  trade('2024-11-19', '15:01', 105),
-  trade('2024-11-19', '15:02', 95),
-  trade('2024-11-20', '15:00', 101),
-  trade('2024-11-20', '15:01', 103),
-  trade('2024-11-20', '15:02', 99),
-  trade('2024-11-21', '15:00', 102),
+  trade(at('2024-11-18', '15:00'), 98, { size: 1, ids: scenarioIds }),
+  trade(at('2024-11-18', '15:01'), 102, { size: 1, ids: scenarioIds }),
+  trade(at('2024-11-19', '15:00'), 100, { size: 1, ids: scenarioIds }),
+  trade(at('2024-11-19', '15:01'), 105, { size: 1, ids: scenarioIds }),
+  trade(at('2024-11-19', '15:02'), 95, { size: 1, ids: scenarioIds }),
+  trade(at('2024-11-20', '15:00'), 101, { size: 1, ids: scenarioIds }),
+  trade(at('2024-11-20', '15:01'), 103, { size: 1, ids: scenarioIds }),
+  trade(at('2024-11-20', '15:02'), 99, { size: 1, ids: scenarioIds }),
+  trade(at('2024-11-21', '15:00'), 102, { size: 1, ids: scenarioIds }),
 ]).ledger;
-const newer = foldTrades(older, 'AAPL', [trade('2024-11-21', '15:30', 104)]).ledger;
+const newer = foldTrades(older, 'AAPL', [
+  trade(at('2024-11-21', '15:30'), 104, { size: 1, ids: scenarioIds }),
+]).ledger;
 const now = at('2024-11-21', '16:00');
 const ports = () => ({ states: new InMemoryStateStore(), setups: new InMemorySetupStore() });
 const sector = () => 'Information Technology';

@@ -9,7 +9,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { documentClientFor } from '#adapters/dynamo/document-client';
 import { DynamoInstrumentCatalog } from '#adapters/dynamo/instrument-catalog';
-import { instrument } from '../../../support/fakes.ts';
+import { instrument } from '../../../support/builders.ts';
 
 const documents = mockClient(DynamoDBDocumentClient);
 const catalog = new DynamoInstrumentCatalog(documentClientFor(new DynamoDBClient({})), 'instruments');

@@ -13,17 +13,14 @@ import { INTERVALS, type Interval } from '#domain/market-data/intervals';
 import { emptyLedger, type SymbolLedger } from '#domain/market-data/ledger';
 import { periodAt } from '#domain/market-data/periods';
 import { foldTrades, type TradeFoldResult } from '#domain/strat/trade-fold';
+import { perTestTradeIds, trade } from '../../../support/builders.ts';
 
 const SYMBOL = 'AAPL';
 const ms = (iso: string): number => Date.parse(iso);
 const seconds = (iso: string): number => Date.parse(iso) / 1000;
 
-let nextId = 0;
-/** A trade with a fresh, increasing id (ids compare as strings: zero-padded). */
-function trade(at: string | number, price: number, size: number, tradeId?: string): Trade {
-  const timestamp = typeof at === 'string' ? ms(at) : at;
-  return { symbol: SYMBOL, price, size, timestamp, tradeId: tradeId ?? String(nextId++).padStart(10, '0') };
-}
+/** Trade ids, counted from the start in every test. */
+const ids = perTestTradeIds();
 
 function fold(trades: readonly Trade[], ledger?: SymbolLedger): TradeFoldResult {
   return foldTrades(ledger, SYMBOL, trades);
@@ -45,11 +42,11 @@ function deepFreeze<T>(value: T): T {
 
 describe('foldTrades: OHLCV', () => {
   const trades = [
-    trade('2024-05-15T13:30:05Z', 100, 10),
-    trade('2024-05-15T13:30:30Z', 101, 5),
-    trade('2024-05-15T13:30:59.999Z', 99.5, 1),
-    trade('2024-05-15T13:31:00Z', 100.5, 2),
-    trade('2024-05-15T13:31:30Z', 100.25, 3),
+    trade('2024-05-15T13:30:05Z', 100, { size: 10, ids }),
+    trade('2024-05-15T13:30:30Z', 101, { size: 5, ids }),
+    trade('2024-05-15T13:30:59.999Z', 99.5, { size: 1, ids }),
+    trade('2024-05-15T13:31:00Z', 100.5, { size: 2, ids }),
+    trade('2024-05-15T13:31:30Z', 100.25, { size: 3, ids }),
   ];
   const result = fold(trades);
 
@@ -134,11 +131,14 @@ describe('foldTrades: OHLCV', () => {
 
 describe('foldTrades: deduplication', () => {
   const batchA = [
-    trade('2024-05-15T14:00:00Z', 50, 100),
-    trade('2024-05-15T14:00:10Z', 51, 200),
-    trade('2024-05-15T14:01:10Z', 52, 300),
+    trade('2024-05-15T14:00:00Z', 50, { size: 100, ids }),
+    trade('2024-05-15T14:00:10Z', 51, { size: 200, ids }),
+    trade('2024-05-15T14:01:10Z', 52, { size: 300, ids }),
   ];
-  const batchB = [trade('2024-05-15T14:02:00Z', 49, 400), trade('2024-05-15T14:02:01Z', 48, 500)];
+  const batchB = [
+    trade('2024-05-15T14:02:00Z', 49, { size: 400, ids }),
+    trade('2024-05-15T14:02:01Z', 48, { size: 500, ids }),
+  ];
 
   it('never counts a redelivered batch twice', () => {
     const first = fold(batchA);
@@ -161,7 +161,11 @@ describe('foldTrades: deduplication', () => {
 
   it('applies every distinct trade of one millisecond, in stream order ("10" after "9")', () => {
     const at = '2024-05-15T15:00:00Z';
-    const result = fold([trade(at, 10, 1, '9'), trade(at, 11, 1, '10'), trade(at, 12, 1, '9')]);
+    const result = fold([
+      trade(at, 10, { size: 1, tradeId: '9' }),
+      trade(at, 11, { size: 1, tradeId: '10' }),
+      trade(at, 12, { size: 1, tradeId: '9' }),
+    ]);
     expect(result).toMatchObject({ applied: 2, duplicates: 1 });
     expect(result.ledger.lastTrade).toEqual({ timestamp: ms(at), tradeId: '10' });
     expect(formingOf(result.ledger, '1m')).toMatchObject({ open: 10, close: 11, volume: 2 });
@@ -169,9 +173,12 @@ describe('foldTrades: deduplication', () => {
 
   it('applies a tie at the watermark that arrives in a later batch, once', () => {
     const at = '2024-05-15T15:00:00Z';
-    const first = fold([trade(at, 10, 1, '9')]);
-    const tie = fold([trade(at, 11, 2, '10')], first.ledger);
-    const again = fold([trade(at, 11, 2, '10'), trade(at, 10, 1, '9')], tie.ledger);
+    const first = fold([trade(at, 10, { size: 1, tradeId: '9' })]);
+    const tie = fold([trade(at, 11, { size: 2, tradeId: '10' })], first.ledger);
+    const again = fold(
+      [trade(at, 11, { size: 2, tradeId: '10' }), trade(at, 10, { size: 1, tradeId: '9' })],
+      tie.ledger,
+    );
     expect(tie).toMatchObject({ applied: 1, duplicates: 0 });
     expect(formingOf(tie.ledger, '1m')).toMatchObject({ close: 11, volume: 3 });
     expect(again).toMatchObject({ applied: 0, duplicates: 2 });
@@ -181,15 +188,18 @@ describe('foldTrades: deduplication', () => {
 
 describe('foldTrades: late prints (docs/candles.md#late-and-early-prints)', () => {
   const inOrder = [
-    trade('2024-05-15T14:00:58Z', 50, 100),
-    trade('2024-05-15T14:01:01Z', 51, 200),
-    trade('2024-05-15T14:01:02Z', 52, 300),
+    trade('2024-05-15T14:00:58Z', 50, { size: 100, ids }),
+    trade('2024-05-15T14:01:01Z', 51, { size: 200, ids }),
+    trade('2024-05-15T14:01:02Z', 52, { size: 300, ids }),
   ];
 
   it('folds a print up to the tolerance late into the high, low and volume of the bars still forming', () => {
     const first = fold(inOrder);
     const late = fold(
-      [trade('2024-05-15T14:00:59Z', 60, 7), trade('2024-05-15T14:01:00Z', 40, 5)],
+      [
+        trade('2024-05-15T14:00:59Z', 60, { size: 7, ids }),
+        trade('2024-05-15T14:01:00Z', 40, { size: 5, ids }),
+      ],
       first.ledger,
     );
     expect(late).toMatchObject({ applied: 0, latePrints: 2, duplicates: 0, late: 0 });
@@ -215,7 +225,7 @@ describe('foldTrades: late prints (docs/candles.md#late-and-early-prints)', () =
 
   it('counts a late print once, however often it is delivered', () => {
     const first = fold(inOrder);
-    const print = trade('2024-05-15T14:01:00.500Z', 51.5, 9);
+    const print = trade('2024-05-15T14:01:00.500Z', 51.5, { size: 9, ids });
     const once = fold([print], first.ledger);
     const twice = fold([print, print], once.ledger);
     expect(twice).toMatchObject({ latePrints: 0, duplicates: 2 });
@@ -224,21 +234,21 @@ describe('foldTrades: late prints (docs/candles.md#late-and-early-prints)', () =
 
   it('refuses a print older than the tolerance, and counts it as late', () => {
     const first = fold(inOrder);
-    const stale = fold([trade('2024-05-15T14:00:56.999Z', 99, 1000)], first.ledger);
+    const stale = fold([trade('2024-05-15T14:00:56.999Z', 99, { size: 1000, ids })], first.ledger);
     expect(stale).toMatchObject({ applied: 0, latePrints: 0, duplicates: 0, late: 1, latePositions: [0] });
     expect(stale.ledger).toEqual(first.ledger);
   });
 
   it('counts a late print outside every session as outside the session', () => {
-    const first = fold([trade('2024-05-15T13:30:02Z', 50, 1)]);
-    const early = fold([trade('2024-05-15T13:29:59Z', 49, 1)], first.ledger);
+    const first = fold([trade('2024-05-15T13:30:02Z', 50, { size: 1, ids })]);
+    const early = fold([trade('2024-05-15T13:29:59Z', 49, { size: 1, ids })], first.ledger);
     expect(early).toMatchObject({ latePrints: 0, outsideSession: 1 });
   });
 
   it('remembers at most the cap of trade ids, forgetting whole milliseconds and refusing what it forgot', () => {
     const busy: Trade[] = [];
     for (let index = 0; index < TRADE_TIMING.rememberedTradeIds + 10; index++) {
-      busy.push(trade(ms('2024-05-15T14:00:00Z') + Math.floor(index / 4), 50, 1));
+      busy.push(trade(ms('2024-05-15T14:00:00Z') + Math.floor(index / 4), 50, { size: 1, ids }));
     }
     const { ledger } = fold(busy);
     const window = ledger.recentTrades;
@@ -253,7 +263,14 @@ describe('foldTrades: late prints (docs/candles.md#late-and-early-prints)', () =
     const first = fold(inOrder);
     const { recentTrades: _dropped, ...legacy } = first.ledger;
     const at = inOrder[2]?.timestamp ?? 0;
-    const result = fold([trade(at, 53, 1, 'zz'), trade(at - 500, 53, 1), trade(at + 1, 54, 1)], legacy);
+    const result = fold(
+      [
+        trade(at, 53, { size: 1, tradeId: 'zz' }),
+        trade(at - 500, 53, { size: 1, ids }),
+        trade(at + 1, 54, { size: 1, ids }),
+      ],
+      legacy,
+    );
     expect(result).toMatchObject({ applied: 1, late: 2 });
   });
 });
@@ -267,8 +284,8 @@ describe('foldTrades: ignored trades', () => {
     ['Saturday', '2024-05-18T15:00:00Z'],
     ['Memorial Day', '2024-05-27T15:00:00Z'],
   ])('ignores a trade outside every session: %s', (_label, at) => {
-    const before = fold([trade('2024-05-14T19:00:00Z', 10, 5)]);
-    const result = fold([trade(at, 1_000, 1_000)], before.ledger);
+    const before = fold([trade('2024-05-14T19:00:00Z', 10, { size: 5, ids })]);
+    const result = fold([trade(at, 1_000, { size: 1_000, ids })], before.ledger);
     expect(result).toMatchObject({ applied: 0, outsideSession: 1, completed: [] });
     expect(result.ledger).toEqual(before.ledger);
   });
@@ -290,13 +307,16 @@ describe('foldTrades: ignored trades', () => {
     ['size not a number', { size: '10' as unknown as number }],
     ['timestamp not a number', { timestamp: '2024-05-15T15:00:00Z' as unknown as number }],
   ])('ignores an invalid trade: %s', (_label, change) => {
-    const result = fold([{ ...trade('2024-05-15T15:00:00Z', 10, 5), ...change }]);
+    const result = fold([{ ...trade('2024-05-15T15:00:00Z', 10, { size: 5, ids }), ...change }]);
     expect(result).toMatchObject({ applied: 0, invalid: 1, outsideSession: 0, duplicates: 0 });
     expect(result.ledger).toEqual(emptyLedger(SYMBOL));
   });
 
   it('applies a zero-size trade (price moves, volume does not)', () => {
-    const result = fold([trade('2024-05-15T15:00:00Z', 10, 5), trade('2024-05-15T15:00:01Z', 11, 0)]);
+    const result = fold([
+      trade('2024-05-15T15:00:00Z', 10, { size: 5, ids }),
+      trade('2024-05-15T15:00:01Z', 11, { size: 0, ids }),
+    ]);
     expect(result.applied).toBe(2);
     expect(formingOf(result.ledger, '1m')).toMatchObject({ high: 11, close: 11, volume: 5 });
     expect(result.ledger.price).toMatchObject({ price: 11, volume: 0 });
@@ -304,11 +324,11 @@ describe('foldTrades: ignored trades', () => {
 
   it('keeps valid trades around ignored ones', () => {
     const result = fold([
-      trade('2024-05-15T13:00:00Z', 1, 1),
-      trade('2024-05-15T14:00:00Z', 10, 5),
-      trade('2024-05-15T14:00:01Z', -3, 5),
-      trade('2024-05-15T14:00:02Z', 12, 7),
-      trade('2024-05-15T21:00:00Z', 99, 9),
+      trade('2024-05-15T13:00:00Z', 1, { size: 1, ids }),
+      trade('2024-05-15T14:00:00Z', 10, { size: 5, ids }),
+      trade('2024-05-15T14:00:01Z', -3, { size: 5, ids }),
+      trade('2024-05-15T14:00:02Z', 12, { size: 7, ids }),
+      trade('2024-05-15T21:00:00Z', 99, { size: 9, ids }),
     ]);
     expect(result).toMatchObject({ applied: 2, invalid: 1, outsideSession: 2 });
     expect(barOf(formingOf(result.ledger, '1d'))).toMatchObject({
@@ -331,10 +351,10 @@ describe('foldTrades: rolling periods', () => {
 
   it('emits the 1m bars of a batch oldest first', () => {
     const result = fold([
-      trade('2024-05-15T14:00:00Z', 1, 1),
-      trade('2024-05-15T14:01:00Z', 2, 1),
-      trade('2024-05-15T14:02:00Z', 3, 1),
-      trade('2024-05-15T14:05:00Z', 4, 1),
+      trade('2024-05-15T14:00:00Z', 1, { size: 1, ids }),
+      trade('2024-05-15T14:01:00Z', 2, { size: 1, ids }),
+      trade('2024-05-15T14:02:00Z', 3, { size: 1, ids }),
+      trade('2024-05-15T14:05:00Z', 4, { size: 1, ids }),
     ]);
     expect(result.completed.map((c) => [c.interval, c.bar.time, c.bar.close])).toEqual([
       ['1m', seconds('2024-05-15T14:00:00Z'), 1],
@@ -344,15 +364,15 @@ describe('foldTrades: rolling periods', () => {
   });
 
   it('completes the intraday and daily bars on the next session, not the week', () => {
-    const day1 = fold([trade('2024-05-15T19:59:59Z', 10, 1)]);
-    const day2 = fold([trade('2024-05-16T13:30:00Z', 11, 1)], day1.ledger);
+    const day1 = fold([trade('2024-05-15T19:59:59Z', 10, { size: 1, ids })]);
+    const day2 = fold([trade('2024-05-16T13:30:00Z', 11, { size: 1, ids })], day1.ledger);
     expect(names(day2.completed)).toEqual(['1m', '15m', '30m', '60m', '4h', '1d']);
     expect(formingOf(day2.ledger, '1w')).toMatchObject({ open: 10, close: 11, volume: 2 });
   });
 
   it('completes the week and the month on Monday 2024-06-03 after Friday 2024-05-31, not the quarter', () => {
-    const friday = fold([trade('2024-05-31T15:00:00Z', 10, 1)]);
-    const monday = fold([trade('2024-06-03T15:00:00Z', 11, 1)], friday.ledger);
+    const friday = fold([trade('2024-05-31T15:00:00Z', 10, { size: 1, ids })]);
+    const monday = fold([trade('2024-06-03T15:00:00Z', 11, { size: 1, ids })], friday.ledger);
     expect(names(monday.completed)).toEqual(['1m', '15m', '30m', '60m', '4h', '1d', '1w', '1mo']);
     expect(formingOf(monday.ledger, '1q')).toMatchObject({
       time: seconds('2024-04-01T00:00:00Z'),
@@ -361,15 +381,15 @@ describe('foldTrades: rolling periods', () => {
   });
 
   it('completes the year on the first session of 2025, keeping the week that spans both years', () => {
-    const dec31 = fold([trade('2024-12-31T20:59:59Z', 10, 1)]);
-    const jan2 = fold([trade('2025-01-02T14:30:00Z', 11, 1)], dec31.ledger);
+    const dec31 = fold([trade('2024-12-31T20:59:59Z', 10, { size: 1, ids })]);
+    const jan2 = fold([trade('2025-01-02T14:30:00Z', 11, { size: 1, ids })], dec31.ledger);
     expect(names(jan2.completed)).toEqual(['1m', '15m', '30m', '60m', '4h', '1d', '1mo', '1q', '1y']);
     expect(formingOf(jan2.ledger, '1w')).toMatchObject({ time: seconds('2024-12-30T00:00:00Z'), volume: 2 });
     expect(formingOf(jan2.ledger, '1y')).toMatchObject({ time: seconds('2025-01-02T00:00:00Z'), volume: 1 });
   });
 
   it('cuts the 4h and 60m bars at an early close', () => {
-    const result = fold([trade('2024-11-29T17:59:00Z', 10, 1)]);
+    const result = fold([trade('2024-11-29T17:59:00Z', 10, { size: 1, ids })]);
     expect(formingOf(result.ledger, '4h')).toMatchObject({
       startMs: ms('2024-11-29T14:30:00Z'),
       endMs: ms('2024-11-29T18:00:00Z'),
@@ -381,7 +401,10 @@ describe('foldTrades: rolling periods', () => {
   });
 
   it('keeps a finished bar in the ledger until a later trade moves it out', () => {
-    const result = fold([trade('2024-05-15T19:59:59Z', 10, 1), trade('2024-05-15T20:30:00Z', 11, 1)]);
+    const result = fold([
+      trade('2024-05-15T19:59:59Z', 10, { size: 1, ids }),
+      trade('2024-05-15T20:30:00Z', 11, { size: 1, ids }),
+    ]);
     expect(result.completed).toEqual([]);
     expect(formingOf(result.ledger, '1d').close).toBe(10);
   });
@@ -389,9 +412,15 @@ describe('foldTrades: rolling periods', () => {
 
 describe('foldTrades: purity', () => {
   it('does not mutate its input ledger or trades', () => {
-    const start = fold([trade('2024-05-15T14:00:00Z', 10, 1), trade('2024-05-15T14:00:30Z', 11, 2)]);
+    const start = fold([
+      trade('2024-05-15T14:00:00Z', 10, { size: 1, ids }),
+      trade('2024-05-15T14:00:30Z', 11, { size: 2, ids }),
+    ]);
     const ledger = deepFreeze(structuredClone(start.ledger));
-    const trades = deepFreeze([trade('2024-05-15T14:00:40Z', 12, 3), trade('2024-05-15T14:03:00Z', 9, 4)]);
+    const trades = deepFreeze([
+      trade('2024-05-15T14:00:40Z', 12, { size: 3, ids }),
+      trade('2024-05-15T14:03:00Z', 9, { size: 4, ids }),
+    ]);
     const snapshot = structuredClone(ledger);
     const result = fold(trades, ledger);
     expect(ledger).toEqual(snapshot);
@@ -403,8 +432,14 @@ describe('foldTrades: purity', () => {
   });
 
   it('continues from a ledger read back from storage (a JSON round trip)', () => {
-    const batchA = [trade('2024-05-15T14:00:00Z', 10, 1), trade('2024-05-15T14:00:30Z', 11, 2)];
-    const batchB = [trade('2024-05-15T14:00:40Z', 12, 3), trade('2024-05-16T14:03:00Z', 9, 4)];
+    const batchA = [
+      trade('2024-05-15T14:00:00Z', 10, { size: 1, ids }),
+      trade('2024-05-15T14:00:30Z', 11, { size: 2, ids }),
+    ];
+    const batchB = [
+      trade('2024-05-15T14:00:40Z', 12, { size: 3, ids }),
+      trade('2024-05-16T14:03:00Z', 9, { size: 4, ids }),
+    ];
     const stored = JSON.parse(JSON.stringify(fold(batchA).ledger)) as SymbolLedger;
     const resumed = fold(batchB, stored);
     const once = fold([...batchA, ...batchB]);
@@ -412,9 +447,12 @@ describe('foldTrades: purity', () => {
   });
 
   it('opens the bar of an interval missing from the ledger at the next trade', () => {
-    const { ledger } = fold([trade('2024-05-15T14:00:00Z', 10, 1)]);
+    const { ledger } = fold([trade('2024-05-15T14:00:00Z', 10, { size: 1, ids })]);
     const { '1w': _week, ...withoutWeek } = ledger.forming;
-    const result = fold([trade('2024-05-15T14:00:10Z', 11, 2)], { ...ledger, forming: withoutWeek });
+    const result = fold([trade('2024-05-15T14:00:10Z', 11, { size: 2, ids })], {
+      ...ledger,
+      forming: withoutWeek,
+    });
     expect(barOf(formingOf(result.ledger, '1w'))).toEqual({
       time: seconds('2024-05-13T00:00:00Z'),
       open: 11,
@@ -666,14 +704,12 @@ describe('foldTrades: properties', () => {
 });
 
 describe('foldTrades: volume-only trades (sale conditions that count in volume alone)', () => {
-  const volumeOnly = (at: string, price: number, size: number): Trade => ({
-    ...trade(at, price, size),
-    volumeOnly: true,
-  });
+  const volumeOnly = (at: string, price: number, size: number): Trade =>
+    trade(at, price, { size, ids, volumeOnly: true });
 
   it('adds the size to every forming bar and moves no price, high, low, close or latest price', () => {
     const result = fold([
-      trade('2024-05-15T13:30:05Z', 100, 10),
+      trade('2024-05-15T13:30:05Z', 100, { size: 10, ids }),
       volumeOnly('2024-05-15T13:30:10Z', 150, 3),
       volumeOnly('2024-05-15T13:30:20Z', 50, 4),
     ]);
@@ -696,7 +732,7 @@ describe('foldTrades: volume-only trades (sale conditions that count in volume a
 
   it('advances the watermark, so a redelivered volume-only trade is a duplicate', () => {
     const odd = volumeOnly('2024-05-15T13:30:10Z', 150, 3);
-    const first = fold([trade('2024-05-15T13:30:05Z', 100, 10), odd]);
+    const first = fold([trade('2024-05-15T13:30:05Z', 100, { size: 10, ids }), odd]);
     expect(first.ledger.lastTrade).toEqual({ timestamp: odd.timestamp, tradeId: odd.tradeId });
     const again = fold([odd], first.ledger);
     expect(again.duplicates).toBe(1);
@@ -705,9 +741,9 @@ describe('foldTrades: volume-only trades (sale conditions that count in volume a
 
   it('opens a new period at the last sale price without moving it', () => {
     const result = fold([
-      trade('2024-05-15T13:30:05Z', 100, 10),
+      trade('2024-05-15T13:30:05Z', 100, { size: 10, ids }),
       volumeOnly('2024-05-15T13:31:10Z', 180, 2),
-      trade('2024-05-15T13:31:20Z', 101, 1),
+      trade('2024-05-15T13:31:20Z', 101, { size: 1, ids }),
     ]);
     expect(barOf(formingOf(result.ledger, '1m'))).toEqual({
       time: seconds('2024-05-15T13:31:00Z'),
@@ -730,7 +766,10 @@ describe('foldTrades: volume-only trades (sale conditions that count in volume a
   });
 
   it('folds a volume-only late print into the volume alone', () => {
-    const first = fold([trade('2024-05-15T13:30:05Z', 100, 10), trade('2024-05-15T13:30:08Z', 100, 1)]);
+    const first = fold([
+      trade('2024-05-15T13:30:05Z', 100, { size: 10, ids }),
+      trade('2024-05-15T13:30:08Z', 100, { size: 1, ids }),
+    ]);
     const late = fold([volumeOnly('2024-05-15T13:30:06Z', 300, 7)], first.ledger);
     expect(late.latePrints).toBe(1);
     expect(barOf(formingOf(late.ledger, '1m'))).toMatchObject({

@@ -10,12 +10,8 @@ import {
 } from '#domain/market-data/candles';
 import { INTERVALS } from '#domain/market-data/intervals';
 import { InvalidParameterError, UnknownIntervalError, UnknownSymbolError } from '#domain/requests/errors';
-import {
-  InMemoryBarStore,
-  InMemoryInstrumentCatalog,
-  InMemoryLedgerStore,
-  instrument,
-} from '../../../support/fakes.ts';
+import { instrument } from '../../../support/builders.ts';
+import { InMemoryBarStore, InMemoryInstrumentCatalog, InMemoryLedgerStore } from '../../../support/fakes.ts';
 
 const seconds = (iso: string) => Date.parse(iso) / 1000;
 const bar = (time: number, close: number) => ({

@@ -4,7 +4,8 @@ import { listInstrumentsQuerySchema } from '#domain/market-data/instruments';
 import { InvalidParameterError, UnknownSymbolError } from '#domain/requests/errors';
 import { encodeCursor } from '#domain/requests/page-cursor';
 import { parseParams } from '#domain/requests/query-params';
-import { InMemoryInstrumentCatalog, instrument } from '../../../support/fakes.ts';
+import { instrument } from '../../../support/builders.ts';
+import { InMemoryInstrumentCatalog } from '../../../support/fakes.ts';
 
 const catalog = new InMemoryInstrumentCatalog(
   ['MSFT', 'AAPL', 'AA', 'MAA', 'ES1!', 'NQ1!', 'BRK.B', 'ZTS'].map((symbol) => instrument(symbol)),

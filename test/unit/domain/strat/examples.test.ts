@@ -9,6 +9,7 @@ import { simultaneousBreaks } from '#domain/strat/breaks';
 import type { InForceEvent } from '#domain/strat/in-force';
 import { deriveSymbolState, type SetupRow } from '#domain/strat/setups';
 import { foldTrades } from '#domain/strat/trade-fold';
+import { perTestTradeIds, trade } from '../../../support/builders.ts';
 
 type Ohlc = readonly [open: number, high: number, low: number, close: number];
 
@@ -19,16 +20,8 @@ const CC_DAY = '2024-05-17';
 /** 10:00, 11:00 ... New York (EDT). */
 const CC_TIMES = ['14:00', '15:00', '16:00', '17:00', '18:00', '19:00'];
 
-let nextId = 0;
-function trade(day: string, time: string, price: number): Trade {
-  return {
-    symbol: SYMBOL,
-    price,
-    size: 100,
-    timestamp: Date.parse(`${day}T${time}:00Z`),
-    tradeId: String(nextId++).padStart(8, '0'),
-  };
-}
+/** Trade ids, counted from the start in every test. */
+const ids = perTestTradeIds();
 
 /** Daily bars as four trades (09:35 open, 11:00 high, 13:00 low, 15:55 close, New York), then Friday's trades. */
 function run(history: readonly Ohlc[], cc: readonly number[]) {
@@ -36,14 +29,16 @@ function run(history: readonly Ohlc[], cc: readonly number[]) {
   const trades = history.flatMap(([open, high, low, close], index) => {
     const day = days[index] as string;
     return [
-      trade(day, '13:35', open),
-      trade(day, '15:00', high),
-      trade(day, '17:00', low),
-      trade(day, '19:55', close),
+      trade(`${day}T13:35:00Z`, open, { ids }),
+      trade(`${day}T15:00:00Z`, high, { ids }),
+      trade(`${day}T17:00:00Z`, low, { ids }),
+      trade(`${day}T19:55:00Z`, close, { ids }),
     ];
   });
   const { ledger } = foldTrades(undefined, SYMBOL, trades);
-  const friday = cc.map((price, index) => trade(CC_DAY, CC_TIMES[index] as string, price));
+  const friday = cc.map((price, index) =>
+    trade(`${CC_DAY}T${CC_TIMES[index] as string}:00Z`, price, { ids }),
+  );
   const live = foldTrades(ledger, SYMBOL, friday);
   const nowMs = (friday.at(-1) as Trade).timestamp;
   return {

@@ -10,6 +10,7 @@ import { type InForceEvent, inForceKey, RECENT_BARS } from '#domain/strat/in-for
 import { deriveSymbolState } from '#domain/strat/setups';
 import { TIMEFRAME_INTERVAL, TIMEFRAMES, type Timeframe, timeframeRank } from '#domain/strat/timeframes';
 import { foldTrades } from '#domain/strat/trade-fold';
+import { perTestTradeIds, trade } from '../../../support/builders.ts';
 
 const SYMBOL = 'AAPL';
 const ms = (iso: string): number => Date.parse(iso);
@@ -17,19 +18,16 @@ const seconds = (iso: string): number => Date.parse(iso) / 1000;
 
 type Ohlc = readonly [open: number, high: number, low: number, close: number];
 
-let nextId = 0;
-function trade(at: string | number, price: number, size = 100): Trade {
-  const timestamp = typeof at === 'string' ? ms(at) : at;
-  return { symbol: SYMBOL, price, size, timestamp, tradeId: String(nextId++).padStart(10, '0') };
-}
+/** Trade ids, counted from the start in every test. */
+const ids = perTestTradeIds();
 
 /** Daily bars as trades: open 09:35, high 11:00, low 13:00, close 15:55 New York (EDT dates only). */
 function dayTrades(date: string, [open, high, low, close]: Ohlc): Trade[] {
   return [
-    trade(`${date}T13:35:00Z`, open),
-    trade(`${date}T15:00:00Z`, high),
-    trade(`${date}T17:00:00Z`, low),
-    trade(`${date}T19:55:00Z`, close),
+    trade(`${date}T13:35:00Z`, open, { ids }),
+    trade(`${date}T15:00:00Z`, high, { ids }),
+    trade(`${date}T17:00:00Z`, low, { ids }),
+    trade(`${date}T19:55:00Z`, close, { ids }),
   ];
 }
 
@@ -58,10 +56,10 @@ describe('in-force alerts (docs/strat.md#in-force-alerts)', () => {
 
   it('fires bullish at the first trade above C1.high, with the crossing trade’s price and time', () => {
     const result = foldTrades(ledger, SYMBOL, [
-      trade(at('14:00:00'), 99.8),
-      trade(at('15:00:00'), 100.5), // equal to C1.high: not taken out
-      trade(at('15:30:00'), 100.6),
-      trade(at('16:00:00'), 101), // a new high, already in force
+      trade(at('14:00:00'), 99.8, { ids }),
+      trade(at('15:00:00'), 100.5, { ids }), // equal to C1.high: not taken out
+      trade(at('15:30:00'), 100.6, { ids }),
+      trade(at('16:00:00'), 101, { ids }), // a new high, already in force
     ]);
     expect(daily(result.inForce)).toEqual([
       {
@@ -79,9 +77,9 @@ describe('in-force alerts (docs/strat.md#in-force-alerts)', () => {
 
   it('fires bearish below C1.low; an equal low does not', () => {
     const result = foldTrades(ledger, SYMBOL, [
-      trade(at('14:00:00'), 99.8),
-      trade(at('14:30:00'), 98.5),
-      trade(at('15:00:00'), 98.4),
+      trade(at('14:00:00'), 99.8, { ids }),
+      trade(at('14:30:00'), 98.5, { ids }),
+      trade(at('15:00:00'), 98.4, { ids }),
     ]);
     expect(daily(result.inForce)).toMatchObject([
       { direction: 'bearish', price: 98.4, cc: '2D', triggeredAt: ms(at('15:00:00')) },
@@ -90,12 +88,12 @@ describe('in-force alerts (docs/strat.md#in-force-alerts)', () => {
 
   it('a bar becoming a 3 fires both directions, in the order they happened, cc 3 on the second', () => {
     const result = foldTrades(ledger, SYMBOL, [
-      trade(at('14:00:00'), 99.8),
-      trade(at('14:30:00'), 98.4),
-      trade(at('15:00:00'), 99),
-      trade(at('15:30:00'), 100.6),
-      trade(at('16:00:00'), 98),
-      trade(at('16:30:00'), 101),
+      trade(at('14:00:00'), 99.8, { ids }),
+      trade(at('14:30:00'), 98.4, { ids }),
+      trade(at('15:00:00'), 99, { ids }),
+      trade(at('15:30:00'), 100.6, { ids }),
+      trade(at('16:00:00'), 98, { ids }),
+      trade(at('16:30:00'), 101, { ids }),
     ]);
     expect(daily(result.inForce).map(({ direction, price, cc }) => ({ direction, price, cc }))).toEqual([
       { direction: 'bearish', price: 98.4, cc: '2D' },
@@ -110,34 +108,40 @@ describe('in-force alerts (docs/strat.md#in-force-alerts)', () => {
   });
 
   it('fires each direction once per period, across batches too', () => {
-    const first = foldTrades(ledger, SYMBOL, [trade(at('14:00:00'), 99.8), trade(at('14:30:00'), 100.6)]);
+    const first = foldTrades(ledger, SYMBOL, [
+      trade(at('14:00:00'), 99.8, { ids }),
+      trade(at('14:30:00'), 100.6, { ids }),
+    ]);
     expect(daily(first.inForce)).toHaveLength(1);
     const second = foldTrades(first.ledger, SYMBOL, [
-      trade(at('15:00:00'), 99),
-      trade(at('15:30:00'), 100.7),
-      trade(at('16:00:00'), 100.8),
+      trade(at('15:00:00'), 99, { ids }),
+      trade(at('15:30:00'), 100.7, { ids }),
+      trade(at('16:00:00'), 100.8, { ids }),
     ]);
     expect(daily(second.inForce)).toEqual([]);
     // Through storage (a JSON round trip) as well.
     const stored = JSON.parse(JSON.stringify(first.ledger)) as SymbolLedger;
-    expect(daily(foldTrades(stored, SYMBOL, [trade(at('16:30:00'), 101)]).inForce)).toEqual([]);
+    expect(daily(foldTrades(stored, SYMBOL, [trade(at('16:30:00'), 101, { ids })]).inForce)).toEqual([]);
   });
 
   it('the opening trade of a period fires when it gaps past C1', () => {
-    const result = foldTrades(ledger, SYMBOL, [trade(at('13:30:00'), 103)]);
+    const result = foldTrades(ledger, SYMBOL, [trade(at('13:30:00'), 103, { ids })]);
     expect(daily(result.inForce)).toMatchObject([
       { direction: 'bullish', price: 103, cc: '2U', triggeredAt: ms(at('13:30:00')) },
     ]);
   });
 
   it('a new period allows them again, against its own C1', () => {
-    const friday = foldTrades(ledger, SYMBOL, [trade(at('14:00:00'), 100.6), trade(at('19:00:00'), 100)]);
+    const friday = foldTrades(ledger, SYMBOL, [
+      trade(at('14:00:00'), 100.6, { ids }),
+      trade(at('19:00:00'), 100, { ids }),
+    ]);
     expect(daily(friday.inForce)).toHaveLength(1);
     // Monday: C1 is Friday [100.6, 100.6, 100, 100] (a 2U), C2 Thursday's inside bar.
     const monday = foldTrades(friday.ledger, SYMBOL, [
-      trade('2024-05-20T13:35:00Z', 100.5),
-      trade('2024-05-20T14:00:00Z', 100.7),
-      trade('2024-05-20T14:30:00Z', 99.9),
+      trade('2024-05-20T13:35:00Z', 100.5, { ids }),
+      trade('2024-05-20T14:00:00Z', 100.7, { ids }),
+      trade('2024-05-20T14:30:00Z', 99.9, { ids }),
     ]);
     expect(daily(monday.inForce)).toMatchObject([
       {
@@ -160,16 +164,22 @@ describe('in-force alerts (docs/strat.md#in-force-alerts)', () => {
 
   it('does not fire where no setup row exists (fewer than three completed bars)', () => {
     const young = historyLedger(THREE_ONE.slice(1));
-    const result = foldTrades(young, SYMBOL, [trade(at('14:00:00'), 90), trade(at('15:00:00'), 110)]);
+    const result = foldTrades(young, SYMBOL, [
+      trade(at('14:00:00'), 90, { ids }),
+      trade(at('15:00:00'), 110, { ids }),
+    ]);
     expect(daily(result.inForce)).toEqual([]);
     expect(result.ledger.fired?.['1d']).toBeUndefined();
     // The next period has three completed bars behind it (C2 Thursday's inside bar, C1 Friday's 3): it fires.
-    const next = foldTrades(result.ledger, SYMBOL, [trade('2024-05-20T14:00:00Z', 111)]);
+    const next = foldTrades(result.ledger, SYMBOL, [trade('2024-05-20T14:00:00Z', 111, { ids })]);
     expect(daily(next.inForce)).toMatchObject([{ direction: 'bullish', shape: '1-3', cc: '2U' }]);
   });
 
   it('lists the events of one trade in timeframe order, and trades in order', () => {
-    const result = foldTrades(ledger, SYMBOL, [trade(at('14:00:00'), 99.8), trade(at('14:10:00'), 103)]);
+    const result = foldTrades(ledger, SYMBOL, [
+      trade(at('14:00:00'), 99.8, { ids }),
+      trade(at('14:10:00'), 103, { ids }),
+    ]);
     const order = result.inForce.map((event) => [event.triggeredAt, timeframeRank(event.timeframe)]);
     expect(order).toEqual(
       [...order].sort((a, b) => (a[0] as number) - (b[0] as number) || (a[1] as number) - (b[1] as number)),
@@ -190,20 +200,20 @@ describe('in-force alerts (docs/strat.md#in-force-alerts)', () => {
 
   it('works from a ledger stored before the Strat rules (no recent, no fired): it starts keeping bars', () => {
     const { recent: _recent, fired: _fired, ...old } = historyLedger(THREE_ONE);
-    const result = foldTrades(old, SYMBOL, [trade(at('14:00:00'), 110)]);
+    const result = foldTrades(old, SYMBOL, [trade(at('14:00:00'), 110, { ids })]);
     expect(result.inForce).toEqual([]);
     expect(result.ledger.recent?.['1d']).toEqual([expect.objectContaining({ high: 100.5, low: 98.5 })]);
   });
 
   it('does not fire late from a stored ledger that lost its flags but already took C1 out', () => {
-    const first = foldTrades(ledger, SYMBOL, [trade(at('14:00:00'), 100.6)]);
+    const first = foldTrades(ledger, SYMBOL, [trade(at('14:00:00'), 100.6, { ids })]);
     const { fired: _fired, ...lost } = first.ledger;
-    expect(daily(foldTrades(lost, SYMBOL, [trade(at('15:00:00'), 101)]).inForce)).toEqual([]);
+    expect(daily(foldTrades(lost, SYMBOL, [trade(at('15:00:00'), 101, { ids })]).inForce)).toEqual([]);
   });
 
   it('keeps the last RECENT_BARS completed bars per Strat interval, none for 1m', () => {
     const trades = sessionsBetween('2024-03-01', '2024-05-17').map((session, index) =>
-      trade(session.open.getTime() + 60_000, 100 + (index % 7)),
+      trade(session.open.getTime() + 60_000, 100 + (index % 7), { ids }),
     );
     const { ledger: long } = foldTrades(undefined, SYMBOL, trades);
     expect(RECENT_BARS).toBe(11);
@@ -219,7 +229,7 @@ describe('in-force alerts (docs/strat.md#in-force-alerts)', () => {
       const open = session.open.getTime();
       const base = 100 + 15 * Math.sin(index / 9);
       return [0, 1, 2, 3, 4, 5].map((step) =>
-        trade(open + step * 3_900_000 + 60_000, base + ((step * 7 + index) % 5) - 2),
+        trade(open + step * 3_900_000 + 60_000, base + ((step * 7 + index) % 5) - 2, { ids }),
       );
     });
     const result = foldTrades(undefined, SYMBOL, trades);

@@ -21,6 +21,7 @@ import {
 import { tfcColor, tfcOf } from '#domain/strat/tfc';
 import { TIMEFRAME_INTERVAL, TIMEFRAMES, type Timeframe } from '#domain/strat/timeframes';
 import { foldTrades } from '#domain/strat/trade-fold';
+import { perTestTradeIds, trade } from '../../../support/builders.ts';
 
 const SYMBOL = 'AAPL';
 const SECTOR = 'Technology';
@@ -366,11 +367,8 @@ describe('TFC (docs/strat.md#tfc-timeframe-continuity)', () => {
 // Real ledgers: folded trades on the calendar.
 // ---------------------------------------------------------------------------------------------------------
 
-let nextId = 0;
-function trade(at: string | number, price: number, size = 100): Trade {
-  const timestamp = typeof at === 'string' ? ms(at) : at;
-  return { symbol: SYMBOL, price, size, timestamp, tradeId: String(nextId++).padStart(10, '0') };
-}
+/** Trade ids, counted from the start in every test. */
+const ids = perTestTradeIds();
 
 /** Four trades a session (open, high, low, close at fixed times) from `from` to `to`, a zigzag walk. */
 function history(from: string, to: string): Trade[] {
@@ -381,10 +379,10 @@ function history(from: string, to: string): Trade[] {
     const base = 100 + 10 * Math.sin(index / 3) + index / 10;
     const swing = 1 + (index % 4);
     trades.push(
-      trade(open + 60_000, base),
-      trade(open + 3_600_000, base + swing),
-      trade(close - 3_600_000, base - swing * 0.8),
-      trade(close - 60_000, base + 0.25),
+      trade(open + 60_000, base, { ids }),
+      trade(open + 3_600_000, base + swing, { ids }),
+      trade(close - 3_600_000, base - swing * 0.8, { ids }),
+      trade(close - 60_000, base + 0.25, { ids }),
     );
   });
   return trades;
@@ -446,7 +444,7 @@ describe('roll-over without trades: the clock alone moves CC to C1', () => {
   });
 
   it('the Monday open with a trade: D and W have a new CC, C1 is Friday’s bar and last week’s bar', () => {
-    const monday = foldTrades(ledger, SYMBOL, [trade('2024-05-20T13:31:00Z', 105)]).ledger;
+    const monday = foldTrades(ledger, SYMBOL, [trade('2024-05-20T13:31:00Z', 105, { ids })]).ledger;
     const at = ms('2024-05-20T13:32:00Z');
     const day = stratCandles(monday, '1d', at);
     expect(day.cc?.time).toBe(ms('2024-05-20T00:00:00Z') / 1000);
@@ -483,7 +481,7 @@ describe('roll-over without trades: the clock alone moves CC to C1', () => {
 describe('early-close periods: 2024-11-29 closes at 13:00 New York', () => {
   const { ledger } = foldTrades(undefined, SYMBOL, [
     ...history('2024-09-03', '2024-11-27'),
-    trade('2024-11-29T17:50:00Z', 101),
+    trade('2024-11-29T17:50:00Z', 101, { ids }),
   ]);
 
   it('the 60m bar of 12:30 lasts 30 minutes: CC until 13:00, C1 from 13:00', () => {
@@ -506,7 +504,7 @@ describe('early-close periods: 2024-11-29 closes at 13:00 New York', () => {
 
 describe('nextStateChangeMs', () => {
   it('is the end of the earliest period containing now (a 15m bar during the session)', () => {
-    const { ledger } = foldTrades(undefined, SYMBOL, [trade('2024-05-15T14:05:00Z', 10)]);
+    const { ledger } = foldTrades(undefined, SYMBOL, [trade('2024-05-15T14:05:00Z', 10, { ids })]);
     expect(nextStateChangeMs(ledger, ms('2024-05-15T14:06:00Z'))).toBe(ms('2024-05-15T14:15:00Z'));
     // Past the 15m end, the 30m bar ends next.
     expect(nextStateChangeMs(ledger, ms('2024-05-15T14:15:00Z'))).toBe(ms('2024-05-15T14:30:00Z'));
@@ -514,14 +512,14 @@ describe('nextStateChangeMs', () => {
 
   it('is undefined when nothing can change without a trade, or without bars', () => {
     // The week of 2024-12-30 runs to Friday 2025-01-03; everything else ended on 2024-12-31.
-    const { ledger } = foldTrades(undefined, SYMBOL, [trade('2024-12-31T15:00:00Z', 10)]);
+    const { ledger } = foldTrades(undefined, SYMBOL, [trade('2024-12-31T15:00:00Z', 10, { ids })]);
     expect(nextStateChangeMs(ledger, ms('2025-01-01T12:00:00Z'))).toBe(ms('2025-01-03T21:00:00Z'));
     expect(nextStateChangeMs(ledger, ms('2025-01-04T12:00:00Z'))).toBeUndefined();
     expect(nextStateChangeMs({ symbol: SYMBOL, forming: {} }, NOW)).toBeUndefined();
   });
 
   it('is a forming bar’s start when the clock is behind it', () => {
-    const { ledger } = foldTrades(undefined, SYMBOL, [trade('2024-05-15T14:05:00Z', 10)]);
+    const { ledger } = foldTrades(undefined, SYMBOL, [trade('2024-05-15T14:05:00Z', 10, { ids })]);
     expect(nextStateChangeMs(ledger, ms('2024-05-15T13:00:00Z'))).toBe(ms('2024-05-15T13:30:00Z'));
   });
 

@@ -4,7 +4,7 @@ import type { LatestPrice } from '#domain/market-data/bars';
 import type { SetupRow } from '#domain/strat/setups';
 import { type ChangeContext, channelEventOf, type SourceChange } from '#domain/streaming/channel-events';
 import { pushSchemas } from '#domain/streaming/messages';
-import { instrument } from '../../../support/fakes.ts';
+import { instrument } from '../../../support/builders.ts';
 
 const RECORDED_AT_MS = Date.parse('2024-11-26T15:30:00Z');
 const INSTRUMENTS = new Map([

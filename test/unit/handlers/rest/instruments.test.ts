@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { instrumentSchema } from '#domain/market-data/instruments';
 import { createHandler as createGetInstrument } from '#handlers/rest/get-instrument';
 import { createHandler as createListInstruments } from '#handlers/rest/list-instruments';
+import { instrument } from '../../../support/builders.ts';
 import { bodyOf, context, restEvent } from '../../../support/events.ts';
-import { InMemoryInstrumentCatalog, instrument } from '../../../support/fakes.ts';
+import { InMemoryInstrumentCatalog } from '../../../support/fakes.ts';
 
 const catalog = new InMemoryInstrumentCatalog(
   ['AAPL', 'MSFT', 'ES1!', 'BRK.B'].map((symbol) => instrument(symbol)),

@@ -21,7 +21,8 @@ import { DynamoSubscriptionStore } from '#adapters/dynamo/subscription-store';
 import { DynamoUsageLog } from '#adapters/dynamo/usage-log';
 import { USAGE_RETENTION_DAYS } from '#contracts/tables';
 import { createHandler } from '#handlers/stream/fan-out';
-import { InMemoryPriceStore, instrument } from '../../../support/fakes.ts';
+import { instrument } from '../../../support/builders.ts';
+import { InMemoryPriceStore } from '../../../support/fakes.ts';
 import { everyKeyAllowed } from '../../../support/websocket-fakes.ts';
 
 /**

@@ -6,7 +6,8 @@ import type { Subscriber, Subscription } from '#domain/streaming/ports';
 import { createHandler } from '#handlers/stream/fan-out';
 import type { MetricPoint } from '#runtime/metric-points';
 import { observeMetrics } from '#scripts/local/metric-points';
-import { InMemoryPriceStore, instrument } from '../../../support/fakes.ts';
+import { instrument } from '../../../support/builders.ts';
+import { InMemoryPriceStore } from '../../../support/fakes.ts';
 import { FakeClientConnections, fanOutPorts, subscriber } from '../../../support/websocket-fakes.ts';
 
 const CREATED_AT_S = 1_732_635_000;

@@ -8,7 +8,7 @@ import {
   lastHistoryPrices,
   planHistory,
 } from '../../../../scripts/local/history-backfill.ts';
-import { instrument } from '../../../support/fakes.ts';
+import { instrument } from '../../../support/builders.ts';
 
 const NOW = Date.parse('2024-11-26T15:00:00Z');
 const sessions = sessionsBetween('2024-10-01', '2024-11-26');
