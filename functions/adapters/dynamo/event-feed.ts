@@ -104,7 +104,9 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
   ) {}
 
   async append(all: readonly FeedEvent<Body>[]): Promise<number> {
-    let pending = [...new Map(all.map((event) => [event.onceKey, event])).values()];
+    // An event named twice in one call is appended once, where it first comes.
+    const named = new Set<string>();
+    let pending = all.filter(({ onceKey }) => !named.has(onceKey) && named.add(onceKey));
     let appended = 0;
     for (let attempt = 1; pending.length > 0; attempt++) {
       if (attempt > MAX_RESERVE_ATTEMPTS)
@@ -196,6 +198,8 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
       examined < query.maxExamined &&
       (query.budgetMs === undefined || this.nowMs() - startedMs < query.budgetMs)
     );
+    // Read to the head: every event through it was examined, those the filter left out at the end included.
+    if (startKey === undefined && head !== undefined) lastExaminedId = through;
     return { events, ...(lastExaminedId === undefined ? {} : { lastExaminedId }) };
   }
 
