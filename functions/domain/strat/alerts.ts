@@ -14,7 +14,7 @@ import {
   wireForms,
   withWireForm,
 } from '#domain/requests/query-params';
-import { BREAK_THRESHOLDS, breakKey, type SimultaneousBreakEvent } from './breaks.ts';
+import { BREAK_THRESHOLDS, breakKey, isFuturesSymbol, type SimultaneousBreakEvent } from './breaks.ts';
 import { CANDLE_TYPES, SHAPE_LABELS } from './candle-types.ts';
 import { DIRECTIONS } from './directions.ts';
 import { type InForceEvent, inForceKey } from './in-force.ts';
@@ -143,11 +143,16 @@ function bodyMatchOf(
   return match;
 }
 
+/**
+ * An alert as the feed stores it. Only a future's alert is indexed by symbol: the simultaneous breaks read the
+ * futures' alerts back by symbol, and nothing reads any other symbol's that way (a `symbols` filter reads the
+ * body), so the other alerts cost no index copy.
+ */
 export function inForceFeedEvent(event: InForceEvent): FeedEvent<InForceAlertBody> {
   return {
     onceKey: inForceKey(event),
     triggeredAtMs: event.triggeredAt,
-    symbol: event.symbol,
+    ...(isFuturesSymbol(event.symbol) ? { symbol: event.symbol } : {}),
     body: {
       symbol: event.symbol,
       timeframe: event.timeframe,

@@ -49,7 +49,7 @@ export interface FeedEvent<Body> {
   /** The event's natural key: an event with a key already appended is not appended again. */
   readonly onceKey: string;
   readonly triggeredAtMs: number;
-  /** Stored with the event and indexed for `symbols` filters, when the event has one symbol. */
+  /** Indexed for `readBySymbol`: set only on the events read back that way (a future's alerts). */
   readonly symbol?: string;
   readonly body: Body;
 }
@@ -100,6 +100,6 @@ export interface EventFeed<Body> {
   read(query: FeedReadQuery<Body>): Promise<FeedPage<Body>>;
   /** The highest id committed (0 for an empty feed): one read. */
   head(): Promise<number>;
-  /** Events of one symbol triggered in [fromMs, toMs], any order. */
+  /** Events appended with `symbol` set to this one, triggered in [fromMs, toMs], any order. */
   readBySymbol(symbol: string, fromMs: number, toMs: number): Promise<StoredEvent<Body>[]>;
 }
