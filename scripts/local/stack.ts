@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
@@ -9,7 +9,7 @@ import { DynamoAccountStore } from '#adapters/dynamo/account-store';
 import { DynamoApiKeyStore } from '#adapters/dynamo/api-key-store';
 import { DynamoInstrumentCatalog } from '#adapters/dynamo/instrument-catalog';
 import { DynamoLedgerStore } from '#adapters/dynamo/ledger-store';
-import { errorEnvelope } from '#contracts/errors';
+import { ERROR_STATUS, errorEnvelope } from '#contracts/errors';
 import { CLOCK_TICK, INGEST, REST_BASE_PATH } from '#contracts/routes';
 import { AUTH_CACHE_TTL_SECONDS } from '#contracts/runtime-settings';
 import { TABLE_IDS, type TableId } from '#contracts/tables';
@@ -159,19 +159,22 @@ function listen(server: Server, port: number, host: string): Promise<number> {
 /**
  * A request Node cannot parse never reaches the gateway: Node would answer it with a bare status line. It
  * gets the error envelope instead, as API Gateway's DEFAULT_4XX response gives one: headers over Node's
- * limit (16 KB) are a 431, anything else malformed a 400.
+ * limit (16 KB) are a 431 `request_headers_too_large`, anything else malformed a 400 `bad_request`
+ * (docs/partner-guide.md#errors).
  */
 function answerUnparsableRequest(error: NodeJS.ErrnoException, socket: Duplex): void {
   if (!socket.writable) {
     socket.destroy();
     return;
   }
-  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-  const body = JSON.stringify(
-    errorEnvelope('bad_request', tooLarge ? 'request headers too large' : 'malformed request'),
-  );
+  const [code, envelope] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? (['request_headers_too_large', errorEnvelope('request_headers_too_large')] as const)
+      : (['bad_request', errorEnvelope('bad_request', 'malformed request')] as const);
+  const status = ERROR_STATUS[code];
+  const body = JSON.stringify(envelope);
   socket.end(
-    `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\n` +
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
       `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
       `Connection: close\r\n\r\n${body}`,
   );
