@@ -5,15 +5,13 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import type { Context } from 'aws-lambda';
-import { DynamoAccountStore } from '#adapters/dynamo/account-store';
-import { DynamoApiKeyStore } from '#adapters/dynamo/api-key-store';
-import { DynamoInstrumentCatalog } from '#adapters/dynamo/instrument-catalog';
-import { DynamoLedgerStore } from '#adapters/dynamo/ledger-store';
 import { ERROR_STATUS, errorEnvelope } from '#contracts/errors';
 import { CLOCK_TICK, INGEST, REST_BASE_PATH } from '#contracts/routes';
 import { AUTH_CACHE_TTL_SECONDS } from '#contracts/runtime-settings';
 import { TABLE_IDS, type TableId } from '#contracts/tables';
 import { HEARTBEAT, WS_BASE_PATH } from '#contracts/websocket';
+import { accessPorts } from '#runtime/ports/access';
+import { marketDataPorts } from '#runtime/ports/market-data';
 import type { KeyAdministrationPorts } from '../lib/key-administration.ts';
 import { type LocalStackState, removeOwnStateFile } from '../lib/local-stack-state.ts';
 import { LOCAL_STACK_STATE_FILE } from '../lib/project.ts';
@@ -47,7 +45,7 @@ import { RequestUsage } from './request-usage.ts';
 import { type HttpAnswer, LocalRestGateway, renderGatewayResponse, restRoutes } from './rest-gateway.ts';
 import { LocalRestLimits } from './rest-limits.ts';
 import { singleFlight } from './single-flight.ts';
-import { ensureTables, localTableName } from './tables.ts';
+import { ensureTables, localTableName, localTables } from './tables.ts';
 import { TokenBuckets } from './token-bucket.ts';
 import { LocalTradeStream } from './trade-stream.ts';
 import { LOCAL_USAGE_PATH, usageAnswer } from './usage-endpoint.ts';
@@ -290,13 +288,14 @@ function startSchedules(
 /** The tables, the universe on a first start, and the demo key (kept in the data folder when there is one). */
 async function prepareData(dynamoEndpoint: string, dataDir: string | undefined) {
   await ensureTables(localDynamoClient(dynamoEndpoint));
-  const documents = localDocumentClient(dynamoEndpoint);
-  const catalog = new DynamoInstrumentCatalog(documents, localTableName('instruments'));
+  const tables = localTables(localDocumentClient(dynamoEndpoint));
+  const catalog = marketDataPorts(tables).instrumentCatalog();
   const seeded = (await catalog.list({ limit: 1 })).length === 0;
   const seededInstruments = seeded ? (await seedUniverse(catalog)).length : 0;
+  const { apiKeyStore, accountStore } = accessPorts(tables, () => AUTH_CACHE_TTL_SECONDS);
   const keyAdministration: KeyAdministrationPorts = {
-    keys: new DynamoApiKeyStore(documents, localTableName('apiKeys')),
-    accounts: new DynamoAccountStore(documents, localTableName('accounts')),
+    keys: apiKeyStore(),
+    accounts: accountStore(),
     now: () => new Date(),
     randomBytes,
   };
@@ -445,7 +444,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         instruments: await catalog.list({ limit: Number.MAX_SAFE_INTEGER }),
         nowMs,
         stream: trades,
-        ledgers: new DynamoLedgerStore(documents, localTableName('ledgers')),
+        ledgers: marketDataPorts(localTables(documents)).ledgerStore(),
         history: { documents, tableNames: localTableNames() },
         log: options.log ?? (() => undefined),
       })

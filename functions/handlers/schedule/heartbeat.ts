@@ -1,11 +1,9 @@
 import { POST_CONCURRENCY } from '#contracts/websocket';
 import type { CredentialLookup } from '#domain/access/ports';
-import { cachedCredentialLookup } from '#runtime/credential-lookup';
 import { instrumented } from '#runtime/lambda-handler';
 import { logger } from '#runtime/logger';
-import { memo } from '#runtime/memo';
 import { recordMetric } from '#runtime/metrics';
-import { accountStore, apiKeyStore } from '#runtime/ports/access';
+import { freshCredentialLookup } from '#runtime/ports/access';
 import { clientConnections } from '#runtime/ports/client-connections';
 import { connectionStore, subscriptionStore } from '#runtime/ports/streaming';
 import { sendHeartbeats } from '#use-cases/heartbeat';
@@ -45,6 +43,6 @@ export const handler = instrumented(
       clients: clientConnections(),
     }),
     // No cache: each connection's key is read once per heartbeat, and a revocation must show at the next one.
-    credentials: memo(() => cachedCredentialLookup({ keys: apiKeyStore(), accounts: accountStore() }, 0)),
+    credentials: freshCredentialLookup,
   }),
 );

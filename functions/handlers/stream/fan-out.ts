@@ -1,6 +1,6 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { sourceChangeOf, tableNameOf } from '#adapters/dynamo/stream-records';
-import { FAN_OUT, POST_CONCURRENCY } from '#contracts/websocket';
+import { POST_CONCURRENCY } from '#contracts/websocket';
 import type { Instrument } from '#domain/market-data/instruments';
 import type { PriceStore } from '#domain/market-data/ports';
 import type { SymbolPrice } from '#domain/market-data/prices';
@@ -11,15 +11,13 @@ import {
   type SourceChange,
 } from '#domain/streaming/channel-events';
 import { nowMs } from '#runtime/clock';
-import { tableName } from '#runtime/environment';
 import { instrumented } from '#runtime/lambda-handler';
 import { logger } from '#runtime/logger';
-import { memo } from '#runtime/memo';
 import { recordMetric } from '#runtime/metrics';
 import { credentialLookup } from '#runtime/ports/access';
 import { clientConnections } from '#runtime/ports/client-connections';
 import { priceStore, universe } from '#runtime/ports/market-data';
-import { connectionStore, subscriptionStore, usageLog } from '#runtime/ports/streaming';
+import { changeSources, connectionStore, subscriptionStore, usageLog } from '#runtime/ports/streaming';
 import { type FanOutPorts, fanOut } from '#use-cases/fan-out';
 
 export interface FanOutDeps {
@@ -123,7 +121,7 @@ export const handler = instrumented(
     }),
     universe,
     prices: priceStore,
-    sources: memo(() => new Map(FAN_OUT.sources.map((source) => [tableName(source), source]))),
+    sources: changeSources,
     nowMs,
   }),
 );

@@ -2,23 +2,33 @@ import { DynamoConnectionStore } from '#adapters/dynamo/connection-store';
 import { DynamoMessageRate } from '#adapters/dynamo/message-rate';
 import { DynamoSubscriptionStore } from '#adapters/dynamo/subscription-store';
 import { DynamoUsageLog } from '#adapters/dynamo/usage-log';
-import { documentClient } from '../dynamo.ts';
-import { tableName } from '../environment.ts';
+import { FAN_OUT } from '#contracts/websocket';
+import type { SourceChange } from '#domain/streaming/channel-events';
 import { memo } from '../memo.ts';
+import { AWS_TABLES } from './aws-tables.ts';
+import type { TableContext } from './context.ts';
 
 /**
- * The production streaming ports kept in DynamoDB (functions/domain/streaming/ports.ts), each made on first
+ * The streaming ports kept in DynamoDB (functions/domain/streaming/ports.ts) on `tables`, each made on first
  * use. The `@connections` client is in client-connections.ts, so a handler that never posts does not bundle it.
  */
-export const connectionStore = memo(
-  () => new DynamoConnectionStore(documentClient(), tableName('connections')),
-);
+export function streamingPorts({ documents, tableName }: TableContext) {
+  return {
+    connectionStore: memo(() => new DynamoConnectionStore(documents(), tableName('connections'))),
+    subscriptionStore: memo(() => new DynamoSubscriptionStore(documents(), tableName('subscriptions'))),
+    usageLog: memo(() => new DynamoUsageLog(documents(), tableName('usage'))),
+    /** Each connection's client-message counter, in the subscriptions table. */
+    messageRate: memo(() => new DynamoMessageRate(documents(), tableName('subscriptions'))),
+    /** Physical table name → source table, for the tables whose streams feed the fan-out. */
+    changeSources: memo(
+      (): ReadonlyMap<string, SourceChange['table']> =>
+        new Map(FAN_OUT.sources.map((source) => [tableName(source), source])),
+    ),
+  };
+}
 
-export const subscriptionStore = memo(
-  () => new DynamoSubscriptionStore(documentClient(), tableName('subscriptions')),
-);
+export type StreamingPorts = ReturnType<typeof streamingPorts>;
 
-export const usageLog = memo(() => new DynamoUsageLog(documentClient(), tableName('usage')));
-
-/** Each connection's client-message counter, in the subscriptions table. */
-export const messageRate = memo(() => new DynamoMessageRate(documentClient(), tableName('subscriptions')));
+/** The production streaming ports. */
+export const { connectionStore, subscriptionStore, usageLog, messageRate, changeSources } =
+  streamingPorts(AWS_TABLES);
