@@ -17,7 +17,8 @@ import { recordMetric } from '#runtime/metrics';
 import { credentialLookup } from '#runtime/ports/access';
 import { clientConnections } from '#runtime/ports/client-connections';
 import { priceStore, universe } from '#runtime/ports/market-data';
-import { changeSources, connectionStore, subscriptionStore, usageLog } from '#runtime/ports/streaming';
+import type { ServicePorts } from '#runtime/ports/service-ports';
+import { awsStreamingPorts, type StreamingPorts } from '#runtime/ports/streaming';
 import { type FanOutPorts, fanOut } from '#use-cases/fan-out';
 
 export interface FanOutDeps {
@@ -109,19 +110,33 @@ async function changeContext(changes: readonly SourceChange[], deps: FanOutDeps)
   };
 }
 
-export const handler = instrumented(
-  createHandler({
-    ports: () => ({
-      subscriptions: subscriptionStore(),
-      connections: connectionStore(),
-      clients: clientConnections(),
-      usage: usageLog(),
-      nowMs,
-      credentials: credentialLookup(),
+/** The fan-out on the service's ports (functions/runtime/ports/service-ports.ts): on AWS, or a local stack's. */
+export const handlerOn = (
+  p: StreamingPorts &
+    Pick<ServicePorts, 'universe' | 'priceStore' | 'clientConnections' | 'credentialLookup' | 'nowMs'>,
+) =>
+  instrumented(
+    createHandler({
+      ports: () => ({
+        subscriptions: p.subscriptionStore(),
+        connections: p.connectionStore(),
+        clients: p.clientConnections(),
+        usage: p.usageLog(),
+        nowMs: p.nowMs,
+        credentials: p.credentialLookup(),
+      }),
+      universe: p.universe,
+      prices: p.priceStore,
+      sources: p.changeSources,
+      nowMs: p.nowMs,
     }),
-    universe,
-    prices: priceStore,
-    sources: changeSources,
-    nowMs,
-  }),
-);
+  );
+
+export const handler = handlerOn({
+  ...awsStreamingPorts,
+  universe,
+  priceStore,
+  clientConnections,
+  credentialLookup,
+  nowMs,
+});

@@ -1,16 +1,33 @@
 import { DynamoAccountStore } from '#adapters/dynamo/account-store';
 import { DynamoApiKeyStore } from '#adapters/dynamo/api-key-store';
+import type { AccountStore, ApiKeyStore, CredentialLookup } from '#domain/access/ports';
 import { cachedCredentialLookup } from '../credential-lookup.ts';
 import { environment } from '../environment.ts';
 import { memo } from '../memo.ts';
 import { AWS_TABLES } from './aws-tables.ts';
 import type { TableContext } from './context.ts';
 
+/** The access ports (functions/domain/access/ports.ts), each a provider. */
+export interface AccessPorts {
+  readonly apiKeyStore: () => ApiKeyStore;
+  readonly accountStore: () => AccountStore;
+  /**
+   * A key with its account, through the authorizer's short cache: the authorizer decides with it, and the
+   * fan-out checks each subscriber with it before a push.
+   */
+  readonly credentialLookup: () => CredentialLookup;
+  /** The same without a cache: the heartbeat reads each key once a round, so a revocation shows at the next. */
+  readonly freshCredentialLookup: () => CredentialLookup;
+}
+
 /**
- * The access ports (functions/domain/access/ports.ts) on `tables`, each made on first use. `authCacheTtlSeconds`
+ * The access ports on `tables`, each made on first use. `authCacheTtlSeconds`
  * is the authorizer's short cache (AUTH_CACHE_TTL_SECONDS), read when the lookup is first made.
  */
-export function accessPorts({ documents, tableName }: TableContext, authCacheTtlSeconds: () => number) {
+export function accessPorts(
+  { documents, tableName }: TableContext,
+  authCacheTtlSeconds: () => number,
+): AccessPorts {
   const apiKeyStore = memo(() => new DynamoApiKeyStore(documents(), tableName('apiKeys')));
   const accountStore = memo(() => new DynamoAccountStore(documents(), tableName('accounts')));
   const lookupCachedFor = (ttlSeconds: number) =>
@@ -18,20 +35,13 @@ export function accessPorts({ documents, tableName }: TableContext, authCacheTtl
   return {
     apiKeyStore,
     accountStore,
-    /**
-     * A key with its account, through the authorizer's short cache: the authorizer decides with it, and the
-     * fan-out checks each subscriber with it before a push.
-     */
     credentialLookup: memo(() => lookupCachedFor(authCacheTtlSeconds())),
-    /** The same without a cache: the heartbeat reads each key once a round, so a revocation shows at the next. */
     freshCredentialLookup: memo(() => lookupCachedFor(0)),
   };
 }
 
-export type AccessPorts = ReturnType<typeof accessPorts>;
-
 /** The production access ports. */
-export const { apiKeyStore, accountStore, credentialLookup, freshCredentialLookup } = accessPorts(
+export const { credentialLookup, freshCredentialLookup } = accessPorts(
   AWS_TABLES,
   () => environment().AUTH_CACHE_TTL_SECONDS,
 );

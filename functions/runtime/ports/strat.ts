@@ -6,12 +6,21 @@ import {
   type InForceAlertBody,
   type SimultaneousBreakBody,
 } from '#domain/strat/alerts';
+import type { EventFeed, SetupStore, StateStore } from '#domain/strat/ports';
 import { memo } from '../memo.ts';
 import { AWS_TABLES } from './aws-tables.ts';
 import type { TableContext } from './context.ts';
 
-/** The Strat ports (functions/domain/strat/ports.ts) on `tables`, each made on first use. */
-export function stratPorts({ documents, tableName }: TableContext) {
+/** The Strat ports (functions/domain/strat/ports.ts), each a provider. */
+export interface StratPorts {
+  readonly stateStore: () => StateStore;
+  readonly setupStore: () => SetupStore;
+  readonly alertFeed: () => EventFeed<InForceAlertBody>;
+  readonly breakFeed: () => EventFeed<SimultaneousBreakBody>;
+}
+
+/** The Strat ports on `tables`, each made on first use. */
+export function stratPorts({ documents, tableName }: TableContext): StratPorts {
   /** An event feed in its table, with the once-key guards all feeds share. */
   const eventFeed = <Body>(
     table: 'alerts' | 'breaks',
@@ -30,7 +39,6 @@ export function stratPorts({ documents, tableName }: TableContext) {
   };
 }
 
-export type StratPorts = ReturnType<typeof stratPorts>;
-
 /** The production Strat ports. */
-export const { stateStore, setupStore, alertFeed, breakFeed } = stratPorts(AWS_TABLES);
+export const awsStratPorts = stratPorts(AWS_TABLES);
+export const { stateStore, setupStore, alertFeed, breakFeed } = awsStratPorts;
