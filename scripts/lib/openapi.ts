@@ -146,6 +146,18 @@ function exampleOf(examples: Examples, routeId: string, status: number) {
   return gateway[status] === undefined ? {} : { example: gateway[status] };
 }
 
+/** The error envelope as a response's JSON content, with the route's (or the gateway's) example. */
+function envelopeContent(examples: Examples, routeId: string, status: number) {
+  return {
+    content: {
+      'application/json': {
+        schema: { $ref: '#/components/schemas/ErrorEnvelope' },
+        ...exampleOf(examples, routeId, status),
+      },
+    },
+  };
+}
+
 /** The error responses of a route, one per status, each listing its codes. */
 function errorResponses(contract: Contract, routeId: string, examples: Examples) {
   const codes = [...contract.errors, ...GATEWAY_ERRORS];
@@ -163,31 +175,13 @@ function errorResponses(contract: Contract, routeId: string, examples: Examples)
     responses[status] = {
       description: parts.join(' '),
       ...(status === ERROR_STATUS.rate_limit_exceeded ? { headers: { 'Retry-After': RETRY_AFTER } } : {}),
-      ...(enveloped.length
-        ? {
-            content: {
-              'application/json': {
-                schema: { $ref: '#/components/schemas/ErrorEnvelope' },
-                ...exampleOf(examples, routeId, status),
-              },
-            },
-          }
-        : {}),
+      ...(enveloped.length ? envelopeContent(examples, routeId, status) : {}),
     };
   }
   for (const { status, description, enveloped } of HEADER_LIMIT_RESPONSES) {
     responses[status] = {
       description,
-      ...(enveloped
-        ? {
-            content: {
-              'application/json': {
-                schema: { $ref: '#/components/schemas/ErrorEnvelope' },
-                ...exampleOf(examples, routeId, status),
-              },
-            },
-          }
-        : {}),
+      ...(enveloped ? envelopeContent(examples, routeId, status) : {}),
     };
   }
   return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)));
