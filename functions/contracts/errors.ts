@@ -14,7 +14,14 @@ export const ERROR_STATUS = {
   unknown_symbol: 404,
   /** An unrecognized `interval` is a 404 with no body at all (docs/partner-guide.md#candles). */
   unknown_interval: 404,
+  /**
+   * On AWS, API Gateway's REQUEST_TOO_LARGE gateway response: headers over its limit (10,240 bytes of header
+   * values in all) or a body over 10 MB, refused before the authorizer (docs/partner-guide.md#errors).
+   */
+  request_too_large: 413,
   rate_limit_exceeded: 429,
+  /** The local stack's answer to headers over Node's limit (16 KB), which never reach the gateway. */
+  request_headers_too_large: 431,
   internal_error: 500,
 } as const;
 

@@ -16,6 +16,7 @@ export type GatewayResponseType =
   | 'INVALID_API_KEY'
   | 'MISSING_AUTHENTICATION_TOKEN'
   | 'RESOURCE_NOT_FOUND'
+  | 'REQUEST_TOO_LARGE'
   | 'DEFAULT_4XX'
   | 'DEFAULT_5XX';
 
@@ -68,6 +69,12 @@ export const GATEWAY_RESPONSES: readonly GatewayResponseDefinition[] = [
   // API Gateway answers an unknown route with 403 "Missing Authentication Token"; partners get a 404.
   { type: 'MISSING_AUTHENTICATION_TOKEN', statusCode: 404, ...documented('not_found') },
   { type: 'RESOURCE_NOT_FOUND', statusCode: 404, ...documented('not_found') },
+  // Headers over API Gateway's limit (10,240 bytes of header values: "Quotas for configuring and running a
+  // REST API" in API Gateway's developer guide) or a body over 10 MB. No gateway response type has a 431
+  // ("Gateway response types for API Gateway"), and API Gateway is documented not to apply customisations of
+  // this 413 yet: partners may get its default body, so docs/partner-guide.md#request-headers-over-the-limit
+  // tells them to go by the status. The envelope is registered so that any body rendered carries our code.
+  { type: 'REQUEST_TOO_LARGE', statusCode: 413, ...documented('request_too_large') },
   {
     type: 'DEFAULT_4XX',
     code: literal('bad_request' satisfies ErrorCode),

@@ -65,8 +65,25 @@ const LOCAL_SERVER = {
   variables: { port: { default: '3000' } },
 };
 
-/** Headers over the limit never reach a route: the gateway answers 431 (docs/partner-guide.md#errors). */
-const HEADERS_TOO_LARGE_STATUS = 431;
+/**
+ * Headers over the limit never reach a route (docs/partner-guide.md#errors): on AWS, API Gateway answers 413
+ * itself, with a body it may not let the service customise; locally, the stack answers 431 with the envelope.
+ */
+const HEADER_LIMIT_RESPONSES: readonly { status: number; description: string; enveloped: boolean }[] = [
+  {
+    status: ERROR_STATUS.request_too_large,
+    description:
+      "On AWS: the headers are over API Gateway's limit (10,240 bytes of header values in all). API Gateway " +
+      'answers 413 itself; its body is the envelope with `code` request_too_large where API Gateway applies ' +
+      "the service's gateway response, otherwise API Gateway's own. Go by the status.",
+    enveloped: false,
+  },
+  {
+    status: ERROR_STATUS.request_headers_too_large,
+    description: 'Locally: the headers are over 16 KB. The envelope, `code` request_headers_too_large.',
+    enveloped: true,
+  },
+];
 
 const errorEnvelopeSchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
 
@@ -129,6 +146,18 @@ function exampleOf(examples: Examples, routeId: string, status: number) {
   return gateway[status] === undefined ? {} : { example: gateway[status] };
 }
 
+/** The error envelope as a response's JSON content, with the route's (or the gateway's) example. */
+function envelopeContent(examples: Examples, routeId: string, status: number) {
+  return {
+    content: {
+      'application/json': {
+        schema: { $ref: '#/components/schemas/ErrorEnvelope' },
+        ...exampleOf(examples, routeId, status),
+      },
+    },
+  };
+}
+
 /** The error responses of a route, one per status, each listing its codes. */
 function errorResponses(contract: Contract, routeId: string, examples: Examples) {
   const codes = [...contract.errors, ...GATEWAY_ERRORS];
@@ -146,29 +175,15 @@ function errorResponses(contract: Contract, routeId: string, examples: Examples)
     responses[status] = {
       description: parts.join(' '),
       ...(status === ERROR_STATUS.rate_limit_exceeded ? { headers: { 'Retry-After': RETRY_AFTER } } : {}),
-      ...(enveloped.length
-        ? {
-            content: {
-              'application/json': {
-                schema: { $ref: '#/components/schemas/ErrorEnvelope' },
-                ...exampleOf(examples, routeId, status),
-              },
-            },
-          }
-        : {}),
+      ...(enveloped.length ? envelopeContent(examples, routeId, status) : {}),
     };
   }
-  responses[HEADERS_TOO_LARGE_STATUS] = {
-    description:
-      'The envelope, `code` bad_request: the request headers are too large (locally over 16 KB; on AWS, ' +
-      "API Gateway's limits).",
-    content: {
-      'application/json': {
-        schema: { $ref: '#/components/schemas/ErrorEnvelope' },
-        ...exampleOf(examples, routeId, HEADERS_TOO_LARGE_STATUS),
-      },
-    },
-  };
+  for (const { status, description, enveloped } of HEADER_LIMIT_RESPONSES) {
+    responses[status] = {
+      description,
+      ...(enveloped ? envelopeContent(examples, routeId, status) : {}),
+    };
+  }
   return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)));
 }
 

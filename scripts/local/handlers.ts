@@ -1,31 +1,6 @@
-import { ApiGatewayManagementApiClient } from '@aws-sdk/client-apigatewaymanagementapi';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ApiGatewayClientConnections } from '#adapters/api-gateway/client-connections';
-import { DynamoAccountStore } from '#adapters/dynamo/account-store';
-import { DynamoApiKeyStore } from '#adapters/dynamo/api-key-store';
-import { DynamoBarStore } from '#adapters/dynamo/bar-store';
-import { DynamoConnectionStore } from '#adapters/dynamo/connection-store';
-import { DynamoEventFeed } from '#adapters/dynamo/event-feed';
-import { DynamoInstrumentCatalog } from '#adapters/dynamo/instrument-catalog';
-import { DynamoLedgerStore } from '#adapters/dynamo/ledger-store';
-import { DynamoMessageRate } from '#adapters/dynamo/message-rate';
-import { DynamoPriceStore } from '#adapters/dynamo/price-store';
-import { DynamoSetupStore, DynamoStateStore } from '#adapters/dynamo/strat-state-stores';
-import { DynamoSubscriptionStore } from '#adapters/dynamo/subscription-store';
-import { DynamoTradeLog } from '#adapters/dynamo/trade-log';
-import { DynamoUsageLog } from '#adapters/dynamo/usage-log';
-import { SqsDeadLetterSink } from '#adapters/sqs/dead-letter-sink';
 import type { REST_ROUTES, RestRoute } from '#contracts/routes';
-import { FAN_OUT } from '#contracts/websocket';
 import type { ThroughputTarget } from '#domain/access/ports';
-import {
-  BREAKS_FEED,
-  IN_FORCE_FEED,
-  type InForceAlertBody,
-  type SimultaneousBreakBody,
-} from '#domain/strat/alerts';
-import { MessageCounts } from '#domain/streaming/message-allowance';
 import * as authorizer from '#handlers/auth/authorizer';
 import * as ingest from '#handlers/ingest/trades';
 import * as getCandles from '#handlers/rest/get-candles';
@@ -43,17 +18,19 @@ import * as fanOut from '#handlers/stream/fan-out';
 import * as connect from '#handlers/ws/connect';
 import * as disconnect from '#handlers/ws/disconnect';
 import * as message from '#handlers/ws/message';
-import { cachedCredentialLookup } from '#runtime/credential-lookup';
-import { instrumented } from '#runtime/lambda-handler';
-import { memo } from '#runtime/memo';
-import { cachedUniverse } from '#runtime/universe';
-import type { CommittedWrites } from '#use-cases/ingest-trades';
+import { accessPorts } from '#runtime/ports/access';
+import { clientConnectionsAt } from '#runtime/ports/client-connections';
+import { deadLetterSinkAt } from '#runtime/ports/dead-letters';
+import { marketDataPorts } from '#runtime/ports/market-data';
+import type { ServicePorts } from '#runtime/ports/service-ports';
+import { stratPorts } from '#runtime/ports/strat';
+import { streamingPorts } from '#runtime/ports/streaming';
 import type { ChangeConsumer } from './change-streams.ts';
 import { LOCAL_SQS_PATH, LocalDeadLetterQueue } from './dead-letter-queue.ts';
 import { LOCAL_AWS } from './dynamo.ts';
 import type { StackMetricPoints } from './metric-points.ts';
 import type { AuthorizerHandler, ProxyHandler } from './rest-gateway.ts';
-import { localTableName } from './tables.ts';
+import { localTables } from './tables.ts';
 import type { StreamConsumer } from './trade-stream.ts';
 import { MANAGEMENT_PATH, type WebSocketHandlers, type WebSocketRouteHandler } from './ws-gateway.ts';
 
@@ -84,75 +61,43 @@ export interface LocalHandlers {
   readonly heartbeat: Schedule;
 }
 
-const localCredentials = {
-  accessKeyId: LOCAL_AWS.accessKeyId,
-  secretAccessKey: LOCAL_AWS.secretAccessKey,
+/** The region and credentials of the stack's loopback stand-ins for AWS; they accept any. */
+const LOCAL_CLIENT = {
+  region: LOCAL_AWS.region,
+  credentials: { accessKeyId: LOCAL_AWS.accessKeyId, secretAccessKey: LOCAL_AWS.secretAccessKey },
 };
 
 /**
- * The stack's ports, as functions/runtime/ports/ makes them on AWS (one adapter per capability, made on first
- * use), but on this stack's DynamoDB, tables, clock and loopback endpoints: nothing is read from
- * `process.env`, so one process can hold several stacks.
+ * The stack's ports: functions/runtime/ports/'s factories, as a Lambda builds them, but on this stack's
+ * DynamoDB, table names, loopback endpoints, REST limits and clock. Nothing is read from `process.env`, so one
+ * process can hold several stacks.
  */
-function localPorts(settings: LocalHandlerSettings) {
-  const { documents } = settings;
-  const table = localTableName;
-  const instrumentCatalog = memo(() => new DynamoInstrumentCatalog(documents, table('instruments')));
-  const apiKeyStore = memo(() => new DynamoApiKeyStore(documents, table('apiKeys')));
-  const accountStore = memo(() => new DynamoAccountStore(documents, table('accounts')));
-  const eventFeed = <Body>(
-    feed: 'alerts' | 'breaks',
-    definition: ConstructorParameters<typeof DynamoEventFeed>[2],
-  ) => new DynamoEventFeed<Body>(documents, { feed: table(feed), guards: table('eventGuards') }, definition);
+function localPorts(settings: LocalHandlerSettings): ServicePorts {
+  const tables = localTables(settings.documents);
   return {
-    instrumentCatalog,
-    priceStore: memo(() => new DynamoPriceStore(documents, table('prices'))),
-    barStore: memo(() => new DynamoBarStore(documents, table('bars'))),
-    ledgerStore: memo(() => new DynamoLedgerStore<CommittedWrites>(documents, table('ledgers'))),
-    tradeLog: memo(() => new DynamoTradeLog(documents, table('tradeLog'))),
-    universe: cachedUniverse(instrumentCatalog, 5 * 60_000),
-    stateStore: memo(() => new DynamoStateStore(documents, table('states'))),
-    setupStore: memo(() => new DynamoSetupStore(documents, table('setups'))),
-    alertFeed: memo(() => eventFeed<InForceAlertBody>('alerts', IN_FORCE_FEED)),
-    breakFeed: memo(() => eventFeed<SimultaneousBreakBody>('breaks', BREAKS_FEED)),
-    apiKeyStore,
-    accountStore,
-    credentialLookup: memo(() =>
-      cachedCredentialLookup({ keys: apiKeyStore(), accounts: accountStore() }, settings.authCacheTtlSeconds),
-    ),
-    connectionStore: memo(() => new DynamoConnectionStore(documents, table('connections'))),
-    subscriptionStore: memo(() => new DynamoSubscriptionStore(documents, table('subscriptions'))),
-    usageLog: memo(() => new DynamoUsageLog(documents, table('usage'))),
-    messageRate: memo(() => new DynamoMessageRate(documents, table('subscriptions'))),
-    clientConnections: memo(
-      () =>
-        new ApiGatewayClientConnections(
-          new ApiGatewayManagementApiClient({
-            endpoint: `${settings.origin()}${MANAGEMENT_PATH}`,
-            region: LOCAL_AWS.region,
-            credentials: localCredentials,
-          }),
-        ),
-    ),
-    deadLetterSink: memo(
-      () =>
-        new SqsDeadLetterSink(
-          new SQSClient({
-            endpoint: `${settings.origin()}${LOCAL_SQS_PATH}`,
-            region: LOCAL_AWS.region,
-            credentials: localCredentials,
-          }),
-          LocalDeadLetterQueue.urlAt(settings.origin()),
-        ),
-    ),
+    ...marketDataPorts(tables),
+    ...stratPorts(tables),
+    ...accessPorts(tables, () => settings.authCacheTtlSeconds),
+    ...streamingPorts(tables),
+    clientConnections: clientConnectionsAt(() => ({
+      endpoint: `${settings.origin()}${MANAGEMENT_PATH}`,
+      ...LOCAL_CLIENT,
+    })),
+    deadLetterSink: deadLetterSinkAt(() => ({
+      url: LocalDeadLetterQueue.urlAt(settings.origin()),
+      client: { endpoint: `${settings.origin()}${LOCAL_SQS_PATH}`, ...LOCAL_CLIENT },
+    })),
+    // The clock tick applies each key's REST limits to the local gateway's (scripts/local/rest-limits.ts).
+    throughputTarget: () => settings.restLimits,
+    nowMs: settings.nowMs,
   };
 }
 
 /**
- * Every handler of one local stack, built with its module's `createHandler` over the stack's ports: the wiring
- * of each module's production `handler`, line for line, with local ports in place of
- * functions/runtime/ports/. The non-REST handlers get the same `instrumented` middlewares as on AWS; every
- * invocation's metric points go to this stack's metrics.
+ * Every handler of one local stack on the stack's ports: a non-REST handler with its module's `handlerOn`, which
+ * its production `handler` is too (the same wiring and `instrumented` middlewares as on AWS); a REST handler
+ * with its module's `createHandler`, each dependency the port its production `handler` names (a line each,
+ * checked by the compiler). Every invocation's metric points go to this stack's metrics.
  */
 export function loadHandlers(settings: LocalHandlerSettings): LocalHandlers {
   const p = localPorts(settings);
@@ -165,139 +110,42 @@ export function loadHandlers(settings: LocalHandlerSettings): LocalHandlers {
   const restHandlers: Record<RestRoute['id'], ProxyHandler> = {
     listInstruments: rest(listInstruments.createHandler({ instruments: p.instrumentCatalog })),
     getInstrument: rest(getInstrument.createHandler({ instruments: p.instrumentCatalog })),
-    getMarketStatus: rest(getMarketStatus.createHandler({ nowMs: settings.nowMs })),
+    getMarketStatus: rest(getMarketStatus.createHandler({ nowMs: p.nowMs })),
     getLatestPrices: rest(getLatestPrices.createHandler({ prices: p.priceStore })),
     getCandles: rest(
       getCandles.createHandler({
         instruments: p.instrumentCatalog,
         bars: p.barStore,
         ledgers: p.ledgerStore,
-        nowMs: settings.nowMs,
+        nowMs: p.nowMs,
       }),
     ),
     getState: rest(
       getState.createHandler({
         instruments: p.instrumentCatalog,
         ledgers: p.ledgerStore,
-        nowMs: settings.nowMs,
+        nowMs: p.nowMs,
       }),
     ),
     getCurrentSetups: rest(getCurrentSetups.createHandler({ states: p.stateStore, setups: p.setupStore })),
-    getInForceAlerts: rest(getInForceAlerts.createHandler({ alerts: p.alertFeed, nowMs: settings.nowMs })),
-    getSimultaneousBreaks: rest(
-      getSimultaneousBreaks.createHandler({ breaks: p.breakFeed, nowMs: settings.nowMs }),
-    ),
+    getInForceAlerts: rest(getInForceAlerts.createHandler({ alerts: p.alertFeed, nowMs: p.nowMs })),
+    getSimultaneousBreaks: rest(getSimultaneousBreaks.createHandler({ breaks: p.breakFeed, nowMs: p.nowMs })),
   } satisfies Record<(typeof REST_ROUTES)[number]['id'], ProxyHandler>;
 
-  const authorize = inStack(
-    instrumented(authorizer.createHandler({ credentials: p.credentialLookup })) as AuthorizerHandler,
-  );
+  const authorize = inStack(authorizer.handlerOn(p) as AuthorizerHandler);
   return {
     rest: restHandlers,
     authorizer: authorize,
     webSocket: {
       authorizer: authorize,
-      connect: inStack(
-        instrumented(
-          connect.createHandler({
-            ports: () => ({ connections: p.connectionStore(), clients: p.clientConnections() }),
-          }),
-        ) as WebSocketRouteHandler,
-      ),
-      disconnect: inStack(
-        instrumented(
-          disconnect.createHandler({
-            ports: () => ({ connections: p.connectionStore(), subscriptions: p.subscriptionStore() }),
-          }),
-        ) as WebSocketRouteHandler,
-      ),
-      message: inStack(messageHandler(p)),
+      connect: inStack(connect.handlerOn(p) as WebSocketRouteHandler),
+      disconnect: inStack(disconnect.handlerOn(p) as WebSocketRouteHandler),
+      // The wall clock, not the stack's: a client's message rate is real time.
+      message: inStack(message.handlerOn({ ...p, nowMs: Date.now }) as WebSocketRouteHandler),
     },
-    ingest: inStack(
-      instrumented(
-        ingest.createHandler({
-          ports: async () => {
-            const instruments = await p.universe();
-            return {
-              ledgers: p.ledgerStore(),
-              bars: p.barStore(),
-              prices: p.priceStore(),
-              tradeLog: p.tradeLog(),
-              alerts: p.alertFeed(),
-              breaks: p.breakFeed(),
-              states: p.stateStore(),
-              setups: p.setupStore(),
-              sectorOf: (symbol: string) => instruments.get(symbol)?.sector ?? '',
-              nowMs: settings.nowMs,
-            };
-          },
-          deadLetters: p.deadLetterSink,
-        }),
-      ) as StreamConsumer,
-    ),
-    fanOut: inStack(
-      instrumented(
-        fanOut.createHandler({
-          ports: () => ({
-            subscriptions: p.subscriptionStore(),
-            connections: p.connectionStore(),
-            clients: p.clientConnections(),
-            usage: p.usageLog(),
-            nowMs: settings.nowMs,
-            credentials: p.credentialLookup(),
-          }),
-          universe: p.universe,
-          prices: p.priceStore,
-          sources: memo(() => new Map(FAN_OUT.sources.map((source) => [localTableName(source), source]))),
-          nowMs: settings.nowMs,
-        }),
-      ) as ChangeConsumer,
-    ),
-    clockTick: inStack(
-      instrumented(
-        clockTick.createHandler({
-          universe: p.universe,
-          ledgers: p.ledgerStore,
-          stateSync: () => ({ states: p.stateStore(), setups: p.setupStore() }),
-          nowMs: settings.nowMs,
-          throughput: () => ({ breaks: p.breakFeed(), target: settings.restLimits }),
-        }),
-      ) as Schedule,
-    ),
-    heartbeat: inStack(
-      instrumented(
-        heartbeat.createHandler({
-          ports: () => ({
-            connections: p.connectionStore(),
-            subscriptions: p.subscriptionStore(),
-            clients: p.clientConnections(),
-          }),
-          // No cache, as on AWS: a revocation shows at the next heartbeat.
-          credentials: memo(() =>
-            cachedCredentialLookup({ keys: p.apiKeyStore(), accounts: p.accountStore() }, 0),
-          ),
-        }),
-      ) as Schedule,
-    ),
+    ingest: inStack(ingest.handlerOn(p) as StreamConsumer),
+    fanOut: inStack(fanOut.handlerOn(p) as ChangeConsumer),
+    clockTick: inStack(clockTick.handlerOn(p) as Schedule),
+    heartbeat: inStack(heartbeat.handlerOn(p) as Schedule),
   };
-}
-
-/** `$default`, with this stack's own count of each connection's messages (an instance's, on AWS). */
-function messageHandler(p: ReturnType<typeof localPorts>): WebSocketRouteHandler {
-  const messageCounts = new MessageCounts();
-  return instrumented(
-    message.createHandler({
-      ports: () => ({
-        connections: p.connectionStore(),
-        subscriptions: p.subscriptionStore(),
-        clients: p.clientConnections(),
-        trackedSymbols: p.universe,
-        messageRate: p.messageRate(),
-        messageCounts,
-        // The wall clock, not the stack's: a client's message rate is real time.
-        nowMs: Date.now,
-      }),
-      credentials: p.credentialLookup,
-    }),
-  ) as WebSocketRouteHandler;
 }

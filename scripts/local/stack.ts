@@ -1,19 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import type { Context } from 'aws-lambda';
-import { DynamoAccountStore } from '#adapters/dynamo/account-store';
-import { DynamoApiKeyStore } from '#adapters/dynamo/api-key-store';
-import { DynamoInstrumentCatalog } from '#adapters/dynamo/instrument-catalog';
-import { DynamoLedgerStore } from '#adapters/dynamo/ledger-store';
-import { errorEnvelope } from '#contracts/errors';
+import { ERROR_STATUS, errorEnvelope } from '#contracts/errors';
 import { CLOCK_TICK, INGEST, REST_BASE_PATH } from '#contracts/routes';
 import { AUTH_CACHE_TTL_SECONDS } from '#contracts/runtime-settings';
 import { TABLE_IDS, type TableId } from '#contracts/tables';
 import { HEARTBEAT, WS_BASE_PATH } from '#contracts/websocket';
+import { accessPorts } from '#runtime/ports/access';
+import { marketDataPorts } from '#runtime/ports/market-data';
 import type { KeyAdministrationPorts } from '../lib/key-administration.ts';
 import { type LocalStackState, removeOwnStateFile } from '../lib/local-stack-state.ts';
 import { LOCAL_STACK_STATE_FILE } from '../lib/project.ts';
@@ -47,7 +45,7 @@ import { RequestUsage } from './request-usage.ts';
 import { type HttpAnswer, LocalRestGateway, renderGatewayResponse, restRoutes } from './rest-gateway.ts';
 import { LocalRestLimits } from './rest-limits.ts';
 import { singleFlight } from './single-flight.ts';
-import { ensureTables, localTableName } from './tables.ts';
+import { ensureTables, localTableName, localTables } from './tables.ts';
 import { TokenBuckets } from './token-bucket.ts';
 import { LocalTradeStream } from './trade-stream.ts';
 import { LOCAL_USAGE_PATH, usageAnswer } from './usage-endpoint.ts';
@@ -161,19 +159,22 @@ function listen(server: Server, port: number, host: string): Promise<number> {
 /**
  * A request Node cannot parse never reaches the gateway: Node would answer it with a bare status line. It
  * gets the error envelope instead, as API Gateway's DEFAULT_4XX response gives one: headers over Node's
- * limit (16 KB) are a 431, anything else malformed a 400.
+ * limit (16 KB) are a 431 `request_headers_too_large`, anything else malformed a 400 `bad_request`
+ * (docs/partner-guide.md#errors).
  */
 function answerUnparsableRequest(error: NodeJS.ErrnoException, socket: Duplex): void {
   if (!socket.writable) {
     socket.destroy();
     return;
   }
-  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-  const body = JSON.stringify(
-    errorEnvelope('bad_request', tooLarge ? 'request headers too large' : 'malformed request'),
-  );
+  const [code, envelope] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? (['request_headers_too_large', errorEnvelope('request_headers_too_large')] as const)
+      : (['bad_request', errorEnvelope('bad_request', 'malformed request')] as const);
+  const status = ERROR_STATUS[code];
+  const body = JSON.stringify(envelope);
   socket.end(
-    `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\n` +
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
       `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
       `Connection: close\r\n\r\n${body}`,
   );
@@ -289,13 +290,14 @@ function startSchedules(
 /** The tables, the universe on a first start, and the demo key (kept in the data folder when there is one). */
 async function prepareData(dynamoEndpoint: string, dataDir: string | undefined) {
   await ensureTables(localDynamoClient(dynamoEndpoint));
-  const documents = localDocumentClient(dynamoEndpoint);
-  const catalog = new DynamoInstrumentCatalog(documents, localTableName('instruments'));
+  const tables = localTables(localDocumentClient(dynamoEndpoint));
+  const catalog = marketDataPorts(tables).instrumentCatalog();
   const seeded = (await catalog.list({ limit: 1 })).length === 0;
   const seededInstruments = seeded ? (await seedUniverse(catalog)).length : 0;
+  const { apiKeyStore, accountStore } = accessPorts(tables, () => AUTH_CACHE_TTL_SECONDS);
   const keyAdministration: KeyAdministrationPorts = {
-    keys: new DynamoApiKeyStore(documents, localTableName('apiKeys')),
-    accounts: new DynamoAccountStore(documents, localTableName('accounts')),
+    keys: apiKeyStore(),
+    accounts: accountStore(),
     now: () => new Date(),
     randomBytes,
   };
@@ -444,7 +446,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         instruments: await catalog.list({ limit: Number.MAX_SAFE_INTEGER }),
         nowMs,
         stream: trades,
-        ledgers: new DynamoLedgerStore(documents, localTableName('ledgers')),
+        ledgers: marketDataPorts(localTables(documents)).ledgerStore(),
         history: { documents, tableNames: localTableNames() },
         log: options.log ?? (() => undefined),
       })

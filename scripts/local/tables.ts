@@ -5,7 +5,9 @@ import {
   type DynamoDBClient,
   ListTablesCommand,
 } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type KeyAttribute, TABLE_IDS, TABLES, type TableDefinition, type TableId } from '#contracts/tables';
+import type { TableContext } from '#runtime/ports/context';
 
 /**
  * The local stack's tables, made from the same definitions as the CDK's. dynalite has no Streams (the
@@ -14,6 +16,11 @@ import { type KeyAttribute, TABLE_IDS, TABLES, type TableDefinition, type TableI
  */
 export function localTableName(id: TableId): string {
   return id;
+}
+
+/** One stack's tables as functions/runtime/ports/ builds ports on them: `documents` and the local names. */
+export function localTables(documents: DynamoDBDocumentClient): TableContext {
+  return { documents: () => documents, tableName: localTableName };
 }
 
 function keySchema(partitionKey: KeyAttribute, sortKey?: KeyAttribute) {

@@ -185,12 +185,14 @@ describe('names that are Object.prototype properties', () => {
 });
 
 describe('request headers over the limit', () => {
-  it('answer 431 with the error envelope, not a bare status line', async () => {
+  it('answer 431 request_headers_too_large in the error envelope, not a bare status line', async () => {
     const response = await local.request('/api/market/v1/market-status', {
       headers: { 'X-API-Key': local.stack.demoKey, 'X-Padding': 'x'.repeat(32 * 1024) },
     });
     expect(response.status).toBe(431);
-    expect(response.body).toEqual({ error: { code: 'bad_request', message: 'request headers too large' } });
+    expect(response.body).toEqual({
+      error: { code: 'request_headers_too_large', message: 'request headers too large' },
+    });
   });
 });
 

@@ -58,7 +58,9 @@ export const ERROR_STATUS = {
   "not_found": 404,
   "unknown_symbol": 404,
   "unknown_interval": 404,
+  "request_too_large": 413,
   "rate_limit_exceeded": 429,
+  "request_headers_too_large": 431,
   "internal_error": 500
 } as const;
 

@@ -8,6 +8,7 @@ import { instrumented } from '#runtime/lambda-handler';
 import { logger } from '#runtime/logger';
 import { recordMetric } from '#runtime/metrics';
 import { credentialLookup } from '#runtime/ports/access';
+import type { ServicePorts } from '#runtime/ports/service-ports';
 
 /** API Gateway answers a thrown `Unauthorized` with the UNAUTHORIZED gateway response (401). */
 const UNAUTHORIZED = 'Unauthorized';
@@ -72,4 +73,8 @@ export const createHandler =
     };
   };
 
-export const handler = instrumented(createHandler({ credentials: credentialLookup }));
+/** The authorizer on the service's ports (functions/runtime/ports/service-ports.ts): on AWS, or a local stack's. */
+export const handlerOn = (p: Pick<ServicePorts, 'credentialLookup'>) =>
+  instrumented(createHandler({ credentials: p.credentialLookup }));
+
+export const handler = handlerOn({ credentialLookup });

@@ -5,8 +5,9 @@ import { instrumented } from '#runtime/lambda-handler';
 import { logger } from '#runtime/logger';
 import { recordCounts, recordMetric } from '#runtime/metrics';
 import { deadLetterSink } from '#runtime/ports/dead-letters';
-import { barStore, ledgerStore, priceStore, tradeLog, universe } from '#runtime/ports/market-data';
-import { alertFeed, breakFeed, setupStore, stateStore } from '#runtime/ports/strat';
+import { awsMarketDataPorts, type MarketDataPorts } from '#runtime/ports/market-data';
+import type { ServicePorts } from '#runtime/ports/service-ports';
+import { awsStratPorts, type StratPorts } from '#runtime/ports/strat';
 import { type IngestRecordsResult, ingestRecords } from '#use-cases/ingest-records';
 import type { IngestPorts } from '#use-cases/ingest-trades';
 
@@ -61,23 +62,27 @@ export const createHandler =
     return { batchItemFailures: result.retrySequenceNumbers.map((itemIdentifier) => ({ itemIdentifier })) };
   };
 
-export const handler = instrumented(
-  createHandler({
-    ports: async () => {
-      const instruments = await universe();
-      return {
-        ledgers: ledgerStore(),
-        bars: barStore(),
-        prices: priceStore(),
-        tradeLog: tradeLog(),
-        alerts: alertFeed(),
-        breaks: breakFeed(),
-        states: stateStore(),
-        setups: setupStore(),
-        sectorOf: (symbol: string) => instruments.get(symbol)?.sector ?? '',
-        nowMs,
-      };
-    },
-    deadLetters: deadLetterSink,
-  }),
-);
+/** The ingest on the service's ports (functions/runtime/ports/service-ports.ts): on AWS, or a local stack's. */
+export const handlerOn = (p: MarketDataPorts & StratPorts & Pick<ServicePorts, 'deadLetterSink' | 'nowMs'>) =>
+  instrumented(
+    createHandler({
+      ports: async () => {
+        const instruments = await p.universe();
+        return {
+          ledgers: p.ledgerStore(),
+          bars: p.barStore(),
+          prices: p.priceStore(),
+          tradeLog: p.tradeLog(),
+          alerts: p.alertFeed(),
+          breaks: p.breakFeed(),
+          states: p.stateStore(),
+          setups: p.setupStore(),
+          sectorOf: (symbol: string) => instruments.get(symbol)?.sector ?? '',
+          nowMs: p.nowMs,
+        };
+      },
+      deadLetters: p.deadLetterSink,
+    }),
+  );
+
+export const handler = handlerOn({ ...awsMarketDataPorts, ...awsStratPorts, deadLetterSink, nowMs });

@@ -6,6 +6,7 @@ import { instrumented } from '#runtime/lambda-handler';
 import { logger } from '#runtime/logger';
 import { recordMetric } from '#runtime/metrics';
 import { ledgerStore, universe } from '#runtime/ports/market-data';
+import type { ServicePorts } from '#runtime/ports/service-ports';
 import { breakFeed, setupStore, stateStore } from '#runtime/ports/strat';
 import { throughputTarget } from '#runtime/ports/throughput';
 import { adjustRestThroughput } from '#use-cases/adjust-throughput';
@@ -72,12 +73,29 @@ export const createHandler =
     return { symbols: symbols.length, changed, rowsRepaired, throughput };
   };
 
-export const handler = instrumented(
-  createHandler({
-    universe,
-    ledgers: ledgerStore,
-    stateSync: () => ({ states: stateStore(), setups: setupStore() }),
-    nowMs,
-    throughput: () => ({ breaks: breakFeed(), target: throughputTarget() }),
-  }),
-);
+/** The clock tick on the service's ports (functions/runtime/ports/service-ports.ts): on AWS, or a local stack's. */
+export const handlerOn = (
+  p: Pick<
+    ServicePorts,
+    'universe' | 'ledgerStore' | 'stateStore' | 'setupStore' | 'breakFeed' | 'throughputTarget' | 'nowMs'
+  >,
+) =>
+  instrumented(
+    createHandler({
+      universe: p.universe,
+      ledgers: p.ledgerStore,
+      stateSync: () => ({ states: p.stateStore(), setups: p.setupStore() }),
+      nowMs: p.nowMs,
+      throughput: () => ({ breaks: p.breakFeed(), target: p.throughputTarget() }),
+    }),
+  );
+
+export const handler = handlerOn({
+  universe,
+  ledgerStore,
+  stateStore,
+  setupStore,
+  breakFeed,
+  throughputTarget,
+  nowMs,
+});

@@ -1,12 +1,11 @@
 import { POST_CONCURRENCY } from '#contracts/websocket';
 import type { CredentialLookup } from '#domain/access/ports';
-import { cachedCredentialLookup } from '#runtime/credential-lookup';
 import { instrumented } from '#runtime/lambda-handler';
 import { logger } from '#runtime/logger';
-import { memo } from '#runtime/memo';
 import { recordMetric } from '#runtime/metrics';
-import { accountStore, apiKeyStore } from '#runtime/ports/access';
+import { freshCredentialLookup } from '#runtime/ports/access';
 import { clientConnections } from '#runtime/ports/client-connections';
+import type { ServicePorts } from '#runtime/ports/service-ports';
 import { connectionStore, subscriptionStore } from '#runtime/ports/streaming';
 import { sendHeartbeats } from '#use-cases/heartbeat';
 import type { SessionPorts } from '#use-cases/websocket-session';
@@ -37,14 +36,28 @@ export const createHandler =
     return counts;
   };
 
-export const handler = instrumented(
-  createHandler({
-    ports: () => ({
-      connections: connectionStore(),
-      subscriptions: subscriptionStore(),
-      clients: clientConnections(),
+/** The heartbeat on the service's ports (functions/runtime/ports/service-ports.ts): on AWS, or a local stack's. */
+export const handlerOn = (
+  p: Pick<
+    ServicePorts,
+    'connectionStore' | 'subscriptionStore' | 'clientConnections' | 'freshCredentialLookup'
+  >,
+) =>
+  instrumented(
+    createHandler({
+      ports: () => ({
+        connections: p.connectionStore(),
+        subscriptions: p.subscriptionStore(),
+        clients: p.clientConnections(),
+      }),
+      // No cache: each connection's key is read once per heartbeat, and a revocation must show at the next one.
+      credentials: p.freshCredentialLookup,
     }),
-    // No cache: each connection's key is read once per heartbeat, and a revocation must show at the next one.
-    credentials: memo(() => cachedCredentialLookup({ keys: apiKeyStore(), accounts: accountStore() }, 0)),
-  }),
-);
+  );
+
+export const handler = handlerOn({
+  connectionStore,
+  subscriptionStore,
+  clientConnections,
+  freshCredentialLookup,
+});

@@ -1,6 +1,6 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { sourceChangeOf, tableNameOf } from '#adapters/dynamo/stream-records';
-import { FAN_OUT, POST_CONCURRENCY } from '#contracts/websocket';
+import { POST_CONCURRENCY } from '#contracts/websocket';
 import type { Instrument } from '#domain/market-data/instruments';
 import type { PriceStore } from '#domain/market-data/ports';
 import type { SymbolPrice } from '#domain/market-data/prices';
@@ -11,15 +11,14 @@ import {
   type SourceChange,
 } from '#domain/streaming/channel-events';
 import { nowMs } from '#runtime/clock';
-import { tableName } from '#runtime/environment';
 import { instrumented } from '#runtime/lambda-handler';
 import { logger } from '#runtime/logger';
-import { memo } from '#runtime/memo';
 import { recordMetric } from '#runtime/metrics';
 import { credentialLookup } from '#runtime/ports/access';
 import { clientConnections } from '#runtime/ports/client-connections';
 import { priceStore, universe } from '#runtime/ports/market-data';
-import { connectionStore, subscriptionStore, usageLog } from '#runtime/ports/streaming';
+import type { ServicePorts } from '#runtime/ports/service-ports';
+import { awsStreamingPorts, type StreamingPorts } from '#runtime/ports/streaming';
 import { type FanOutPorts, fanOut } from '#use-cases/fan-out';
 
 export interface FanOutDeps {
@@ -119,19 +118,33 @@ async function changeContext(changes: readonly SourceChange[], deps: FanOutDeps)
   };
 }
 
-export const handler = instrumented(
-  createHandler({
-    ports: () => ({
-      subscriptions: subscriptionStore(),
-      connections: connectionStore(),
-      clients: clientConnections(),
-      usage: usageLog(),
-      nowMs,
-      credentials: credentialLookup(),
+/** The fan-out on the service's ports (functions/runtime/ports/service-ports.ts): on AWS, or a local stack's. */
+export const handlerOn = (
+  p: StreamingPorts &
+    Pick<ServicePorts, 'universe' | 'priceStore' | 'clientConnections' | 'credentialLookup' | 'nowMs'>,
+) =>
+  instrumented(
+    createHandler({
+      ports: () => ({
+        subscriptions: p.subscriptionStore(),
+        connections: p.connectionStore(),
+        clients: p.clientConnections(),
+        usage: p.usageLog(),
+        nowMs: p.nowMs,
+        credentials: p.credentialLookup(),
+      }),
+      universe: p.universe,
+      prices: p.priceStore,
+      sources: p.changeSources,
+      nowMs: p.nowMs,
     }),
-    universe,
-    prices: priceStore,
-    sources: memo(() => new Map(FAN_OUT.sources.map((source) => [tableName(source), source]))),
-    nowMs,
-  }),
-);
+  );
+
+export const handler = handlerOn({
+  ...awsStreamingPorts,
+  universe,
+  priceStore,
+  clientConnections,
+  credentialLookup,
+  nowMs,
+});

@@ -4,6 +4,7 @@ import { instrumented } from '#runtime/lambda-handler';
 import { logger } from '#runtime/logger';
 import { recordMetric } from '#runtime/metrics';
 import { clientConnections } from '#runtime/ports/client-connections';
+import type { ServicePorts } from '#runtime/ports/service-ports';
 import { connectionStore } from '#runtime/ports/streaming';
 import { connectionOf, OK, type WebSocketEvent } from '#runtime/websocket';
 import { openConnection, type SessionPorts } from '#use-cases/websocket-session';
@@ -27,8 +28,10 @@ export const createHandler =
     return subprotocol ? { statusCode: 200, headers: { 'Sec-WebSocket-Protocol': subprotocol } } : OK;
   };
 
-export const handler = instrumented(
-  createHandler({
-    ports: () => ({ connections: connectionStore(), clients: clientConnections() }),
-  }),
-);
+/** `$connect` on the service's ports (functions/runtime/ports/service-ports.ts): on AWS, or a local stack's. */
+export const handlerOn = (p: Pick<ServicePorts, 'connectionStore' | 'clientConnections'>) =>
+  instrumented(
+    createHandler({ ports: () => ({ connections: p.connectionStore(), clients: p.clientConnections() }) }),
+  );
+
+export const handler = handlerOn({ connectionStore, clientConnections });

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { instrumented } from '#runtime/lambda-handler';
 import { logger } from '#runtime/logger';
+import type { ServicePorts } from '#runtime/ports/service-ports';
 import { connectionStore, subscriptionStore } from '#runtime/ports/streaming';
 import { connectionOf, OK, type WebSocketEvent } from '#runtime/websocket';
 import { closeConnection, type SessionPorts } from '#use-cases/websocket-session';
@@ -19,8 +20,12 @@ export const createHandler =
     return OK;
   };
 
-export const handler = instrumented(
-  createHandler({
-    ports: () => ({ connections: connectionStore(), subscriptions: subscriptionStore() }),
-  }),
-);
+/** `$disconnect` on the service's ports (functions/runtime/ports/service-ports.ts): on AWS, or a local stack's. */
+export const handlerOn = (p: Pick<ServicePorts, 'connectionStore' | 'subscriptionStore'>) =>
+  instrumented(
+    createHandler({
+      ports: () => ({ connections: p.connectionStore(), subscriptions: p.subscriptionStore() }),
+    }),
+  );
+
+export const handler = handlerOn({ connectionStore, subscriptionStore });

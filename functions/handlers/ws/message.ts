@@ -9,17 +9,12 @@ import { logger } from '#runtime/logger';
 import { credentialLookup } from '#runtime/ports/access';
 import { clientConnections } from '#runtime/ports/client-connections';
 import { universe } from '#runtime/ports/market-data';
+import type { ServicePorts } from '#runtime/ports/service-ports';
 import { connectionStore, messageRate, subscriptionStore } from '#runtime/ports/streaming';
 import { connectionOf, OK, type WebSocketEvent } from '#runtime/websocket';
 import { handleClientMessage, screenClientMessage } from '#use-cases/websocket-session';
 
 type MessagePorts = Parameters<typeof handleClientMessage>[2] & Parameters<typeof screenClientMessage>[2];
-
-/**
- * This instance's count of each connection's messages (docs/websocket.md#limits): it lives as long as the
- * instance, across invocations.
- */
-const messageCounts = new MessageCounts();
 
 /**
  * `$default`: a client operation (`subscribe`, `unsubscribe`, `ping`). Its replies go back over the
@@ -58,17 +53,46 @@ export const createHandler =
     return OK;
   };
 
-export const handler = instrumented(
-  createHandler({
-    ports: (): MessagePorts => ({
-      connections: connectionStore(),
-      subscriptions: subscriptionStore(),
-      clients: clientConnections(),
-      trackedSymbols: universe,
-      messageRate: messageRate(),
-      messageCounts,
-      nowMs,
+/**
+ * `$default` on the service's ports (functions/runtime/ports/service-ports.ts): on AWS, or a local stack's. It
+ * keeps its own count of each connection's messages (docs/websocket.md#limits), which lives as long as the
+ * instance (or the stack), across invocations.
+ */
+export const handlerOn = (
+  p: Pick<
+    ServicePorts,
+    | 'connectionStore'
+    | 'subscriptionStore'
+    | 'clientConnections'
+    | 'universe'
+    | 'messageRate'
+    | 'credentialLookup'
+    | 'nowMs'
+  >,
+) => {
+  const messageCounts = new MessageCounts();
+  return instrumented(
+    createHandler({
+      ports: (): MessagePorts => ({
+        connections: p.connectionStore(),
+        subscriptions: p.subscriptionStore(),
+        clients: p.clientConnections(),
+        trackedSymbols: p.universe,
+        messageRate: p.messageRate(),
+        messageCounts,
+        nowMs: p.nowMs,
+      }),
+      credentials: p.credentialLookup,
     }),
-    credentials: credentialLookup,
-  }),
-);
+  );
+};
+
+export const handler = handlerOn({
+  connectionStore,
+  subscriptionStore,
+  clientConnections,
+  universe,
+  messageRate,
+  credentialLookup,
+  nowMs,
+});

@@ -1,22 +1,47 @@
 import { DynamoAccountStore } from '#adapters/dynamo/account-store';
 import { DynamoApiKeyStore } from '#adapters/dynamo/api-key-store';
+import type { AccountStore, ApiKeyStore, CredentialLookup } from '#domain/access/ports';
 import { cachedCredentialLookup } from '../credential-lookup.ts';
-import { documentClient } from '../dynamo.ts';
-import { environment, tableName } from '../environment.ts';
+import { environment } from '../environment.ts';
 import { memo } from '../memo.ts';
+import { AWS_TABLES } from './aws-tables.ts';
+import type { TableContext } from './context.ts';
 
-/** The production access ports (functions/domain/access/ports.ts), each made on first use. */
-export const apiKeyStore = memo(() => new DynamoApiKeyStore(documentClient(), tableName('apiKeys')));
-
-export const accountStore = memo(() => new DynamoAccountStore(documentClient(), tableName('accounts')));
+/** The access ports (functions/domain/access/ports.ts), each a provider. */
+export interface AccessPorts {
+  readonly apiKeyStore: () => ApiKeyStore;
+  readonly accountStore: () => AccountStore;
+  /**
+   * A key with its account, through the authorizer's short cache: the authorizer decides with it, and the
+   * fan-out checks each subscriber with it before a push.
+   */
+  readonly credentialLookup: () => CredentialLookup;
+  /** The same without a cache: the heartbeat reads each key once a round, so a revocation shows at the next. */
+  readonly freshCredentialLookup: () => CredentialLookup;
+}
 
 /**
- * A key with its account, through the authorizer's short cache (AUTH_CACHE_TTL_SECONDS): the authorizer
- * decides with it, and the fan-out checks each subscriber with it before a push.
+ * The access ports on `tables`, each made on first use. `authCacheTtlSeconds`
+ * is the authorizer's short cache (AUTH_CACHE_TTL_SECONDS), read when the lookup is first made.
  */
-export const credentialLookup = memo(() =>
-  cachedCredentialLookup(
-    { keys: apiKeyStore(), accounts: accountStore() },
-    environment().AUTH_CACHE_TTL_SECONDS,
-  ),
+export function accessPorts(
+  { documents, tableName }: TableContext,
+  authCacheTtlSeconds: () => number,
+): AccessPorts {
+  const apiKeyStore = memo(() => new DynamoApiKeyStore(documents(), tableName('apiKeys')));
+  const accountStore = memo(() => new DynamoAccountStore(documents(), tableName('accounts')));
+  const lookupCachedFor = (ttlSeconds: number) =>
+    cachedCredentialLookup({ keys: apiKeyStore(), accounts: accountStore() }, ttlSeconds);
+  return {
+    apiKeyStore,
+    accountStore,
+    credentialLookup: memo(() => lookupCachedFor(authCacheTtlSeconds())),
+    freshCredentialLookup: memo(() => lookupCachedFor(0)),
+  };
+}
+
+/** The production access ports. */
+export const { credentialLookup, freshCredentialLookup } = accessPorts(
+  AWS_TABLES,
+  () => environment().AUTH_CACHE_TTL_SECONDS,
 );

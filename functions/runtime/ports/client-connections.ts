@@ -4,11 +4,19 @@ import { CALLBACK_URL_ENV } from '#contracts/websocket';
 import { environment } from '../environment.ts';
 import { memo } from '../memo.ts';
 import { instrumentedClient } from '../sdk-clients.ts';
+import type { SdkClientSettings } from './context.ts';
+
+/** The `@connections` port over the API Gateway management API at `settings().endpoint`, made on first use. */
+export function clientConnectionsAt(settings: () => SdkClientSettings & { readonly endpoint: string }) {
+  return memo(
+    () => new ApiGatewayClientConnections(instrumentedClient(new ApiGatewayManagementApiClient(settings()))),
+  );
+}
 
 /** The `@connections` endpoint: the WebSocket stage's callback URL, which the CDK sets. */
-export const clientConnections = memo(() => {
+export const clientConnections = clientConnectionsAt(() => {
   const endpoint = environment()[CALLBACK_URL_ENV];
   if (!endpoint)
     throw new Error(`environment variable ${CALLBACK_URL_ENV} (the @connections endpoint) is not set`);
-  return new ApiGatewayClientConnections(instrumentedClient(new ApiGatewayManagementApiClient({ endpoint })));
+  return { endpoint };
 });

@@ -2,23 +2,43 @@ import { DynamoConnectionStore } from '#adapters/dynamo/connection-store';
 import { DynamoMessageRate } from '#adapters/dynamo/message-rate';
 import { DynamoSubscriptionStore } from '#adapters/dynamo/subscription-store';
 import { DynamoUsageLog } from '#adapters/dynamo/usage-log';
-import { documentClient } from '../dynamo.ts';
-import { tableName } from '../environment.ts';
+import { FAN_OUT } from '#contracts/websocket';
+import type { SourceChange } from '#domain/streaming/channel-events';
+import type {
+  ConnectionStore,
+  MessageRateLimiter,
+  SubscriptionStore,
+  UsageLog,
+} from '#domain/streaming/ports';
 import { memo } from '../memo.ts';
+import { AWS_TABLES } from './aws-tables.ts';
+import type { TableContext } from './context.ts';
+
+/** The streaming ports kept in DynamoDB (functions/domain/streaming/ports.ts), each a provider. */
+export interface StreamingPorts {
+  readonly connectionStore: () => ConnectionStore;
+  readonly subscriptionStore: () => SubscriptionStore;
+  readonly usageLog: () => UsageLog;
+  /** Each connection's client-message counter, in the subscriptions table. */
+  readonly messageRate: () => MessageRateLimiter;
+  /** Physical table name → source table, for the tables whose streams feed the fan-out. */
+  readonly changeSources: () => ReadonlyMap<string, SourceChange['table']>;
+}
 
 /**
- * The production streaming ports kept in DynamoDB (functions/domain/streaming/ports.ts), each made on first
- * use. The `@connections` client is in client-connections.ts, so a handler that never posts does not bundle it.
+ * The streaming ports on `tables`, each made on first use. The `@connections` client is in
+ * client-connections.ts, so a handler that never posts does not bundle it.
  */
-export const connectionStore = memo(
-  () => new DynamoConnectionStore(documentClient(), tableName('connections')),
-);
+export function streamingPorts({ documents, tableName }: TableContext): StreamingPorts {
+  return {
+    connectionStore: memo(() => new DynamoConnectionStore(documents(), tableName('connections'))),
+    subscriptionStore: memo(() => new DynamoSubscriptionStore(documents(), tableName('subscriptions'))),
+    usageLog: memo(() => new DynamoUsageLog(documents(), tableName('usage'))),
+    messageRate: memo(() => new DynamoMessageRate(documents(), tableName('subscriptions'))),
+    changeSources: memo(() => new Map(FAN_OUT.sources.map((source) => [tableName(source), source]))),
+  };
+}
 
-export const subscriptionStore = memo(
-  () => new DynamoSubscriptionStore(documentClient(), tableName('subscriptions')),
-);
-
-export const usageLog = memo(() => new DynamoUsageLog(documentClient(), tableName('usage')));
-
-/** Each connection's client-message counter, in the subscriptions table. */
-export const messageRate = memo(() => new DynamoMessageRate(documentClient(), tableName('subscriptions')));
+/** The production streaming ports. */
+export const awsStreamingPorts = streamingPorts(AWS_TABLES);
+export const { connectionStore, subscriptionStore, messageRate } = awsStreamingPorts;

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { TABLES } from '#contracts/tables';
 import { USAGE_PLAN_ID_ENV } from '#contracts/throttling';
 
 /**
@@ -38,5 +39,20 @@ describe('the service clock', () => {
     const now = nowMs();
     expect(now).toBeGreaterThanOrEqual(before);
     expect(now).toBeLessThanOrEqual(Date.now());
+  });
+});
+
+describe('the production ports', () => {
+  it('fail naming the variable when their table’s name is not set, rather than guessing one', async () => {
+    delete process.env[TABLES.prices.envVar];
+    const { priceStore } = await import('#runtime/ports/market-data');
+    expect(() => priceStore()).toThrow(new RegExp(`${TABLES.prices.envVar}.*not set`));
+  });
+
+  it('use the table the environment names', async () => {
+    process.env[TABLES.prices.envVar] = 'prices-in-aws';
+    process.env.AWS_REGION = 'us-east-1';
+    const { priceStore } = await import('#runtime/ports/market-data');
+    expect(priceStore()).toMatchObject({ tableName: 'prices-in-aws' });
   });
 });

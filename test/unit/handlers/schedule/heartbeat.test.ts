@@ -1,8 +1,9 @@
+import type { Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import type { Scope } from '#contracts/scopes';
 import { CLOSE_CODES } from '#contracts/websocket';
 import type { Credential } from '#domain/access/ports';
-import { createHandler } from '#handlers/schedule/heartbeat';
+import { createHandler, handlerOn } from '#handlers/schedule/heartbeat';
 import {
   connectionRecord,
   FakeClientConnections,
@@ -128,5 +129,22 @@ describe('heartbeat handler', () => {
     const result = await createHandler({ ports: () => ports, credentials: credentials() })();
 
     expect(result).toEqual({ sent: 4, gone: 0, closed: 0, failed: 1 });
+  });
+
+  it('is wired on the service’s ports, checking keys with the uncached lookup (handlerOn, as on AWS and locally)', async () => {
+    const ports = await setup(new FakeClientConnections());
+    // Both lookups, as the service's ports hold them: the heartbeat must take the uncached one.
+    const servicePorts = {
+      connectionStore: () => ports.connections,
+      subscriptionStore: () => ports.subscriptions,
+      clientConnections: () => ports.clients,
+      credentialLookup: credentials(),
+      freshCredentialLookup: credentials({ 'key-3': { revoked: true } }),
+    };
+
+    const handler = handlerOn(servicePorts);
+    const result = await handler({}, {} as Context);
+
+    expect(result).toEqual({ sent: 4, gone: 0, closed: 1, failed: 0 });
   });
 });
