@@ -75,12 +75,14 @@ export const METRICS = {
   fanOutWait: {
     name: 'FanOutWait',
     unit: 'Milliseconds',
-    description: 'The oldest trade behind a fan-out batch (quotes, alerts): from its time to the fan-out starting on it',
+    description:
+      'The oldest trade behind a fan-out batch (quotes, alerts): from its time to the fan-out starting on it',
   },
   tradeToPost: {
     name: 'TradeToPost',
     unit: 'Milliseconds',
-    description: 'The oldest trade behind a fan-out batch (quotes, alerts): from its time to its messages posted',
+    description:
+      'The oldest trade behind a fan-out batch (quotes, alerts): from its time to its messages posted',
   },
   connects: { name: 'WebSocketConnects', unit: 'Count', description: 'Connections opened' },
   evictions: { name: 'WebSocketEvictions', unit: 'Count', description: 'Connections replaced (4409)' },
