@@ -14,7 +14,6 @@ import { DynamoPriceStore } from '#adapters/dynamo/price-store';
 import { DynamoSetupStore, DynamoStateStore } from '#adapters/dynamo/strat-state-stores';
 import { DynamoSubscriptionStore } from '#adapters/dynamo/subscription-store';
 import { DynamoTradeLog } from '#adapters/dynamo/trade-log';
-import { DynamoUsageLog } from '#adapters/dynamo/usage-log';
 import { SqsDeadLetterSink } from '#adapters/sqs/dead-letter-sink';
 import type { REST_ROUTES, RestRoute } from '#contracts/routes';
 import { FAN_OUT } from '#contracts/websocket';
@@ -55,6 +54,7 @@ import type { StackMetricPoints } from './metric-points.ts';
 import type { AuthorizerHandler, ProxyHandler } from './rest-gateway.ts';
 import { localTableName } from './tables.ts';
 import type { StreamConsumer } from './trade-stream.ts';
+import { LocalUsageFiles } from './usage-files.ts';
 import { MANAGEMENT_PATH, type WebSocketHandlers, type WebSocketRouteHandler } from './ws-gateway.ts';
 
 /** What one local stack gives its handlers, where the CDK gives a Lambda its environment. */
@@ -70,6 +70,8 @@ export interface LocalHandlerSettings {
   readonly restLimits: ThroughputTarget;
   /** The stack's metrics: every invocation's data points reach them (and no other stack's). */
   readonly metricPoints: StackMetricPoints;
+  /** Where the usage rows' files go (scripts/local/usage-files.ts), in place of the Firehose stream. */
+  readonly usageRoot: string;
 }
 
 type Schedule = (event: unknown, context: unknown) => Promise<unknown>;
@@ -122,7 +124,7 @@ function localPorts(settings: LocalHandlerSettings) {
     ),
     connectionStore: memo(() => new DynamoConnectionStore(documents, table('connections'))),
     subscriptionStore: memo(() => new DynamoSubscriptionStore(documents, table('subscriptions'))),
-    usageLog: memo(() => new DynamoUsageLog(documents, table('usage'))),
+    usageSink: memo(() => new LocalUsageFiles(settings.usageRoot)),
     messageRate: memo(() => new DynamoMessageRate(documents, table('subscriptions'))),
     clientConnections: memo(
       () =>
@@ -242,7 +244,7 @@ export function loadHandlers(settings: LocalHandlerSettings): LocalHandlers {
             subscriptions: p.subscriptionStore(),
             connections: p.connectionStore(),
             clients: p.clientConnections(),
-            usage: p.usageLog(),
+            usage: p.usageSink(),
             nowMs: settings.nowMs,
             credentials: p.credentialLookup(),
           }),

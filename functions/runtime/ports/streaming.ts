@@ -1,7 +1,6 @@
 import { DynamoConnectionStore } from '#adapters/dynamo/connection-store';
 import { DynamoMessageRate } from '#adapters/dynamo/message-rate';
 import { DynamoSubscriptionStore } from '#adapters/dynamo/subscription-store';
-import { DynamoUsageLog } from '#adapters/dynamo/usage-log';
 import { documentClient } from '../dynamo.ts';
 import { tableName } from '../environment.ts';
 import { memo } from '../memo.ts';
@@ -17,8 +16,6 @@ export const connectionStore = memo(
 export const subscriptionStore = memo(
   () => new DynamoSubscriptionStore(documentClient(), tableName('subscriptions')),
 );
-
-export const usageLog = memo(() => new DynamoUsageLog(documentClient(), tableName('usage')));
 
 /** Each connection's client-message counter, in the subscriptions table. */
 export const messageRate = memo(() => new DynamoMessageRate(documentClient(), tableName('subscriptions')));
