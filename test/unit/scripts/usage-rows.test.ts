@@ -1,11 +1,13 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { usageDayPrefix } from '#contracts/usage';
 import type { UsageRow } from '#domain/streaming/ports';
 import { usageLine } from '#domain/streaming/usage-records';
-import { fileUsageObjects, pushedRows } from '../../../scripts/lib/usage-rows.ts';
+import { fileUsageObjects, pushedRows, s3UsageObjects } from '../../../scripts/lib/usage-rows.ts';
 import { LocalUsageFiles } from '../../../scripts/local/usage-files.ts';
 
 let root: string;
@@ -96,5 +98,36 @@ describe('pushedRows', () => {
       rows: [],
       unreadable: 0,
     });
+  });
+});
+
+describe('the usage bucket', () => {
+  const s3 = mockClient(S3Client);
+  afterEach(() => s3.reset());
+
+  it('lists every page of a day prefix and reads each object as text', async () => {
+    const prefix = usageDayPrefix('2024-11-26');
+    s3.on(ListObjectsV2Command, {
+      Bucket: 'usage-bucket',
+      Prefix: prefix,
+      ContinuationToken: undefined,
+    }).resolves({
+      Contents: [{ Key: `${prefix}a` }],
+      NextContinuationToken: 'page-2',
+    });
+    s3.on(ListObjectsV2Command, {
+      Bucket: 'usage-bucket',
+      Prefix: prefix,
+      ContinuationToken: 'page-2',
+    }).resolves({
+      Contents: [{ Key: `${prefix}b` }],
+    });
+    s3.on(GetObjectCommand, { Bucket: 'usage-bucket', Key: `${prefix}b` }).resolves({
+      Body: { transformToString: async () => usageLine(row('2024-11-26T10:00:00.000Z', 'm1')) } as never,
+    });
+    const objects = s3UsageObjects(new S3Client({}), 'usage-bucket');
+
+    expect(await objects.list(prefix)).toEqual([`${prefix}a`, `${prefix}b`]);
+    expect(await objects.read(`${prefix}b`)).toBe(usageLine(row('2024-11-26T10:00:00.000Z', 'm1')));
   });
 });
