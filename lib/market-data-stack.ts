@@ -14,6 +14,7 @@ import { Operations } from './constructs/operations.ts';
 import { PartnerRestApi } from './constructs/rest-api.ts';
 import { SESSION_CAPACITY_CONTEXT } from './constructs/session-capacity.ts';
 import { TradeIngestion } from './constructs/trade-ingestion.ts';
+import { UsageDelivery } from './constructs/usage-delivery.ts';
 import { PartnerWebSocketApi, type WebSocketCustomDomain } from './constructs/websocket-api.ts';
 
 /**
@@ -62,6 +63,8 @@ export const FEED_CONTEXT = {
  */
 export class MarketDataStack extends Stack {
   readonly data: DataTables;
+  /** The usage rows' delivery stream and bucket (docs/storage.md#usage-rows). */
+  readonly usage: UsageDelivery;
   readonly restApi: PartnerRestApi;
   /** Absent with `-c webSocket=false`. */
   readonly webSocketApi?: PartnerWebSocketApi;
@@ -84,6 +87,7 @@ export class MarketDataStack extends Stack {
     this.data = new DataTables(this, 'Tables', {
       sessionCapacity: this.node.tryGetContext(SESSION_CAPACITY_CONTEXT) === 'true',
     });
+    this.usage = new UsageDelivery(this, 'Usage');
     this.restApi = new PartnerRestApi(this, 'RestApi', {
       tables: this.data.tables,
       waf: this.node.tryGetContext(WAF_CONTEXT) !== 'false',
@@ -97,6 +101,7 @@ export class MarketDataStack extends Stack {
       this.fanOut = new EventFanOut(this, 'FanOut', {
         tables: this.data.tables,
         stage: this.webSocketApi.stage,
+        usage: this.usage,
       });
       this.heartbeat = new Heartbeat(this, 'Heartbeat', {
         tables: this.data.tables,
@@ -154,6 +159,7 @@ export class MarketDataStack extends Stack {
     new CfnOutput(this, STACK_OUTPUTS.restApiId, { value: this.restApi.api.restApiId });
     new CfnOutput(this, STACK_OUTPUTS.usagePlanId, { value: this.restApi.usagePlan.usagePlanId });
     new CfnOutput(this, STACK_OUTPUTS.tradeStreamName, { value: this.ingestion.stream.streamName });
+    new CfnOutput(this, STACK_OUTPUTS.usageBucketName, { value: this.usage.bucket.bucketName });
     new CfnOutput(this, STACK_OUTPUTS.tradeDeadLetterQueueUrl, {
       value: this.ingestion.deadLetterQueue.queueUrl,
     });

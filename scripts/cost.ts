@@ -10,14 +10,9 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { MEASURED_UNITS_FILE } from './bench/measured-units.ts';
 import { answerHelp, exitWith, UsageError } from './lib/cli.ts';
-import { type Design, dayCost, type MeasuredUnits, total } from './lib/cost-model.ts';
+import { DESIGNS, type Design, dayCost, type MeasuredUnits, total } from './lib/cost-model.ts';
 
 answerHelp(import.meta.url);
-
-const DESIGNS: Record<string, Design> = {
-  deployed: { writeCapacity: 'on-demand', usageSink: 'dynamodb', ledgerWriteUnits: 'measured' },
-  levers: { writeCapacity: 'scheduled', usageSink: 'firehose', ledgerWriteUnits: 'under-1kb' },
-};
 
 function positive(values: Record<string, string | boolean | undefined>, name: string): number {
   const value = Number(values[name]);
@@ -39,7 +34,7 @@ try {
       'partner-change-share': { type: 'string' },
     },
   });
-  const design = DESIGNS[values.design ?? ''];
+  const design: Design | undefined = DESIGNS[(values.design ?? '') as keyof typeof DESIGNS];
   if (!design) throw new UsageError(`--design must be one of ${Object.keys(DESIGNS).join(', ')}`);
   const market = {
     symbols: positive(values, 'symbols'),

@@ -2,11 +2,14 @@
  * `npm run usage -- --from YYYY-MM-DD --to YYYY-MM-DD [--account A] [--format table|csv] [--stack NAME [--region R]]`:
  * the billing report (docs/operations.md#usage-report). Per day (UTC), account, key id and channel, the number
  * of pushed `ws_message` events (the fan-out's usage rows); per day, account and key id, the REST requests (the
- * usage plan's counts on AWS, the local gateway's own counts locally). Without `--stack`, the running local
- * stack (or `--url` with `--endpoint`, its REST URL and DynamoDB endpoint).
+ * usage plan's counts on AWS, the local gateway's own counts locally). The rows are read from the usage
+ * bucket's day prefixes on AWS, from the local stack's usage files locally (docs/storage.md#usage-rows), and
+ * from the DynamoDB usage table, where the fan-out wrote them before, until its rows expire. Without
+ * `--stack`, the running local stack (or `--url` with `--endpoint`, its REST URL and DynamoDB endpoint).
  */
 import { parseArgs } from 'node:util';
 import { APIGatewayClient, GetApiKeysCommand, GetUsageCommand } from '@aws-sdk/client-api-gateway';
+import { S3Client } from '@aws-sdk/client-s3';
 import { type DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoApiKeyStore } from '#adapters/dynamo/api-key-store';
 import { STACK_OUTPUTS } from '#contracts/stack-outputs';
@@ -20,6 +23,7 @@ import {
   type PushedMessage,
   type RestUsage,
 } from './lib/usage-report.ts';
+import { fileUsageObjects, pushedRows, s3UsageObjects, type UsageObjects } from './lib/usage-rows.ts';
 
 answerHelp(import.meta.url);
 
@@ -40,8 +44,11 @@ async function allPages(
   return items;
 }
 
-/** An account's pushed messages of the days, by its rows' key range (a day's margin: rows sort by commit time). */
-async function pushedMessages(
+/**
+ * An account's pushed messages of the days in the DynamoDB usage table, where the fan-out wrote them before
+ * the usage bucket (kept until they expire), by its rows' key range (a day's margin: rows sort by commit time).
+ */
+async function tablePushedMessages(
   documents: DynamoDBDocumentClient,
   usageTable: string,
   accountId: string,
@@ -57,7 +64,7 @@ async function pushedMessages(
         TableName: usageTable,
         KeyConditionExpression: 'accountId = :account AND messageId BETWEEN :low AND :high',
         ExpressionAttributeValues: { ':account': accountId, ':low': low, ':high': high },
-        ProjectionExpression: 'accountId, keyId, channel, #time',
+        ProjectionExpression: 'accountId, keyId, channel, #time, messageId',
         ExpressionAttributeNames: { '#time': 'time' },
         ExclusiveStartKey: startKey,
       }),
@@ -135,14 +142,22 @@ try {
             }),
         )
       ).map((item) => item.accountId as string);
-  const pushed = (
+  const fromTable = (
     await Promise.all(
-      accounts.map((account) => pushedMessages(target.documents, target.tableNames.usage, account, from, to)),
+      accounts.map((account) =>
+        tablePushedMessages(target.documents, target.tableNames.usage, account, from, to),
+      ),
     )
   ).flat();
 
   let rest: RestUsage[];
+  let usageObjects: UsageObjects;
   if (values.stack) {
+    const output = await stackOutputs(values.stack, values.region);
+    usageObjects = s3UsageObjects(
+      new S3Client({ region: values.region }),
+      output(STACK_OUTPUTS.usageBucketName),
+    );
     const keys = new DynamoApiKeyStore(target.documents, target.tableNames.apiKeys);
     rest = await usagePlanRequests(
       values.stack,
@@ -158,8 +173,22 @@ try {
         'no running local stack found (start one with npm start, or pass --url or --stack)',
       );
     const response = await fetch(`${new URL(restUrl).origin}/_local/usage?from=${from}&to=${to}`);
-    rest = ((await response.json()) as { rest: RestUsage[] }).rest;
+    const local = (await response.json()) as { rest: RestUsage[]; usageRoot: string };
+    rest = local.rest;
+    usageObjects = fileUsageObjects(local.usageRoot);
   }
+  const delivered = await pushedRows(usageObjects, { from, to, account: values.account });
+  if (delivered.unreadable > 0) {
+    process.stderr.write(
+      `usage: ${delivered.unreadable} lines of the usage objects were not rows (skipped)\n`,
+    );
+  }
+  // A row in both places (written to the table, then again after the switch by a redelivery) counts once.
+  const pushed = [
+    ...new Map(
+      [...fromTable, ...delivered.rows].map((row) => [`${row.accountId}\u0000${row.messageId}`, row]),
+    ).values(),
+  ];
   if (values.account) rest = rest.filter((row) => row.account === values.account);
   process.stdout.write(formatUsage({ webSocket: countPushedMessages(pushed), rest }, format));
 } catch (error) {

@@ -67,6 +67,11 @@ export const METRICS = {
   pushesSent: { name: 'PushesSent', unit: 'Count', description: 'WebSocket messages posted' },
   pushesGone: { name: 'PushesGone', unit: 'Count', description: 'Posts to a connection already gone' },
   pushesFailed: { name: 'PushesFailed', unit: 'Count', description: 'Posts that failed otherwise' },
+  usageRowsUnrecorded: {
+    name: 'UsageRowsUnrecorded',
+    unit: 'Count',
+    description: 'Usage rows the sink could not record (their events are delivered again)',
+  },
   pushLag: {
     name: 'PushLag',
     unit: 'Milliseconds',

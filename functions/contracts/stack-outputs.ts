@@ -13,6 +13,8 @@ export const STACK_OUTPUTS = {
   /** The `wss://` URL partners connect to: the custom domain's when configured, else the stage's. */
   webSocketUrl: 'WebSocketUrl',
   webSocketApiId: 'WebSocketApiId',
+  /** The bucket of the usage rows Firehose delivers (`npm run usage -- --stack`). */
+  usageBucketName: 'UsageBucketName',
   /** The web console's address, with `-c console=true` (docs/console.md#on-aws). */
   consoleUrl: 'ConsoleUrl',
 } as const;

@@ -150,7 +150,7 @@ export const FAN_OUT = {
   tables: [
     { table: 'subscriptions', access: 'write' },
     { table: 'connections', access: 'write' },
-    { table: 'usage', access: 'write' },
+    // Not the usage table: the usage rows go to the Firehose stream (functions/contracts/usage.ts).
     { table: 'instruments', access: 'read' },
     { table: 'prices', access: 'read' },
     // Each subscriber's key and account, checked before a push (access withdrawn stops it).

@@ -3,6 +3,7 @@ import { TRADE_DEAD_LETTERS_ENV } from '#contracts/ingestion';
 import { AUTH_CACHE_TTL_SECONDS } from '#contracts/runtime-settings';
 import { TABLES, type TableId } from '#contracts/tables';
 import { USAGE_PLAN_ID_ENV } from '#contracts/throttling';
+import { USAGE_DELIVERY } from '#contracts/usage';
 import { CALLBACK_URL_ENV } from '#contracts/websocket';
 import { memo } from './memo.ts';
 
@@ -20,6 +21,8 @@ const environmentSchema = z.object({
   [CALLBACK_URL_ENV]: z.optional(z.url()),
   /** The trades dead-letter queue; set on the ingest function. */
   [TRADE_DEAD_LETTERS_ENV]: z.optional(z.url()),
+  /** The Firehose delivery stream of the usage rows; set on the fan-out. */
+  [USAGE_DELIVERY.streamEnv]: z.optional(z.string().check(z.minLength(1))),
   /** The REST API's usage plan, whose per-key limits the clock tick sets; set on the clock tick. */
   [USAGE_PLAN_ID_ENV]: z.optional(z.string().check(z.minLength(1))),
 });

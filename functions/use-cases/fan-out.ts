@@ -8,8 +8,8 @@ import type {
   Subscriber,
   Subscription,
   SubscriptionStore,
-  UsageLog,
   UsageRow,
+  UsageSink,
 } from '#domain/streaming/ports';
 import { subscriptionsReached, topicKey } from '#domain/streaming/topics';
 import { closeConnection } from './websocket-session.ts';
@@ -18,7 +18,7 @@ export interface FanOutPorts {
   readonly subscriptions: SubscriptionStore;
   readonly connections: ConnectionStore;
   readonly clients: ClientConnections;
-  readonly usage: UsageLog;
+  readonly usage: UsageSink;
   readonly nowMs: () => number;
   /** Concurrent posts at most. */
   readonly concurrency: number;
@@ -38,7 +38,12 @@ export interface FanOutOutcome {
   readonly closed: number;
   /** Messages not sent because the subscriber's key no longer has the channel's scope. */
   readonly withheld: number;
-  /** Why posts, lookups or clean-ups failed (for the log); a failed clean-up fails no event. */
+  /**
+   * Usage rows the sink could not record: their events are in `failed`, so the source delivers them again
+   * and their rows are written then (the report counts a row written twice once).
+   */
+  readonly usageUnrecorded: number;
+  /** Why posts, lookups, clean-ups or usage rows failed (for the log); a failed clean-up fails no event. */
   readonly errors: string[];
 }
 
@@ -49,7 +54,8 @@ const reason = (error: unknown) => (error instanceof Error ? error.message : Str
  * one message per connection even when several of its subscriptions match, posts in parallel up to
  * `concurrency`, a connection found gone cleaned up once, one usage row per message sent. Events about the
  * same symbols go out in their order: a later one waits for the earlier, and after a failure the later ones
- * are reported failed too, so a retry keeps the order.
+ * are reported failed too, so a retry keeps the order. An event whose usage rows the sink could not record
+ * is reported failed the same way: a message is never pushed without its row in the end.
  */
 export async function fanOut(events: readonly ChannelEvent[], ports: FanOutPorts): Promise<FanOutOutcome> {
   const limit = pLimit(ports.concurrency);
@@ -83,11 +89,13 @@ export async function fanOut(events: readonly ChannelEvent[], ports: FanOutPorts
     goneConnections.set(subscriber.connectionId, cleanup);
   };
   const usage: UsageRow[] = [];
-  const failed: number[] = [];
+  /** Each usage row's event (its index), by the row's message id: one per event. */
+  const eventOfMessage = new Map<string, number>();
+  const failed = new Set<number>();
   const errors: string[] = [];
   let sent = 0;
 
-  async function deliver(event: ChannelEvent): Promise<boolean> {
+  async function deliver(event: ChannelEvent, index: number): Promise<boolean> {
     const reached = subscriptionsReached(event.channel, event.symbols);
     const recipients = new Map<string, Subscriber>();
     for (const subscribers of await Promise.all(reached.map(subscribersOf))) {
@@ -117,14 +125,16 @@ export async function fanOut(events: readonly ChannelEvent[], ports: FanOutPorts
             return;
           }
           sent += 1;
-          usage.push({
+          const row: UsageRow = {
             accountId: subscriber.accountId,
             keyId: subscriber.keyId,
             channel: event.channel,
             ...('symbol' in event.message ? { symbol: event.message.symbol } : {}),
             time: new Date(ports.nowMs()).toISOString(),
             messageId: `${new Date(event.recordedAtMs).toISOString()}#${event.eventId}`,
-          });
+          };
+          usage.push(row);
+          eventOfMessage.set(row.messageId, index);
         }),
       ),
     );
@@ -133,37 +143,61 @@ export async function fanOut(events: readonly ChannelEvent[], ports: FanOutPorts
   }
 
   const groups = new Map<string, number[]>();
+  /** The events of an event's group from it on: what fails with it, so a retry keeps the order. */
+  const fromOn = new Map<number, number[]>();
   events.forEach((event, index) => {
     const key = `${event.channel}#${event.symbols.join(',')}`;
-    const group = groups.get(key);
-    if (group) group.push(index);
-    else groups.set(key, [index]);
+    const group = groups.get(key) ?? [];
+    group.push(index);
+    groups.set(key, group);
   });
+  for (const indexes of groups.values()) {
+    for (const [position, index] of indexes.entries()) fromOn.set(index, indexes.slice(position));
+  }
+  const fail = (index: number) => {
+    for (const later of fromOn.get(index) ?? [index]) failed.add(later);
+  };
   await Promise.all(
     [...groups.values()].map(async (indexes) => {
-      for (const [position, index] of indexes.entries()) {
+      for (const index of indexes) {
         const event = events[index];
         const delivered =
           event !== undefined &&
-          (await deliver(event).catch((error: unknown) => {
+          (await deliver(event, index).catch((error: unknown) => {
             errors.push(reason(error));
             return false;
           }));
         if (delivered) continue;
-        failed.push(...indexes.slice(position));
+        fail(index);
         return;
       }
     }),
   );
 
   await Promise.all(goneConnections.values());
-  await ports.usage.record(usage);
+  let usageUnrecorded = 0;
+  if (usage.length > 0) {
+    const unrecorded = await ports.usage
+      .record(usage)
+      .catch((error: unknown) => [{ rows: usage, reason: reason(error) }]);
+    for (const { rows, reason: why } of unrecorded) {
+      usageUnrecorded += rows.length;
+      errors.push(`${rows.length} usage rows not recorded: ${why}`);
+      for (const row of rows) {
+        const index = eventOfMessage.get(row.messageId);
+        // A row the sink made up would be a bug: every event with rows goes again rather than lose one.
+        if (index === undefined) for (const any of eventOfMessage.values()) fail(any);
+        else fail(index);
+      }
+    }
+  }
   return {
-    failed: failed.sort((a, b) => a - b),
+    failed: [...failed].sort((a, b) => a - b),
     sent,
     gone: goneConnections.size - closed,
     closed,
     withheld,
+    usageUnrecorded,
     errors,
   };
 }

@@ -9,6 +9,7 @@ import { TABLES, type TableId } from '#contracts/tables';
 import { FAN_OUT } from '#contracts/websocket';
 import { addEventSourceFailures, type EventSourceFailures } from './event-source-failures.ts';
 import { ServiceFunction, type TableConstructs } from './service-function.ts';
+import type { UsageDelivery } from './usage-delivery.ts';
 import { grantConnectionManagement } from './websocket-api.ts';
 
 /**
@@ -24,6 +25,8 @@ export interface EventFanOutProps {
   readonly tables: TableConstructs;
   /** The WebSocket stage whose connections the function posts to. */
   readonly stage: WebSocketStage;
+  /** Where the function sends one usage row per message it pushes. */
+  readonly usage: UsageDelivery;
 }
 
 /**
@@ -54,6 +57,7 @@ export class EventFanOut extends Construct implements EventSourceFailures {
       timeout: Duration.seconds(30),
     });
     grantConnectionManagement(this.fanOutFunction, props.stage);
+    props.usage.bindProducer(this.fanOutFunction);
     // ListStreams (added by every DynamoEventSource) has no resource-level permissions.
     Validations.of(this.fanOutFunction).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
@@ -101,7 +105,7 @@ export class EventFanOut extends Construct implements EventSourceFailures {
             : {}),
           // The handler reports a record whose pushes failed (and every later record of its symbols) as a
           // batch item failure; a thrown error splits the batch instead, so one bad record cannot hold the
-          // rest. Usage rows are keyed by the stream event id, so a retried record is never billed twice.
+          // rest. Usage rows carry the stream event id, so a retried record is never billed twice.
           reportBatchItemFailures: true,
           bisectBatchOnError: true,
           // Bounded, so a batch that cannot succeed stops blocking its shard: after the retries, or once a

@@ -9,10 +9,11 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { DynamoUsageLog } from '#adapters/dynamo/usage-log';
+import { batchPutAll } from '#adapters/dynamo/batch';
 import { TABLES } from '#contracts/tables';
 import { IN_FORCE_FEED, type InForceAlertBody, inForceFeedEvent } from '#domain/strat/alerts';
 import type { EventFeed } from '#domain/strat/ports';
+import { usageLine } from '#domain/streaming/usage-records';
 import { PROJECT_ROOT } from '#lib/project-root';
 import { localDocumentClient } from '../local/dynamo.ts';
 import { startLocalStack } from '../local/stack.ts';
@@ -20,7 +21,7 @@ import { localTableName } from '../local/tables.ts';
 import { printWhenMain, sleep } from './harness.ts';
 import { recordMeasuredUnits } from './measured-units.ts';
 import type { BenchResult } from './types.ts';
-import { countingWrites, topLevelBytes } from './write-units.ts';
+import { countingWrites } from './write-units.ts';
 
 const CLOCK_START_MS = Date.parse('2024-11-22T16:00:00Z');
 const ALERTS_TABLE = localTableName('alerts');
@@ -32,9 +33,11 @@ function indexesOf(table: string, item: Record<string, unknown>): number {
 }
 
 /**
- * What one pushed event costs besides its frame: the usage row the fan-out writes for it (usage-log.ts), with
- * an account, key id, channel and symbol as long as the service's. The fan-out posts one frame per connection
- * and event (functions/use-cases/fan-out.ts).
+ * What one pushed event costs besides its frame: the usage row the fan-out sends for it, with an account, key
+ * id, channel and symbol as long as the service's: its NDJSON line's bytes (what Firehose ingests and S3
+ * keeps, functions/domain/streaming/usage-records.ts), and the write units the same row cost as a DynamoDB
+ * item where it was kept before (for `npm run cost`'s comparison). The fan-out posts one frame per
+ * connection and event (functions/use-cases/fan-out.ts).
  */
 async function pushUnits(dynamoEndpoint: string) {
   const rows = Array.from({ length: 100 }, (_, index) => ({
@@ -46,13 +49,15 @@ async function pushUnits(dynamoEndpoint: string) {
     messageId: `${new Date(CLOCK_START_MS + index).toISOString()}#${'e'.repeat(32)}${index}`,
   }));
   const { client, count } = countingWrites(localDocumentClient(dynamoEndpoint), () => 0);
-  await new DynamoUsageLog(client, localTableName('usage')).record(rows);
-  const written = rows.map((row) => ({ ...row, type: 'ws_message', expiresAt: 1_800_000_000 }));
+  const items = rows.map((row) => ({ ...row, type: 'ws_message', expiresAt: 1_800_000_000 }));
+  await batchPutAll(client, localTableName('usage'), items);
   return {
     writeUnitsPerUsageRow: count.units / rows.length,
-    usageRowBytes: Math.round(written.reduce((sum, row) => sum + topLevelBytes(row), 0) / rows.length),
+    usageRowBytes: Math.round(
+      rows.reduce((sum, row) => sum + Buffer.byteLength(usageLine(row)), 0) / rows.length,
+    ),
     framesPerEvent: 1,
-    source: 'npm run bench -- alerts (100 usage rows through the fan-out usage log)',
+    source: 'npm run bench -- alerts (100 usage rows: NDJSON lines, and as DynamoDB items)',
   };
 }
 

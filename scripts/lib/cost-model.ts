@@ -4,6 +4,9 @@
  * (us-east-1), each a named constant with its source. Pure: `npm run cost` (scripts/cost.ts) prints it.
  */
 
+import { USAGE_DELIVERY } from '#contracts/usage';
+import { USAGE_RECORD_BYTES } from '#domain/streaming/usage-records';
+
 /** Regular session seconds (6.5 hours). */
 export const SESSION_SECONDS = 23_400;
 const MILLION = 1_000_000;
@@ -35,6 +38,8 @@ export const PRICES = {
   webSocketConnectionMinute: 0.25 / MILLION,
   /** Amazon Data Firehose pricing, Direct PUT: $0.029 per GB ingested, each record rounded up to 5 KB. */
   firehoseIngestGb: 0.029,
+  /** Firehose Direct PUT's billing increment: a record is billed as a whole number of these. */
+  firehoseBillingIncrementBytes: 5 * 1024,
   /** Amazon S3 pricing: $0.005 per 1,000 PUT requests (Firehose writes one object per buffer). */
   s3Put: 0.005 / 1_000,
   /** Amazon S3 pricing, Standard: $0.023 per GB-month. */
@@ -73,7 +78,7 @@ export interface Market {
   readonly partnerChangeShare?: number;
 }
 
-/** The design choices ADR 0021 weighs; `deployed` is the stack as lib/ builds it. */
+/** The design choices ADR 0021 weighs; DESIGNS.deployed is the stack as lib/ builds it. */
 export interface Design {
   /** Write capacity of the ingest's tables: on demand, or provisioned and scheduled for the session. */
   readonly writeCapacity: 'on-demand' | 'scheduled';
@@ -112,9 +117,14 @@ export const ASSUMPTIONS = {
   provisionedHours: 7,
   /** Outside the session: this share of the session's average capacity stays provisioned. */
   offSessionShare: 0.05,
-  /** Firehose: usage rows are sent in records of about 4 KB (under the 5 KB rounding), objects of 64 MB. */
-  firehoseRecordBytes: 4_096,
-  s3ObjectBytes: 64 * 1024 ** 2,
+  /**
+   * Firehose: usage rows are packed in records of at most this (USAGE_RECORD_BYTES, under the 5 KB
+   * rounding); it writes an object per buffer, every interval or per buffer size, whichever comes first
+   * (USAGE_DELIVERY), while rows flow (the session).
+   */
+  firehoseRecordBytes: USAGE_RECORD_BYTES,
+  s3ObjectBytes: USAGE_DELIVERY.bufferingSizeMiB * 1024 ** 2,
+  s3ObjectSeconds: USAGE_DELIVERY.bufferingIntervalSeconds,
   /** Storage is priced as it stands after a year of bars, and two months of usage rows (USAGE_RETENTION_DAYS). */
   barDays: 365,
   usageRowDays: 62,
@@ -158,6 +168,33 @@ function writeDollars(units: number, design: Design): number {
   return hours * PRICES.dynamoWcuHour;
 }
 
+/**
+ * The usage rows as Firehose ingests them (functions/domain/streaming/usage-records.ts): whole rows packed in
+ * records of at most firehoseRecordBytes, each billed as one 5 KB increment, and the S3 PUTs of the
+ * objects Firehose writes, one per buffer.
+ */
+function usageToFirehose(pushes: number, rowBytes: number): CostLine {
+  const rowsPerRecord = Math.max(1, Math.floor(ASSUMPTIONS.firehoseRecordBytes / rowBytes));
+  const records = Math.ceil(pushes / rowsPerRecord);
+  const increments = Math.ceil((rowsPerRecord * rowBytes) / PRICES.firehoseBillingIncrementBytes);
+  const billedGb = (records * increments * PRICES.firehoseBillingIncrementBytes) / GB;
+  const bytes = pushes * rowBytes;
+  const objects = Math.max(SESSION_SECONDS / ASSUMPTIONS.s3ObjectSeconds, bytes / ASSUMPTIONS.s3ObjectBytes);
+  return {
+    group: 'fan-out',
+    part: 'Usage rows to Firehose and S3',
+    volume: `${millions(pushes)} rows in ${millions(records)} records (${billedGb.toFixed(1)} GB billed), ${Math.round(objects)} objects`,
+    dollars: billedGb * PRICES.firehoseIngestGb + objects * PRICES.s3Put,
+  };
+}
+
+/** The designs `npm run cost -- --design` prices: the stack as deployed, and with every lever of ADR 0021. */
+export const DESIGNS: Readonly<Record<'deployed' | 'levers', Design>> = {
+  // Lever 2 is built: the fan-out sends the usage rows to Firehose (docs/storage.md#usage-rows).
+  deployed: { writeCapacity: 'on-demand', usageSink: 'firehose', ledgerWriteUnits: 'measured' },
+  levers: { writeCapacity: 'scheduled', usageSink: 'firehose', ledgerWriteUnits: 'under-1kb' },
+};
+
 export function dayCost(market: Market, units: MeasuredUnits, design: Design): CostLine[] {
   const symbolBatches = symbolBatchesPerDay(market);
   const changeShare = symbolBatches / (market.symbols * (SESSION_SECONDS / ASSUMPTIONS.batchWindowSeconds));
@@ -184,18 +221,7 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
           volume: `${millions(pushes)} rows × ${units.push.writeUnitsPerUsageRow} write units`,
           dollars: pushes * units.push.writeUnitsPerUsageRow * PRICES.dynamoWriteRequestUnit,
         }
-      : (() => {
-          const gb = (pushes * units.push.usageRowBytes) / GB;
-          const firehoseRecords = (pushes * units.push.usageRowBytes) / ASSUMPTIONS.firehoseRecordBytes;
-          const billedGb = (firehoseRecords * 5 * 1024) / GB;
-          const objects = (gb * GB) / ASSUMPTIONS.s3ObjectBytes + 24 * 12;
-          return {
-            group: 'fan-out',
-            part: 'Usage rows to Firehose and S3',
-            volume: `${millions(pushes)} rows, ${gb.toFixed(1)} GB (${billedGb.toFixed(1)} GB billed)`,
-            dollars: billedGb * PRICES.firehoseIngestGb + objects * PRICES.s3Put,
-          };
-        })();
+      : usageToFirehose(pushes, units.push.usageRowBytes);
   const fanOutInvocations =
     (symbolBatches + alerts + symbolBatches * units.ingest.stateWritesPerLedgerWrite) /
     ASSUMPTIONS.streamRecordsPerInvocation;

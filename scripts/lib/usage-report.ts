@@ -1,10 +1,12 @@
-/** One `ws_message` usage row, as the report reads it (functions/adapters/dynamo/usage-log.ts). */
+/** One `ws_message` usage row, as the report reads it (functions/domain/streaming/usage-records.ts). */
 export interface PushedMessage {
   readonly accountId: string;
   readonly keyId: string;
   readonly channel: string;
   /** When it was pushed, ISO 8601. */
   readonly time: string;
+  /** One per (account, event): the report counts each (accountId, messageId) once. */
+  readonly messageId: string;
 }
 
 export interface WebSocketUsage {

@@ -18,6 +18,7 @@ import * as fanOut from '#handlers/stream/fan-out';
 import * as connect from '#handlers/ws/connect';
 import * as disconnect from '#handlers/ws/disconnect';
 import * as message from '#handlers/ws/message';
+import { memo } from '#runtime/memo';
 import { accessPorts } from '#runtime/ports/access';
 import { clientConnectionsAt } from '#runtime/ports/client-connections';
 import { deadLetterSinkAt } from '#runtime/ports/dead-letters';
@@ -32,6 +33,7 @@ import type { StackMetricPoints } from './metric-points.ts';
 import type { AuthorizerHandler, ProxyHandler } from './rest-gateway.ts';
 import { localTables } from './tables.ts';
 import type { StreamConsumer } from './trade-stream.ts';
+import { LocalUsageFiles } from './usage-files.ts';
 import { MANAGEMENT_PATH, type WebSocketHandlers, type WebSocketRouteHandler } from './ws-gateway.ts';
 
 /** What one local stack gives its handlers, where the CDK gives a Lambda its environment. */
@@ -47,6 +49,8 @@ export interface LocalHandlerSettings {
   readonly restLimits: ThroughputTarget;
   /** The stack's metrics: every invocation's data points reach them (and no other stack's). */
   readonly metricPoints: StackMetricPoints;
+  /** Where the usage rows go: day folders of NDJSON files, as Firehose writes them to S3 (usage-files.ts). */
+  readonly usageRoot: string;
 }
 
 type Schedule = (event: unknown, context: unknown) => Promise<unknown>;
@@ -87,6 +91,7 @@ function localPorts(settings: LocalHandlerSettings): ServicePorts {
       url: LocalDeadLetterQueue.urlAt(settings.origin()),
       client: { endpoint: `${settings.origin()}${LOCAL_SQS_PATH}`, ...LOCAL_CLIENT },
     })),
+    usageSink: memo(() => new LocalUsageFiles(settings.usageRoot)),
     // The clock tick applies each key's REST limits to the local gateway's (scripts/local/rest-limits.ts).
     throughputTarget: () => settings.restLimits,
     nowMs: settings.nowMs,

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import type { Context } from 'aws-lambda';
@@ -101,6 +102,8 @@ export interface LocalStack {
   /** The stream tables' captured changes feeding the fan-out handler. */
   readonly changes: LocalChangeStreams;
   readonly webSocket: LocalWebSocketGateway;
+  /** The folder of the usage rows' NDJSON files (the data folder, or a temporary one when in memory). */
+  readonly usageRoot: string;
   /** The running simulation, when the simulator is on. */
   readonly simulation?: Promise<MarketSimulation>;
   stop(): Promise<void>;
@@ -199,6 +202,7 @@ interface RoutedParts {
   readonly metrics: LocalMetrics;
   readonly clock: VirtualClockSettings | undefined;
   readonly demoKey: string;
+  readonly usageRoot: string;
 }
 
 /**
@@ -222,7 +226,7 @@ function routeTable(parts: RoutedParts): readonly LocalRoute[] {
     { matches: exactly(LOCAL_CLOCK_PATH), answer: () => clockAnswer(parts.clock) },
     {
       matches: exactly(LOCAL_USAGE_PATH),
-      answer: (request) => usageAnswer(parts.gateway.usage, request.url ?? '/'),
+      answer: (request) => usageAnswer(parts.gateway.usage, request.url ?? '/', parts.usageRoot),
     },
     { matches: () => true, answer: (request) => handleControl(request, parts.trades) },
   ];
@@ -387,9 +391,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const faulty = options.dynamoFaults
     ? await startFaultyDynamo(dynamo.endpoint, options.dynamoFaults)
     : undefined;
+  // The usage rows' files (Firehose and S3 on AWS): kept with the data, or for the stack's life when in memory.
+  const usageRoot = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'market-data-usage-')));
   // The gateway's own origin, once it listens: the handlers' `@connections` API and dead-letter queue.
   let origin: string | undefined;
   const handlers = loadHandlers({
+    usageRoot,
     documents: localDocumentClient(faulty?.endpoint ?? dynamo.endpoint),
     origin: () => {
       if (!origin) throw new Error('a handler called the gateway before it listened');
@@ -432,6 +439,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     metrics: localMetrics,
     clock,
     demoKey,
+    usageRoot,
   });
   const served = await serve(routes, webSocket, options);
   const { server, restUrl, wsUrl } = served;
@@ -472,6 +480,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     throttledWrites: () => faulty?.throttled() ?? 0,
     changes,
     webSocket,
+    usageRoot,
     simulation,
     stop: async () => {
       stopSchedules();
@@ -491,6 +500,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       // A clean stop says so: a state file left behind means the stack did not stop (runningLocalStack). Only
       // its own: a newer stack's file stays.
       if (options.dataDir) await removeOwnStateFile(options.dataDir, { pid: process.pid, restUrl });
+      else await rm(usageRoot, { recursive: true, force: true });
     },
   };
 }

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { METRICS_NAMESPACE, METRICS_NAMESPACE_ENV } from '#contracts/metrics';
 import { SERVICE_NAME } from '#contracts/runtime-settings';
 import { TABLE_IDS, TABLES, type TableBinding, type TableId } from '#contracts/tables';
+import { USAGE_DELIVERY } from '#contracts/usage';
 import { CALLBACK_URL_ENV, FAN_OUT, WS_STAGE } from '#contracts/websocket';
 import { FAN_OUT_ITERATOR_AGE_ALARM_THRESHOLD_MS } from '#lib/constructs/event-fan-out';
 import { acknowledgementsOf, nagFindingsOf, specificAcknowledgements } from './support/cdk-nag.ts';
@@ -102,7 +103,7 @@ describe('EventFanOut function', () => {
     });
   });
 
-  it('gets its tables, every source table’s name and the @connections endpoint', () => {
+  it('gets its tables, every source table’s name, the @connections endpoint and the usage stream', () => {
     const tables = new Set<TableId>([...FAN_OUT.tables.map(({ table }) => table), ...FAN_OUT.sources]);
     expect(resourceOf(template, functionId).Properties.Environment.Variables).toEqual({
       NODE_OPTIONS: '--enable-source-maps',
@@ -111,6 +112,7 @@ describe('EventFanOut function', () => {
       [METRICS_NAMESPACE_ENV]: METRICS_NAMESPACE,
       ...Object.fromEntries([...tables].map((table) => [TABLES[table].envVar, { Ref: tableIdOf(table) }])),
       [CALLBACK_URL_ENV]: webSocketStageUrlOf('https', logicalIdOf(stack.webSocketApi.api)),
+      [USAGE_DELIVERY.streamEnv]: { Ref: logicalIdOf(stack.usage.deliveryStream) },
     });
   });
 

@@ -8,7 +8,7 @@ import { resourcesOf } from './support/template.ts';
  * retained, orphaned) or a new stream and dead-letter queue. Changing this list must be a decision, with a
  * migration, never a side effect.
  */
-const STATEFUL_TYPES = ['AWS::DynamoDB::Table', 'AWS::Kinesis::Stream', 'AWS::SQS::Queue'];
+const STATEFUL_TYPES = ['AWS::DynamoDB::Table', 'AWS::Kinesis::Stream', 'AWS::SQS::Queue', 'AWS::S3::Bucket'];
 
 const PINNED_LOGICAL_IDS = {
   'AWS::DynamoDB::Table': [
@@ -31,6 +31,8 @@ const PINNED_LOGICAL_IDS = {
   ],
   'AWS::Kinesis::Stream': ['IngestionTradeStreamD658716C'],
   'AWS::SQS::Queue': ['FanOutDeadLetterQueue50A5A359', 'IngestionDeadLetterQueueEB97306D'],
+  // The usage rows (docs/storage.md#usage-rows); the console's bucket (-c console=true) holds only its files.
+  'AWS::S3::Bucket': ['UsageBucketAFA90A1F'],
 };
 
 describe('stateful resources', () => {

@@ -1,4 +1,7 @@
+import { appendFile, readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { usageDayPrefix } from '#contracts/usage';
 import { encodeTradeRecords } from '#domain/market-data/trade-records';
 import { createKey } from '#scripts/lib/key-administration';
 import { startTestStack, type TestStack } from '../support/local-stack.ts';
@@ -77,6 +80,17 @@ describe('npm run usage', () => {
       'date,account,key_id,requests',
       `${today()},billed,${record.keyId},3`,
     ]);
+
+    // The rows went to the stack's usage files, not DynamoDB. A redelivered fan-out batch writes its rows
+    // again: the report counts each (account, message) once.
+    const dayFolder = join(local.stack.usageRoot, usageDayPrefix(today()));
+    const files = await readdir(dayFolder);
+    const written = (await Promise.all(files.map((file) => readFile(join(dayFolder, file), 'utf8')))).join(
+      '',
+    );
+    expect(written.trim().split('\n')).toHaveLength(received);
+    await appendFile(join(dayFolder, 'redelivered.ndjson'), written);
+    expect((await usage('--account', 'billed', '--format', 'csv')).stdout).toBe(report.stdout);
 
     const table = await usage('--account', 'billed');
     expect(table.stdout).toContain('WebSocket messages pushed');

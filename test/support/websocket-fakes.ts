@@ -12,8 +12,9 @@ import type {
   Subscriber,
   Subscription,
   SubscriptionStore,
-  UsageLog,
+  UnrecordedUsage,
   UsageRow,
+  UsageSink,
 } from '#domain/streaming/ports';
 import { topicKey } from '#domain/streaming/topics';
 import type { WebSocketEvent } from '#runtime/websocket';
@@ -158,11 +159,15 @@ export class FakeClientConnections implements ClientConnections {
   }
 }
 
-export class InMemoryUsageLog implements UsageLog {
+/** The rows recorded; those `refuse` picks are handed back unrecorded, as a sink out of retries does. */
+export class InMemoryUsageSink implements UsageSink {
   readonly rows: UsageRow[] = [];
+  refuse: (row: UsageRow) => boolean = () => false;
 
-  async record(rows: readonly UsageRow[]) {
-    this.rows.push(...rows);
+  async record(rows: readonly UsageRow[]): Promise<UnrecordedUsage[]> {
+    const refused = rows.filter((row) => this.refuse(row));
+    this.rows.push(...rows.filter((row) => !this.refuse(row)));
+    return refused.length > 0 ? [{ rows: refused, reason: 'ServiceUnavailableException: slow down' }] : [];
   }
 }
 
@@ -286,7 +291,7 @@ export async function fanOutPorts(
     subscriptions: new InMemorySubscriptionStore(),
     connections: new InMemoryConnectionStore(),
     clients: options.clients ?? new FakeClientConnections(),
-    usage: new InMemoryUsageLog(),
+    usage: new InMemoryUsageSink(),
     nowMs: () => options.nowMs,
     concurrency: options.concurrency ?? 8,
     credentials: options.credentials ?? everyKeyAllowed,

@@ -77,10 +77,24 @@ export interface UsageRow {
   readonly symbol?: string;
   /** When the message was pushed, ISO 8601. */
   readonly time: string;
-  /** Unique per (account, event): a redelivered event overwrites its row. */
+  /**
+   * Unique per (account, event): a redelivered event writes its row again with the same id, and the usage
+   * report counts each (accountId, messageId) once.
+   */
   readonly messageId: string;
 }
 
-export interface UsageLog {
-  record(rows: readonly UsageRow[]): Promise<void>;
+/** What a usage sink could not record: the rows, and why (for the log). */
+export interface UnrecordedUsage {
+  readonly rows: readonly UsageRow[];
+  readonly reason: string;
+}
+
+/**
+ * Where the usage rows go (docs/storage.md#usage-rows): at least once, never dropped silently. `record`
+ * resolves to the rows it could not record after its own retries (empty when all were), so the caller can
+ * have their events delivered again; it does not throw for them.
+ */
+export interface UsageSink {
+  record(rows: readonly UsageRow[]): Promise<UnrecordedUsage[]>;
 }

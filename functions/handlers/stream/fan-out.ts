@@ -19,6 +19,7 @@ import { clientConnections } from '#runtime/ports/client-connections';
 import { priceStore, universe } from '#runtime/ports/market-data';
 import type { ServicePorts } from '#runtime/ports/service-ports';
 import { awsStreamingPorts, type StreamingPorts } from '#runtime/ports/streaming';
+import { usageSink } from '#runtime/ports/usage-sink';
 import { type FanOutPorts, fanOut } from '#use-cases/fan-out';
 
 export interface FanOutDeps {
@@ -34,8 +35,9 @@ export interface FanOutDeps {
 /**
  * The fan-out Lambda (docs/architecture.md#fan-out-dynamodb-streams-to-the-connections): one DynamoDB Streams
  * batch of the prices, states, alerts or breaks table, pushed to the subscribed connections. A record whose
- * pushes failed is reported as a batch item failure (with every later record of its symbols): Lambda delivers
- * it again, and its usage rows, keyed by the stream's event id, are overwritten rather than billed twice.
+ * pushes or usage rows failed is reported as a batch item failure (with every later record of its symbols):
+ * Lambda delivers it again, and its usage rows, keyed by the stream's event id, are written again and counted
+ * once by the usage report (docs/storage.md#usage-rows).
  */
 export const createHandler =
   (deps: FanOutDeps) =>
@@ -67,6 +69,7 @@ export const createHandler =
     recordMetric('pushesSent', outcome.sent);
     recordMetric('pushesGone', outcome.gone);
     recordMetric('pushesFailed', outcome.failed.length);
+    if (outcome.usageUnrecorded > 0) recordMetric('usageRowsUnrecorded', outcome.usageUnrecorded);
     if (outcome.closed > 0) recordMetric('refusals', outcome.closed, 'access-withdrawn');
     if (events.length > 0 && outcome.sent > 0) {
       const oldest = Math.min(...events.map(({ recordedAtMs }) => recordedAtMs));
@@ -93,6 +96,7 @@ export const createHandler =
       closed: outcome.closed,
       withheld: outcome.withheld,
       failed: outcome.failed.length,
+      usageUnrecorded: outcome.usageUnrecorded,
     });
     return {
       batchItemFailures: outcome.failed.flatMap((index) => {
@@ -121,7 +125,10 @@ async function changeContext(changes: readonly SourceChange[], deps: FanOutDeps)
 /** The fan-out on the service's ports (functions/runtime/ports/service-ports.ts): on AWS, or a local stack's. */
 export const handlerOn = (
   p: StreamingPorts &
-    Pick<ServicePorts, 'universe' | 'priceStore' | 'clientConnections' | 'credentialLookup' | 'nowMs'>,
+    Pick<
+      ServicePorts,
+      'universe' | 'priceStore' | 'clientConnections' | 'credentialLookup' | 'usageSink' | 'nowMs'
+    >,
 ) =>
   instrumented(
     createHandler({
@@ -129,7 +136,7 @@ export const handlerOn = (
         subscriptions: p.subscriptionStore(),
         connections: p.connectionStore(),
         clients: p.clientConnections(),
-        usage: p.usageLog(),
+        usage: p.usageSink(),
         nowMs: p.nowMs,
         credentials: p.credentialLookup(),
       }),
@@ -146,5 +153,6 @@ export const handler = handlerOn({
   priceStore,
   clientConnections,
   credentialLookup,
+  usageSink,
   nowMs,
 });

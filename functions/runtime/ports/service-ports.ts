@@ -1,6 +1,6 @@
 import type { ThroughputTarget } from '#domain/access/ports';
 import type { DeadLetterSink } from '#domain/market-data/ports';
-import type { ClientConnections } from '#domain/streaming/ports';
+import type { ClientConnections, UsageSink } from '#domain/streaming/ports';
 import type { AccessPorts } from './access.ts';
 import type { MarketDataPorts } from './market-data.ts';
 import type { StratPorts } from './strat.ts';
@@ -16,6 +16,8 @@ import type { StreamingPorts } from './streaming.ts';
 export interface ServicePorts extends MarketDataPorts, StratPorts, AccessPorts, StreamingPorts {
   readonly clientConnections: () => ClientConnections;
   readonly deadLetterSink: () => DeadLetterSink;
+  /** Where the fan-out records each pushed event's usage row (docs/storage.md#usage-rows). */
+  readonly usageSink: () => UsageSink;
   readonly throughputTarget: () => ThroughputTarget;
   /** The service clock. */
   readonly nowMs: () => number;

@@ -1,15 +1,9 @@
 import { DynamoConnectionStore } from '#adapters/dynamo/connection-store';
 import { DynamoMessageRate } from '#adapters/dynamo/message-rate';
 import { DynamoSubscriptionStore } from '#adapters/dynamo/subscription-store';
-import { DynamoUsageLog } from '#adapters/dynamo/usage-log';
 import { FAN_OUT } from '#contracts/websocket';
 import type { SourceChange } from '#domain/streaming/channel-events';
-import type {
-  ConnectionStore,
-  MessageRateLimiter,
-  SubscriptionStore,
-  UsageLog,
-} from '#domain/streaming/ports';
+import type { ConnectionStore, MessageRateLimiter, SubscriptionStore } from '#domain/streaming/ports';
 import { memo } from '../memo.ts';
 import { AWS_TABLES } from './aws-tables.ts';
 import type { TableContext } from './context.ts';
@@ -18,7 +12,6 @@ import type { TableContext } from './context.ts';
 export interface StreamingPorts {
   readonly connectionStore: () => ConnectionStore;
   readonly subscriptionStore: () => SubscriptionStore;
-  readonly usageLog: () => UsageLog;
   /** Each connection's client-message counter, in the subscriptions table. */
   readonly messageRate: () => MessageRateLimiter;
   /** Physical table name → source table, for the tables whose streams feed the fan-out. */
@@ -33,7 +26,6 @@ export function streamingPorts({ documents, tableName }: TableContext): Streamin
   return {
     connectionStore: memo(() => new DynamoConnectionStore(documents(), tableName('connections'))),
     subscriptionStore: memo(() => new DynamoSubscriptionStore(documents(), tableName('subscriptions'))),
-    usageLog: memo(() => new DynamoUsageLog(documents(), tableName('usage'))),
     messageRate: memo(() => new DynamoMessageRate(documents(), tableName('subscriptions'))),
     changeSources: memo(() => new Map(FAN_OUT.sources.map((source) => [tableName(source), source]))),
   };

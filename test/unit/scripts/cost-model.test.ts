@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  DESIGNS,
   type Design,
   dayCost,
   type MeasuredUnits,
@@ -22,7 +23,9 @@ const UNITS: MeasuredUnits = {
   push: { writeUnitsPerUsageRow: 1, usageRowBytes: 200, framesPerEvent: 1 },
 };
 const MARKET = { symbols: 8_000, tradesPerDay: 100_000_000, partners: 200, symbolsPerPartner: 50 };
-const DEPLOYED: Design = { writeCapacity: 'on-demand', usageSink: 'dynamodb', ledgerWriteUnits: 'measured' };
+/** The stack before lever 2: usage rows in DynamoDB. */
+const BEFORE: Design = { writeCapacity: 'on-demand', usageSink: 'dynamodb', ledgerWriteUnits: 'measured' };
+const DEPLOYED = DESIGNS.deployed;
 
 describe('the cost model (docs/storage.md#a-trading-day-on-paper)', () => {
   it('counts a symbol-batch at most once per window, and every window of a symbol that trades all the time', () => {
@@ -52,11 +55,34 @@ describe('the cost model (docs/storage.md#a-trading-day-on-paper)', () => {
       usageSink: 'firehose',
       ledgerWriteUnits: 'under-1kb',
     });
-    const deployed = dayCost(MARKET, UNITS, DEPLOYED);
+    const deployed = dayCost(MARKET, UNITS, BEFORE);
     const usage = (lines: typeof deployed) =>
       lines.find((line) => line.part.startsWith('Usage rows') && line.group === 'fan-out');
     expect(usage(levers)?.dollars).toBeLessThan((usage(deployed)?.dollars ?? 0) / 20);
     expect(total(levers, 'ingest')).toBeLessThan(total(deployed, 'ingest') / 3);
+  });
+
+  it('prices the deployed usage rows as Firehose ingestion of 4 KB records billed as 5 KB, plus an S3 PUT per buffer', () => {
+    expect(DEPLOYED.usageSink).toBe('firehose');
+    const pushes = 200 * 50 * 0.4 * SESSION_SECONDS;
+    const lines = dayCost({ ...MARKET, partnerChangeShare: 0.4 }, UNITS, DEPLOYED);
+    const usage = lines.find((line) => line.part === 'Usage rows to Firehose and S3');
+    // 20 rows of 200 bytes fill a 4,096-byte record; each record is billed 5 KB at $0.029 per GB.
+    const firehose = (Math.ceil(pushes / 20) * 5 * 1024 * 0.029) / 1024 ** 3;
+    // 18 GB a session in 5 MiB buffers: more objects than one a minute.
+    const objects = (pushes * 200) / (5 * 1024 ** 2);
+    expect(usage?.dollars).toBeCloseTo(firehose + (objects * 0.005) / 1_000, 6);
+    expect(lines.find((line) => line.part.startsWith('Usage rows kept'))?.part).toContain('S3');
+    expect(total(lines)).toBeLessThan(
+      total(dayCost({ ...MARKET, partnerChangeShare: 0.4 }, UNITS, BEFORE)) - 50,
+    );
+  });
+
+  it('writes at least one object a buffer interval while rows flow', () => {
+    const usage = dayCost({ ...MARKET, partners: 1, symbolsPerPartner: 1 }, UNITS, DEPLOYED).find(
+      (line) => line.part === 'Usage rows to Firehose and S3',
+    );
+    expect(usage?.volume).toContain(`${SESSION_SECONDS / 60} objects`);
   });
 
   it("takes a partner symbol's share of changing windows when given", () => {

@@ -6,6 +6,7 @@ const row = (time: string, channel = 'quotes', accountId = 'acme', keyId = 'k1')
   keyId,
   channel,
   time,
+  messageId: `${time}#${channel}`,
 });
 
 describe('the usage report', () => {

@@ -90,7 +90,15 @@ describe('fanOut', () => {
 
     const outcome = await fanOut(events, ports);
 
-    expect(outcome).toEqual({ failed: [], sent: 3, gone: 0, closed: 0, withheld: 0, errors: [] });
+    expect(outcome).toEqual({
+      failed: [],
+      sent: 3,
+      gone: 0,
+      closed: 0,
+      withheld: 0,
+      usageUnrecorded: 0,
+      errors: [],
+    });
     expect(ports.clients.sentTo('c1')).toEqual([events[0]?.message]);
     expect(ports.clients.sentTo('c2')).toEqual([events[0]?.message, events[1]?.message]);
     expect(ports.clients.sentTo('c3')).toEqual([]);
@@ -184,7 +192,15 @@ describe('fanOut', () => {
 
     const outcome = await fanOut([quote('e1', 'AAPL'), quote('e2', 'AAPL')], ports);
 
-    expect(outcome).toEqual({ failed: [], sent: 2, gone: 1, closed: 0, withheld: 0, errors: [] });
+    expect(outcome).toEqual({
+      failed: [],
+      sent: 2,
+      gone: 1,
+      closed: 0,
+      withheld: 0,
+      usageUnrecorded: 0,
+      errors: [],
+    });
     expect(ports.subscriptions.topicsOf('c1')).toEqual([]);
     expect(await ports.connections.get('acct-c1')).toBeUndefined();
     expect(ports.subscriptions.topicsOf('c2')).toEqual(['quotes#AAPL']);
@@ -250,6 +266,49 @@ describe('fanOut', () => {
       events[5]?.message,
     ]);
     expect(ports.subscriptions.topicsOf('broken')).toEqual(['quotes#AAPL']);
+  });
+
+  it('fails the events whose usage rows the sink could not record, and every later event of their symbols', async () => {
+    const ports = await setup([
+      [
+        subscriber('c1'),
+        [
+          { channel: 'quotes', symbol: 'AAPL' },
+          { channel: 'quotes', symbol: 'MSFT' },
+        ],
+      ],
+    ]);
+    ports.usage.refuse = (row) => row.messageId.endsWith('#e1');
+    const events = [
+      quote('e0', 'MSFT', 1),
+      quote('e1', 'AAPL', 1),
+      quote('e2', 'AAPL', 2),
+      quote('e3', 'MSFT', 2),
+    ];
+
+    const outcome = await fanOut(events, ports);
+
+    expect(outcome.failed).toEqual([1, 2]);
+    expect(outcome.usageUnrecorded).toBe(1);
+    expect(outcome.errors).toEqual(['1 usage rows not recorded: ServiceUnavailableException: slow down']);
+    expect(ports.usage.rows.map(({ messageId }) => messageId.split('#')[1]).sort()).toEqual([
+      'e0',
+      'e2',
+      'e3',
+    ]);
+  });
+
+  it('fails every event that pushed a message when the usage sink throws', async () => {
+    const ports = await setup([[subscriber('c1'), [{ channel: 'quotes', symbol: 'AAPL' }]]]);
+    ports.usage.record = async () => {
+      throw new Error('network down');
+    };
+
+    const outcome = await fanOut([quote('e0', 'AAPL'), quote('e1', 'MSFT')], ports);
+
+    expect(outcome.failed).toEqual([0]);
+    expect(outcome.usageUnrecorded).toBe(1);
+    expect(outcome.errors).toEqual(['1 usage rows not recorded: network down']);
   });
 
   it('sends the events of one symbol in their order, each after the previous one was delivered', async () => {
@@ -351,7 +410,15 @@ describe('fanOut', () => {
 
     const outcome = await fanOut([quote('e1', 'AAPL')], ports);
 
-    expect(outcome).toEqual({ failed: [], sent: 0, gone: 0, closed: 0, withheld: 0, errors: [] });
+    expect(outcome).toEqual({
+      failed: [],
+      sent: 0,
+      gone: 0,
+      closed: 0,
+      withheld: 0,
+      usageUnrecorded: 0,
+      errors: [],
+    });
     expect(ports.usage.rows).toEqual([]);
   });
 });
@@ -401,7 +468,15 @@ describe('fanOut when access was withdrawn since the handshake', () => {
 
       const outcome = await fanOut([quote('e1', 'AAPL'), quote('e2', 'AAPL')], ports);
 
-      expect(outcome).toEqual({ failed: [], sent: 2, gone: 0, closed: 1, withheld: 0, errors: [] });
+      expect(outcome).toEqual({
+        failed: [],
+        sent: 2,
+        gone: 0,
+        closed: 1,
+        withheld: 0,
+        usageUnrecorded: 0,
+        errors: [],
+      });
       expect(clients.sentTo('c1')).toEqual([]);
       expect(clients.closes).toEqual([{ connectionId: 'c1', code }]);
       expect(ports.subscriptions.topicsOf('c1')).toEqual([]);
@@ -426,7 +501,15 @@ describe('fanOut when access was withdrawn since the handshake', () => {
 
     const outcome = await fanOut([quote('e1', 'AAPL'), inForce('e2', 'AAPL')], ports);
 
-    expect(outcome).toEqual({ failed: [], sent: 1, gone: 0, closed: 0, withheld: 1, errors: [] });
+    expect(outcome).toEqual({
+      failed: [],
+      sent: 1,
+      gone: 0,
+      closed: 0,
+      withheld: 1,
+      usageUnrecorded: 0,
+      errors: [],
+    });
     expect(clients.sentTo('c1')).toEqual([inForce('e2', 'AAPL').message]);
     expect(clients.closes).toEqual([]);
     expect(ports.usage.rows.map(({ channel }) => channel)).toEqual(['alerts.in_force']);

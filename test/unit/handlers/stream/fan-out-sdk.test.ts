@@ -4,6 +4,7 @@ import {
   PostToConnectionCommand,
 } from '@aws-sdk/client-apigatewaymanagementapi';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { FirehoseClient, PutRecordBatchCommand } from '@aws-sdk/client-firehose';
 import {
   BatchWriteCommand,
   DeleteCommand,
@@ -18,8 +19,7 @@ import { ApiGatewayClientConnections } from '#adapters/api-gateway/client-connec
 import { DynamoConnectionStore } from '#adapters/dynamo/connection-store';
 import { documentClientFor } from '#adapters/dynamo/document-client';
 import { DynamoSubscriptionStore } from '#adapters/dynamo/subscription-store';
-import { DynamoUsageLog } from '#adapters/dynamo/usage-log';
-import { USAGE_RETENTION_DAYS } from '#contracts/tables';
+import { FirehoseUsageSink } from '#adapters/firehose/usage-sink';
 import { createHandler } from '#handlers/stream/fan-out';
 import { instrument } from '../../../support/builders.ts';
 import { InMemoryPriceStore } from '../../../support/fakes.ts';
@@ -32,9 +32,11 @@ import { everyKeyAllowed } from '../../../support/websocket-fakes.ts';
  */
 const dynamo = mockClient(DynamoDBDocumentClient);
 const management = mockClient(ApiGatewayManagementApiClient);
+const firehose = mockClient(FirehoseClient);
 afterEach(() => {
   dynamo.reset();
   management.reset();
+  firehose.reset();
 });
 
 const RECORD_TIME_S = 1_732_635_000;
@@ -50,7 +52,11 @@ function handler() {
       subscriptions: new DynamoSubscriptionStore(documents, 'subscriptions-table'),
       connections: new DynamoConnectionStore(documents, 'connections-table'),
       clients,
-      usage: new DynamoUsageLog(documents, 'usage-table'),
+      usage: new FirehoseUsageSink(
+        new FirehoseClient({ region: 'us-east-1' }),
+        'usage-stream',
+        async () => {},
+      ),
       nowMs: () => NOW_MS,
       credentials: everyKeyAllowed,
     }),
@@ -94,6 +100,7 @@ function arrange() {
   dynamo.on(DeleteCommand).resolves({});
   dynamo.on(BatchWriteCommand).resolves({});
   management.on(PostToConnectionCommand).resolves({});
+  firehose.on(PutRecordBatchCommand).resolves({ FailedPutCount: 0, RequestResponses: [{ RecordId: 'r1' }] });
   management
     .on(PostToConnectionCommand, { ConnectionId: 'c2' })
     .rejects(new GoneException({ message: 'gone', $metadata: {} }));
@@ -135,10 +142,23 @@ describe('fan-out handler with the AWS SDK clients mocked', () => {
     expect(writes.flatMap((items) => items['subscriptions-table'] ?? [])).toEqual([
       { DeleteRequest: { Key: { topic: 'quotes#AAPL', connectionId: 'c2' } } },
     ]);
-    // One ws_message row per message sent: c1 twice, c3 once; none for the gone c2 or the failed post.
-    const usage = writes
-      .flatMap((items) => items['usage-table'] ?? [])
-      .map((request) => request.PutRequest?.Item);
+    // One ws_message row per message sent: c1 twice, c3 once; none for the gone c2 or the failed post. They
+    // go to the Firehose stream as lines of one record, not to DynamoDB.
+    const usage = firehose
+      .commandCalls(PutRecordBatchCommand)
+      .flatMap(({ args }) => args[0].input.Records ?? [])
+      .flatMap((record) =>
+        Buffer.from(record.Data as Uint8Array)
+          .toString('utf8')
+          .trim()
+          .split('\n'),
+      )
+      .map((line) => JSON.parse(line));
+    expect(firehose.commandCalls(PutRecordBatchCommand)).toHaveLength(1);
+    expect(firehose.commandCalls(PutRecordBatchCommand)[0]?.args[0].input.DeliveryStreamName).toBe(
+      'usage-stream',
+    );
+    expect(writes.flatMap((items) => Object.keys(items))).not.toContain('usage-table');
     expect(usage).toHaveLength(3);
     expect(usage).toEqual(
       expect.arrayContaining([
@@ -150,12 +170,25 @@ describe('fan-out handler with the AWS SDK clients mocked', () => {
           symbol: 'AAPL',
           time: new Date(NOW_MS).toISOString(),
           messageId: `${new Date(RECORD_TIME_S * 1000).toISOString()}#event-100`,
-          expiresAt: Math.floor(NOW_MS / 1000) + USAGE_RETENTION_DAYS * 86_400,
         },
         expect.objectContaining({ accountId: 'acct-c1', messageId: expect.stringMatching(/#event-200$/) }),
         expect.objectContaining({ accountId: 'acct-c3', messageId: expect.stringMatching(/#event-100$/) }),
       ]),
     );
+  });
+
+  it('reports the records whose usage rows Firehose kept refusing as batch item failures', async () => {
+    arrange();
+    firehose.on(PutRecordBatchCommand).resolves({
+      FailedPutCount: 1,
+      RequestResponses: [{ ErrorCode: 'ServiceUnavailableException', ErrorMessage: 'Slow down.' }],
+    });
+
+    const response = await handler()({ Records: [priceRecord('100', 210.5), priceRecord('200', 210.75)] });
+
+    // Every row of both records was refused: both come back, and their rows are written on redelivery.
+    expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: '100' }, { itemIdentifier: '200' }] });
+    expect(firehose.commandCalls(PutRecordBatchCommand).length).toBeGreaterThan(1);
   });
 
   it('queries the subscriptions of the topic once per batch, by key, never a Scan', async () => {

@@ -240,4 +240,25 @@ describe('fan-out metrics (docs/operations.md#metrics)', () => {
     }
     expect(points.filter(({ id }) => id === 'fanOutWait' || id === 'tradeToPost')).toEqual([]);
   });
+
+  it('counts the usage rows the sink could not record, and hands their records back', async () => {
+    const { ports, handle } = await setup([
+      [subscriber('c1'), [{ channel: 'quotes', symbol: 'AAPL' }]],
+      [subscriber('c2'), [{ channel: 'quotes', symbol: 'AAPL' }]],
+    ]);
+    ports.usage.refuse = () => true;
+    const points: MetricPoint[] = [];
+    const stop = observeMetrics((point) => points.push(point));
+    let result: Awaited<ReturnType<typeof handle>>;
+    try {
+      result = await handle([priceRecord('401', 'AAPL', 1)]);
+    } finally {
+      stop();
+    }
+    const value = (id: string) => points.find((point) => point.id === id)?.value;
+    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: '401' }] });
+    expect(value('pushesSent')).toBe(2);
+    expect(value('usageRowsUnrecorded')).toBe(2);
+    expect(value('pushesFailed')).toBe(1);
+  });
 });

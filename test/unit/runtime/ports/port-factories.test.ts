@@ -56,7 +56,6 @@ describe('the port factories', () => {
       accountStore: tablesOf(ports.accountStore),
       connectionStore: tablesOf(ports.connectionStore),
       subscriptionStore: tablesOf(ports.subscriptionStore),
-      usageLog: tablesOf(ports.usageLog),
       messageRate: tablesOf(ports.messageRate),
     }).toEqual({
       instrumentCatalog: ['instruments'],
@@ -72,7 +71,6 @@ describe('the port factories', () => {
       accountStore: ['accounts'],
       connectionStore: ['connections'],
       subscriptionStore: ['subscriptions'],
-      usageLog: ['usage'],
       messageRate: ['subscriptions'],
     });
   });
