@@ -84,8 +84,6 @@ export interface Design {
   readonly writeCapacity: 'on-demand' | 'scheduled';
   /** Where the one `ws_message` row per pushed event goes. */
   readonly usageSink: 'dynamodb' | 'firehose';
-  /** Write units per ledger item: as measured, or as planned in ADR 0021 (under 1 KB). */
-  readonly ledgerWriteUnits: 'measured' | 'under-1kb';
 }
 
 /** Assumptions no benchmark can count here; each is named in docs/storage.md#a-trading-day-on-paper. */
@@ -188,11 +186,13 @@ function usageToFirehose(pushes: number, rowBytes: number): CostLine {
   };
 }
 
-/** The designs `npm run cost -- --design` prices: the stack as deployed, and with every lever of ADR 0021. */
-export const DESIGNS: Readonly<Record<'deployed' | 'levers', Design>> = {
-  // Lever 2 is built: the fan-out sends the usage rows to Firehose (docs/storage.md#usage-rows).
-  deployed: { writeCapacity: 'on-demand', usageSink: 'firehose', ledgerWriteUnits: 'measured' },
-  levers: { writeCapacity: 'scheduled', usageSink: 'firehose', ledgerWriteUnits: 'under-1kb' },
+/**
+ * The designs `npm run cost -- --design` prices: the stack as `cdk deploy` builds it (levers 1 and 2 of ADR
+ * 0021: compressed ledgers, usage rows to Firehose), and with `-c sessionCapacity=true` (lever 3).
+ */
+export const DESIGNS: Readonly<Record<'deployed' | 'session-capacity', Design>> = {
+  deployed: { writeCapacity: 'on-demand', usageSink: 'firehose' },
+  'session-capacity': { writeCapacity: 'scheduled', usageSink: 'firehose' },
 };
 
 export function dayCost(market: Market, units: MeasuredUnits, design: Design): CostLine[] {
@@ -202,8 +202,8 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
   const recordKb = Math.ceil((ASSUMPTIONS.tradesPerRecord * ASSUMPTIONS.tradeBytes) / 1024);
   const streamGb = (records * recordKb * 1024) / GB;
   const batches = (ASSUMPTIONS.shards * SESSION_SECONDS) / ASSUMPTIONS.batchWindowSeconds;
-  const ledgerUnits = design.ledgerWriteUnits === 'under-1kb' ? 1 : units.ingest.writeUnitsPerLedger;
-  const ledgerPriceUnits = symbolBatches * (ledgerUnits + units.ingest.writeUnitsPerPrice);
+  const ledgerPriceUnits =
+    symbolBatches * (units.ingest.writeUnitsPerLedger + units.ingest.writeUnitsPerPrice);
   const stateUnits = symbolBatches * units.ingest.stateWritesPerLedgerWrite * units.ingest.writeUnitsPerState;
   const bars = market.symbols * ASSUMPTIONS.barsPerSymbol;
   const alerts = market.symbols * ASSUMPTIONS.alertsPerSymbol;
@@ -254,7 +254,7 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
     {
       group: 'ingest',
       part: `DynamoDB writes, ledgers and prices (${capacity})`,
-      volume: `${millions(symbolBatches)} symbol-batches × (${ledgerUnits} + ${units.ingest.writeUnitsPerPrice}) units`,
+      volume: `${millions(symbolBatches)} symbol-batches × (${units.ingest.writeUnitsPerLedger} + ${units.ingest.writeUnitsPerPrice}) units`,
       dollars: writeDollars(ledgerPriceUnits, design),
     },
     {
