@@ -14,6 +14,10 @@ export default defineConfig({
         test: {
           name: 'infra',
           include: ['test/infra/**/*.test.ts'],
+          // Files share modules, so the service stack is synthesized once per worker and context
+          // (test/infra/support/service-stack.ts), into one directory made for the run.
+          isolate: false,
+          globalSetup: ['test/infra/support/cdk-outdir.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
         },
