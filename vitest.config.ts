@@ -1,18 +1,43 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
+/**
+ * The slow integration tests: each starts what it tests as processes or faults it, and times what it
+ * checks against the wall clock (a stop within 5 s), so they run one at a time, apart from the others.
+ * Fault injection and redelivery, `npm start` stopped, killed and started again, the console in Chromium.
+ */
+const SLOW_INTEGRATION = [
+  'test/integration/fault-injection.test.ts',
+  'test/integration/ingest-counts.test.ts',
+  'test/integration/local-stack-stop.test.ts',
+  'test/integration/local-stack-cli.test.ts',
+  'test/integration/console.test.ts',
+];
+
+const integration = {
+  testTimeout: 30_000,
+  hookTimeout: 60_000,
+  env: { POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true' },
+};
+
+// Each tier runs in its own `npm run test:*`; a plain `vitest run` runs them in this order too (groupOrder:
+// vitest wants one per distinct worker count).
 export default defineConfig({
   test: {
     projects: [
       {
         test: {
           name: 'unit',
+          sequence: { groupOrder: 0 },
           include: ['test/unit/**/*.test.ts'],
+          // Two files at a time, as on CI's 2 cores (vitest's default there is one worker).
+          maxWorkers: 2,
           env: { POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true' },
         },
       },
       {
         test: {
           name: 'infra',
+          sequence: { groupOrder: 1 },
           include: ['test/infra/**/*.test.ts'],
           // Files share modules, so the service stack is synthesized once per worker and context
           // (test/infra/support/service-stack.ts), into one directory made for the run.
@@ -25,10 +50,22 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
+          sequence: { groupOrder: 2 },
           include: ['test/integration/**/*.test.ts'],
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
-          env: { POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true' },
+          exclude: [...configDefaults.exclude, ...SLOW_INTEGRATION],
+          // Each file has its own local stack on free ports; they mostly wait on sockets and timers, so two
+          // files at a time keep CI's 2 cores busy.
+          maxWorkers: 2,
+          ...integration,
+        },
+      },
+      {
+        test: {
+          name: 'integration-slow',
+          sequence: { groupOrder: 3 },
+          include: SLOW_INTEGRATION,
+          fileParallelism: false,
+          ...integration,
         },
       },
     ],
