@@ -53,9 +53,12 @@ export default defineConfig({
           sequence: { groupOrder: 2 },
           include: ['test/integration/**/*.test.ts'],
           exclude: [...configDefaults.exclude, ...SLOW_INTEGRATION],
-          // Each file has its own local stack on free ports; they mostly wait on sockets and timers, so two
-          // files at a time keep CI's 2 cores busy.
+          // Each file starts its own local stack on free ports. The files mostly wait on sockets and timers,
+          // so two run at a time; and they share modules (isolate: false), so a worker loads the handlers, the
+          // AWS SDK and the local stack's parts once, not once per file (one process may hold several
+          // stacks: docs/adr/0007-handler-wiring-and-local-stack.md).
           maxWorkers: 2,
+          isolate: false,
           ...integration,
         },
       },
