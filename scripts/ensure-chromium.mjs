@@ -1,7 +1,7 @@
 // The console's browser test (test/integration/console.test.ts) drives Debian's Chromium through
-// puppeteer-core, which downloads no browser. Run before the integration tests: when no Chromium is at
-// CHROMIUM_PATH (default /usr/bin/chromium), install Debian's package with apt-get if this process may
-// (root on Debian, as CI and the development machines are); otherwise say what to do and fail.
+// puppeteer-core, which downloads no browser. Run before its tier (`npm run test:integration-slow`): when no
+// Chromium is at CHROMIUM_PATH (default /usr/bin/chromium), install Debian's package with apt-get if this
+// process may (root on Debian, as CI and the development machines are); otherwise say what to do and fail.
 // Plain .mjs so it runs on any Node the README allows.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
