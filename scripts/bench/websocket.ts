@@ -52,7 +52,7 @@ export async function benchWebSocket(): Promise<BenchResult[]> {
     // No heartbeat during the run: it would post to every connection at once.
     heartbeatMs: 3_600_000,
   });
-  const trades = new TradeSource(stack, Date.now());
+  const trades = new TradeSource(stack);
   const host = ClientHost.start();
   try {
     const creating = performance.now();

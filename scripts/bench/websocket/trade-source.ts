@@ -2,7 +2,7 @@ import type { Trade } from '#domain/market-data/bars';
 import { encodeTradeRecord } from '#domain/market-data/trade-records';
 import type { LocalStack } from '../../local/stack.ts';
 import { now, priceOf } from './protocol.ts';
-import { CLOCK_START, SYMBOLS } from './workload.ts';
+import { SYMBOLS } from './workload.ts';
 
 /**
  * The benchmark's trades on the stack's trades stream, one at a time: per-symbol sequence numbers (carried
@@ -14,19 +14,14 @@ export class TradeSource {
   private readonly putAt = new Map<number, number>();
   private next = 0;
 
-  constructor(
-    private readonly stack: LocalStack,
-    private readonly startedAtMs: number,
-  ) {}
+  constructor(private readonly stack: LocalStack) {}
 
   /** Puts the next trade of `symbol` (an index into SYMBOLS), stamped at the service clock's now. */
   put(symbol: number): void {
     const sequence = this.sequence[symbol] ?? 0;
     this.sequence[symbol] = sequence + 1;
-    const timestamp = Math.max(
-      CLOCK_START.getTime() + (Date.now() - this.startedAtMs),
-      (this.lastStamp[symbol] ?? 0) + 1,
-    );
+    // The stack's own clock: the hops of the latency budget are timed from the trade's time.
+    const timestamp = Math.max(this.stack.nowMs(), (this.lastStamp[symbol] ?? 0) + 1);
     this.lastStamp[symbol] = timestamp;
     const trade: Trade = {
       symbol: SYMBOLS[symbol] ?? '',
