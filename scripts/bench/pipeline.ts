@@ -23,13 +23,6 @@ import { topLevelBytes, writeUnitsOf } from './write-units.ts';
 const CLOCK_START_MS = Date.parse('2024-11-22T16:00:00Z');
 const SYMBOLS = parseUniverseCsv(readFileSync(UNIVERSE_CSV, 'utf8')).map(({ symbol }) => symbol);
 
-/**
- * The stack's service time, read a little behind it: this anchor is taken after the stack's own, so a trade
- * stamped now is never ahead of the clock the ingest checks (a trade from the future is refused).
- */
-let anchorMs = Date.now();
-const stackNowMs = () => CLOCK_START_MS + (Date.now() - anchorMs);
-
 function put(stack: LocalStack, trades: readonly Trade[]) {
   stack.trades.put(trades.map((trade) => ({ partitionKey: trade.symbol, data: encodeTradeRecord(trade) })));
 }
@@ -40,8 +33,8 @@ const PROBE_SYMBOL = 'SPY';
 const BACKGROUND_SYMBOLS = SYMBOLS.filter((symbol) => symbol !== PROBE_SYMBOL);
 
 /** `count` trades stamped now on the stack's clock, over every symbol but the probe's in turn. */
-function tradesNow(count: number): Trade[] {
-  const timestamp = stackNowMs();
+function tradesNow(stack: LocalStack, count: number): Trade[] {
+  const timestamp = stack.nowMs();
   return Array.from({ length: count }, (_, index) => ({
     symbol: BACKGROUND_SYMBOLS[(sequence + index) % BACKGROUND_SYMBOLS.length] ?? 'AAPL',
     price: 100 + ((sequence + index) % 50) / 10,
@@ -60,7 +53,7 @@ async function sustained(stack: LocalStack): Promise<BenchResult> {
   const perPut = 20;
   const since = tradeCounts(stack.metrics);
   const started = performance.now();
-  for (let offset = 0; offset * perPut < total; offset++) put(stack, tradesNow(perPut));
+  for (let offset = 0; offset * perPut < total; offset++) put(stack, tradesNow(stack, perPut));
   await expectApplied(stack.metrics, since, total, stack.trades.flush(), 'sustained ingestion');
   const seconds = (performance.now() - started) / 1000;
   await recordMeasuredUnits('ingest', {
@@ -128,7 +121,7 @@ async function lag(stack: LocalStack): Promise<BenchResult> {
   const headers = { 'X-API-Key': stack.demoKey };
   const lags: number[] = [];
   // 500 trades/s in the background: half of what the local pipeline sustains, so the queue stays short.
-  const background = setInterval(() => put(stack, tradesNow(25)), 50);
+  const background = setInterval(() => put(stack, tradesNow(stack, 25)), 50);
   try {
     for (let probe = 0; probe < 100; probe++) {
       const price = 1000 + probe;
@@ -138,7 +131,7 @@ async function lag(stack: LocalStack): Promise<BenchResult> {
           symbol: PROBE_SYMBOL,
           price,
           size: 1,
-          timestamp: stackNowMs(),
+          timestamp: stack.nowMs(),
           tradeId: `probe-${String(probe).padStart(6, '0')}`,
         },
       ]);
@@ -280,7 +273,6 @@ export async function benchPipeline(options: readonly string[] = []): Promise<Be
     throttle: { rateLimit: 1_000_000, burstLimit: 1_000_000 },
     logLevel: 'SILENT',
   });
-  anchorMs = Date.now();
   try {
     const results: BenchResult[] = [];
     // The alert probe first: its trades (19-22 November, before the clock) must not be older than the rest.
