@@ -15,6 +15,8 @@ import { parseArgs } from 'node:util';
 import type { MetricPoint } from '#runtime/metric-points';
 import { observeMetrics } from '../local/metric-points.ts';
 import { startLocalStack } from '../local/stack.ts';
+import { ingestWriteUnits, ledgerCommits } from './ingest-units.ts';
+import { recordMeasuredUnits } from './measured-units.ts';
 import type { Bench, BenchResult } from './types.ts';
 
 /** A Tuesday's open (09:30 New York): the first start writes the history there. */
@@ -36,6 +38,7 @@ class SessionCounts {
   applied = 0;
   latePrints = 0;
   handedBack = 0;
+  stateChanges = 0;
   readonly refused = new Map<string, number>();
 
   take(point: MetricPoint): void {
@@ -43,6 +46,7 @@ class SessionCounts {
     else if (point.id === 'tradesApplied') this.applied += point.value;
     else if (point.id === 'latePrints') this.latePrints += point.value;
     else if (point.id === 'tradesHandedBack') this.handedBack += point.value;
+    else if (point.id === 'stateChanges') this.stateChanges += point.value;
     else if (point.id === 'tradesRefused') {
       const reason = point.dimensionValue ?? '?';
       this.refused.set(reason, (this.refused.get(reason) ?? 0) + point.value);
@@ -98,6 +102,7 @@ export const benchSession: Bench = async (options): Promise<BenchResult[]> => {
   const stopObserving = observeMetrics((point) => counts?.take(point));
   const stack = await startStack(new Date(stoppedAtMs + RESTART_AFTER_MS), speed);
   try {
+    const commitsBefore = await ledgerCommits(stack);
     counts = new SessionCounts();
     const queuedAtStart = stack.trades.queued;
     const watchMs = (minutes * 60_000) / speed;
@@ -122,6 +127,14 @@ export const benchSession: Bench = async (options): Promise<BenchResult[]> => {
       );
     }
     const watched = counts;
+    // What a trading day costs is priced from this market's items (npm run cost, scripts/cost.ts).
+    await recordMeasuredUnits('ingest', {
+      ...(await ingestWriteUnits(stack, {
+        stateWrites: watched.stateChanges,
+        ledgerWrites: (await ledgerCommits(stack)) - commitsBefore,
+      })),
+      source: `npm run bench -- session (${minutes} simulated minutes of the simulated market, ${first.seededInstruments} symbols, at ${speed}x)`,
+    });
     const lags = [...watched.lags].sort((a, b) => a - b);
     const real = (simulatedMs: number) => Math.round(simulatedMs / speed);
     const late = watched.refused.get('late') ?? 0;
