@@ -13,7 +13,7 @@ import type { TableId } from '#contracts/tables';
  *
  * The figures are write units a second at 8,000 symbols and 100 M trades a day (docs/storage.md#a-trading-day-on-paper):
  * about 1,500 symbol-batches a second on average, twice that at the open, times each item's write units as
- * measured by `npm run bench -- pipeline` (a ledger about 11, a price 1; a state for one batch in four).
+ * measured by `npm run bench -- session` (a ledger about 2.5, a price 1; a state for one batch in four).
  */
 export const SESSION_CAPACITY_CONTEXT = 'sessionCapacity';
 
@@ -27,7 +27,7 @@ interface TableCapacity {
 }
 
 export const SESSION_CAPACITY = {
-  ledgers: { sessionWrites: 32_000, maxWrites: 40_000, minReads: 1_000, maxReads: 20_000 },
+  ledgers: { sessionWrites: 7_500, maxWrites: 15_000, minReads: 1_000, maxReads: 20_000 },
   prices: { sessionWrites: 3_000, maxWrites: 10_000, minReads: 500, maxReads: 20_000 },
   states: { sessionWrites: 800, maxWrites: 4_000, minReads: 100, maxReads: 10_000 },
 } as const satisfies Partial<Record<TableId, TableCapacity>>;
