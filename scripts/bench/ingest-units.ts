@@ -1,23 +1,12 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { TableId } from '#contracts/tables';
 import { localDocumentClient } from '../local/dynamo.ts';
 import type { LocalStack } from '../local/stack.ts';
-import { localTableName } from '../local/tables.ts';
+import { scanLocalTable } from '../local/tables.ts';
 import { topLevelBytes, writeUnitsOf } from './write-units.ts';
 
-/** Every item of a local table. */
-export async function scanAll(stack: LocalStack, table: TableId): Promise<Record<string, unknown>[]> {
-  const documents = localDocumentClient(stack.dynamoEndpoint);
-  const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await documents.send(
-      new ScanCommand({ TableName: localTableName(table), ExclusiveStartKey: startKey }),
-    );
-    items.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return items;
+/** Every item of one of the stack's tables. */
+export function scanAll(stack: LocalStack, table: TableId): Promise<Record<string, unknown>[]> {
+  return scanLocalTable(localDocumentClient(stack.dynamoEndpoint), table);
 }
 
 const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;

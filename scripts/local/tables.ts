@@ -5,7 +5,7 @@ import {
   type DynamoDBClient,
   ListTablesCommand,
 } from '@aws-sdk/client-dynamodb';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { type KeyAttribute, TABLE_IDS, TABLES, type TableDefinition, type TableId } from '#contracts/tables';
 import type { TableContext } from '#runtime/ports/context';
 
@@ -73,4 +73,21 @@ export async function ensureTables(client: DynamoDBClient): Promise<TableId[]> {
   const missing = TABLE_IDS.filter((id) => !existing.has(localTableName(id)));
   for (const id of missing) await client.send(new CreateTableCommand(createTableInput(id, TABLES[id])));
   return missing;
+}
+
+/** Every item of a local stack's table (benchmarks and tests that check what was stored). */
+export async function scanLocalTable(
+  documents: DynamoDBDocumentClient,
+  id: TableId,
+): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await documents.send(
+      new ScanCommand({ TableName: localTableName(id), ExclusiveStartKey: startKey }),
+    );
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return items;
 }

@@ -8,12 +8,11 @@ import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Trade } from '#domain/market-data/bars';
 import { encodeTradeRecords } from '#domain/market-data/trade-records';
 import { localDocumentClient } from '../../scripts/local/dynamo.ts';
-import { localTableName } from '../../scripts/local/tables.ts';
+import { scanLocalTable } from '../../scripts/local/tables.ts';
 import { startTestStack, type TestStack } from '../support/local-stack.ts';
 import { runScript, spawnScript, waitForOutput } from '../support/processes.ts';
 import { referenceAlerts, SESSIONS, syntheticTrades, volumeBySession } from '../support/trade-streams.ts';
@@ -33,16 +32,7 @@ async function servedVolumes(get: Get, symbol: string): Promise<Record<string, n
 
 /** The stored feed events of one table: their natural keys (sorted) and ids (ascending). */
 async function storedFeed(dynamoEndpoint: string, table: 'alerts' | 'breaks') {
-  const documents = localDocumentClient(dynamoEndpoint);
-  const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await documents.send(
-      new ScanCommand({ TableName: localTableName(table), ExclusiveStartKey: startKey }),
-    );
-    items.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  const items = await scanLocalTable(localDocumentClient(dynamoEndpoint), table);
   return {
     keys: items.map((item) => item.onceKey as string).sort(),
     ids: items.map((item) => item.id as number).sort((a, b) => a - b),
