@@ -53,6 +53,7 @@ export class UsageDelivery extends Construct {
         compression: Compression.UNCOMPRESSED,
       }),
     });
+    this.acknowledgeUnusedMapping();
     const bucketLogicalId = String(
       Stack.of(this).resolve((this.bucket.node.defaultChild as CfnBucket).logicalId),
     );
@@ -71,6 +72,19 @@ export class UsageDelivery extends Construct {
           'to write, list and abort multipart uploads); it is assumed by Firehose only, on this bucket only.',
       });
     }
+  }
+
+  /**
+   * The delivery stream construct adds a mapping of Firehose's CIDR blocks to the stack, used only by
+   * destinations that Firehose reaches over the network (Redshift, Splunk); this stream writes to S3.
+   */
+  private acknowledgeUnusedMapping(): void {
+    Validations.of(Stack.of(this)).acknowledge({
+      id: 'CloudFormation-Validate::W7001',
+      reason:
+        "The Firehose construct's CIDR-block mapping serves Redshift and Splunk destinations; this stream " +
+        'delivers to S3 and never reads it.',
+    });
   }
 
   /** `fn` may put records on the stream, and finds its name in USAGE_DELIVERY.streamEnv. */
