@@ -16,8 +16,8 @@ import type { EventFeed } from '#domain/strat/ports';
 import { usageLine } from '#domain/streaming/usage-records';
 import { PROJECT_ROOT } from '#lib/project-root';
 import { localDocumentClient } from '../local/dynamo.ts';
-import { startLocalStack } from '../local/stack.ts';
 import { localTableName } from '../local/tables.ts';
+import { startBenchStack } from './bench-stack.ts';
 import { printWhenMain, sleep } from './harness.ts';
 import { recordMeasuredUnits } from './measured-units.ts';
 import type { BenchResult } from './types.ts';
@@ -76,13 +76,7 @@ export async function benchAlerts(options: readonly string[]): Promise<BenchResu
   const { DynamoEventFeed } = (await import(
     pathToFileURL(join(root, 'functions/adapters/dynamo/event-feed.ts')).href
   )) as { DynamoEventFeed: FeedClass };
-  const stack = await startLocalStack({
-    port: 0,
-    dynamoPort: 0,
-    clock: { start: new Date(CLOCK_START_MS), speed: 1 },
-    throttle: { rateLimit: 1_000_000, burstLimit: 1_000_000 },
-    logLevel: 'SILENT',
-  });
+  const stack = await startBenchStack(new Date(CLOCK_START_MS));
   try {
     const { client, count: writes } = countingWrites(localDocumentClient(stack.dynamoEndpoint), indexesOf);
     const feed = new DynamoEventFeed(

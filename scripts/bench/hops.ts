@@ -2,15 +2,18 @@ import type { MetricPoint } from '#runtime/metric-points';
 import { lagSummary } from './harness.ts';
 import type { BenchResult } from './types.ts';
 
-/** The metrics that time a trade's way to a partner, each from the trade's time (functions/contracts/metrics.ts). */
-export const HOP_METRICS = ['ingestWait', 'ingestLag', 'fanOutWait', 'tradeToPost'];
-
+/**
+ * The metrics that time a trade's way to a partner, each from the trade's time (functions/contracts/metrics.ts),
+ * in the order a trade meets them, and what each row says.
+ */
 const HOP_ROWS: readonly [id: string, hop: string][] = [
   ['ingestWait', 'trade -> ingest starts (put on the stream, the stream to the ingest)'],
   ['ingestLag', 'trade -> ledger and derived writes committed (the ingest)'],
   ['fanOutWait', 'trade -> fan-out starts (the change record, the stream to the fan-out)'],
   ['tradeToPost', 'trade -> messages posted (subscriptions, PostToConnection)'],
 ];
+
+export const HOP_METRICS: readonly string[] = HOP_ROWS.map(([id]) => id);
 
 /**
  * The latency budget hop by hop (docs/benchmarks.md#the-latency-budget-hop-by-hop): how long after its trade

@@ -11,6 +11,15 @@ export function scanAll(stack: LocalStack, table: TableId): Promise<Record<strin
 
 const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 
+/** Stored items' sizes by DynamoDB's rules (write-units.ts): mean and largest bytes, mean write units. */
+export function itemSizes(items: readonly Record<string, unknown>[]) {
+  return {
+    bytesMean: Math.round(mean(items.map(topLevelBytes))),
+    bytesMax: Math.max(...items.map(topLevelBytes)),
+    writeUnits: Number(mean(items.map(writeUnitsOf)).toFixed(2)),
+  };
+}
+
 /** The ledger commits so far: each ledger's version counts its writes. */
 export async function ledgerCommits(stack: LocalStack): Promise<number> {
   return (await scanAll(stack, 'ledgers')).reduce((sum, item) => sum + Number(item.version ?? 0) + 1, 0);
@@ -25,26 +34,24 @@ export async function ingestWriteUnits(
   stack: LocalStack,
   writes: { readonly stateWrites: number; readonly ledgerWrites: number },
 ) {
-  const [ledgers, prices, states, bars] = await Promise.all([
-    scanAll(stack, 'ledgers'),
-    scanAll(stack, 'prices'),
-    scanAll(stack, 'states'),
+  const sizesOf = async (table: TableId) => itemSizes(await scanAll(stack, table));
+  const [ledger, price, state, bars] = await Promise.all([
+    sizesOf('ledgers'),
+    sizesOf('prices'),
+    sizesOf('states'),
     scanAll(stack, 'bars'),
   ]);
+  const bar = bars.length > 0 ? itemSizes(bars) : undefined;
   return {
-    ledgerBytesMean: Math.round(mean(ledgers.map(topLevelBytes))),
-    ledgerBytesMax: Math.max(...ledgers.map(topLevelBytes)),
-    writeUnitsPerLedger: Number(mean(ledgers.map(writeUnitsOf)).toFixed(2)),
-    priceBytesMean: Math.round(mean(prices.map(topLevelBytes))),
-    writeUnitsPerPrice: Number(mean(prices.map(writeUnitsOf)).toFixed(2)),
-    stateBytesMean: Math.round(mean(states.map(topLevelBytes))),
-    writeUnitsPerState: Number(mean(states.map(writeUnitsOf)).toFixed(2)),
+    ledgerBytesMean: ledger.bytesMean,
+    ledgerBytesMax: ledger.bytesMax,
+    writeUnitsPerLedger: ledger.writeUnits,
+    priceBytesMean: price.bytesMean,
+    writeUnitsPerPrice: price.writeUnits,
+    stateBytesMean: state.bytesMean,
+    writeUnitsPerState: state.writeUnits,
     stateWritesPerLedgerWrite: Number((writes.stateWrites / Math.max(1, writes.ledgerWrites)).toFixed(3)),
-    ...(bars.length > 0
-      ? {
-          barBytesMean: Math.round(mean(bars.map(topLevelBytes))),
-          writeUnitsPerBar: Number(mean(bars.map(writeUnitsOf)).toFixed(2)),
-        }
-      : {}),
+    // Bars, where the run completed any.
+    ...(bar === undefined ? {} : { barBytesMean: bar.bytesMean, writeUnitsPerBar: bar.writeUnits }),
   };
 }

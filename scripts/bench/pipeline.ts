@@ -7,15 +7,15 @@ import { UNIVERSE_CSV } from '../lib/project.ts';
 import { parseUniverseCsv } from '../lib/universe.ts';
 import { localDocumentClient } from '../local/dynamo.ts';
 import { observeMetrics } from '../local/metric-points.ts';
-import { type LocalStack, startLocalStack } from '../local/stack.ts';
+import type { LocalStack } from '../local/stack.ts';
 import { localTableName } from '../local/tables.ts';
+import { startBenchStack } from './bench-stack.ts';
 import { lagFigures, sleep } from './harness.ts';
 import { HOP_METRICS, hopsResult } from './hops.ts';
 import { loadUrl } from './http.ts';
-import { scanAll } from './ingest-units.ts';
+import { itemSizes, scanAll } from './ingest-units.ts';
 import { expectApplied, tradeCounts } from './trade-progress.ts';
 import type { BenchResult } from './types.ts';
-import { topLevelBytes } from './write-units.ts';
 
 /** The stack's clock starts at 11:00 New York on a regular Friday, running at real speed. */
 const CLOCK_START_MS = Date.parse('2024-11-22T16:00:00Z');
@@ -56,13 +56,13 @@ async function sustained(stack: LocalStack): Promise<BenchResult> {
   const seconds = (performance.now() - started) / 1000;
   // The ledger's size here is a dense tape's (about 16 trades a second per symbol in the late-print window):
   // what a trading day costs is measured on the simulated market instead (`npm run bench -- session`).
-  const ledgers = await scanAll(stack, 'ledgers');
+  const ledger = itemSizes(await scanAll(stack, 'ledgers'));
   return {
     name: 'Local pipeline: stream -> ingest handler (candles, prices, Strat state, alerts) -> dynalite (510 symbols, 100,000 trades)',
     figures: {
       'trades/s': Math.round(total / seconds),
       seconds: Number(seconds.toFixed(1)),
-      'ledger item bytes, mean / largest': `${Math.round(ledgers.reduce((sum, item) => sum + topLevelBytes(item), 0) / ledgers.length)} / ${Math.max(...ledgers.map(topLevelBytes))}`,
+      'ledger item bytes, mean / largest': `${ledger.bytesMean} / ${ledger.bytesMax}`,
     },
   };
 }
@@ -217,13 +217,7 @@ function phasesOf(options: readonly string[]): Set<string> {
 
 export async function benchPipeline(options: readonly string[] = []): Promise<BenchResult[]> {
   const phases = phasesOf(options);
-  const stack = await startLocalStack({
-    port: 0,
-    dynamoPort: 0,
-    clock: { start: new Date(CLOCK_START_MS), speed: 1 },
-    throttle: { rateLimit: 1_000_000, burstLimit: 1_000_000 },
-    logLevel: 'SILENT',
-  });
+  const stack = await startBenchStack(new Date(CLOCK_START_MS));
   try {
     const results: BenchResult[] = [];
     // The alert probe first: its trades (19-22 November, before the clock) must not be older than the rest.

@@ -9,12 +9,12 @@ import {
 } from '../support/fake-providers.ts';
 import {
   crashAndRefill,
+  expectServedAsPrinted,
   lastMinuteBarTime,
   minuteBarsOver,
   startFeed,
   stopFeed,
   type TruePrint,
-  trueLatestPrice,
   trueMinuteBars,
 } from '../support/feed-tape.ts';
 import { startTestStack, type TestStack } from '../support/local-stack.ts';
@@ -145,11 +145,7 @@ describe('a day of the Alpaca stream, end to end', () => {
         tape: tuesday,
       },
     );
-    const latest = trueLatestPrice(tuesday);
-    expect((await local.get('/prices/latest?symbols=AAPL')).body).toEqual({
-      items: [{ symbol: 'AAPL', price: latest?.price, volume: latest?.size }],
-    });
-    expect(await minuteBarsOver(local, 'AAPL', '2024-11-25')).toEqual(trueMinuteBars(truth('2024-11-25')));
+    await expectServedAsPrinted(local, 'AAPL', tuesday, { date: '2024-11-25', tape: truth('2024-11-25') });
   }, 90_000);
 
   it('stops on Ctrl-C with exit code 0', async () => {

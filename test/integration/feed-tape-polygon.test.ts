@@ -3,12 +3,12 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FakeProvider, fixture, type Message, polygonTrade, SIP_NANOS } from '../support/fake-providers.ts';
 import {
   crashAndRefill,
+  expectServedAsPrinted,
   lastMinuteBarTime,
   minuteBarsOver,
   startFeed,
   stopFeed,
   type TruePrint,
-  trueLatestPrice,
   trueMinuteBars,
 } from '../support/feed-tape.ts';
 import { startTestStack, type TestStack } from '../support/local-stack.ts';
@@ -133,11 +133,7 @@ describe('a day of the Massive stocks stream, end to end', () => {
         tape: tuesday,
       },
     );
-    const latest = trueLatestPrice(tuesday);
-    expect((await local.get('/prices/latest?symbols=AAPL')).body).toEqual({
-      items: [{ symbol: 'AAPL', price: latest?.price, volume: latest?.size }],
-    });
-    expect(await minuteBarsOver(local, 'AAPL', '2024-11-25')).toEqual(trueMinuteBars(truth('2024-11-25')));
+    await expectServedAsPrinted(local, 'AAPL', tuesday, { date: '2024-11-25', tape: truth('2024-11-25') });
   }, 90_000);
 
   it('stops on Ctrl-C with exit code 0', async () => {

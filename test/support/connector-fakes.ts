@@ -3,7 +3,13 @@ import { alpacaFeed } from '#adapters/feed/alpaca';
 import { polygonFeed } from '#adapters/feed/polygon';
 import type { TradeFeed } from '#domain/feed/ports';
 import type { FeedConnector } from '#use-cases/feed-connector';
-import { type Dialect, FakeProvider, type FakeProviderOptions } from './fake-providers.ts';
+import {
+  alpacaTrade,
+  type Dialect,
+  FakeProvider,
+  type FakeProviderOptions,
+  polygonTrade,
+} from './fake-providers.ts';
 
 /**
  * Fake provider servers and connectors for a connector test file: each `fakeOf` starts a fake (key `key`,
@@ -41,3 +47,18 @@ export function feedOf(fake: FakeProvider, cluster: 'stocks' | 'futures' = 'stoc
       )
     : polygonFeed(cluster, 'key', { socketUrl: fake.url(`/${cluster}`), restUrl: fake.restUrl });
 }
+
+/** Trade `n` of the test market in `dialect`: AAPL and MSFT alternating, 10 ms apart from `baseMs`. */
+export function tradeOf(dialect: Dialect, n: number, baseMs: number) {
+  const symbol = n % 2 === 0 ? 'AAPL' : 'MSFT';
+  return dialect === 'alpaca'
+    ? alpacaTrade(symbol, n, baseMs + n * 10, 100 + n / 100)
+    : polygonTrade(symbol, n, baseMs + n * 10, 100 + n / 100);
+}
+
+/** The trade id the adapter gives trade `n` of tradeOf. */
+export const idOf = (dialect: Dialect, n: number) => (dialect === 'alpaca' ? `D-${n}` : `4-${n}`);
+
+/** `from` .. `to`, both included. */
+export const range = (from: number, to: number) =>
+  Array.from({ length: to - from + 1 }, (_, index) => from + index);

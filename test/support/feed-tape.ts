@@ -171,3 +171,20 @@ export async function crashAndRefill(
 export async function minuteBarsOver(local: TestStack, symbol: string, date: string): Promise<Bar[]> {
   return (await local.candles(symbol, `?interval=1m&start=${date}&end=${date}T23:59:00Z&limit=5000`)).bars;
 }
+
+/**
+ * The local stack serves `tape` (the day's truth) as `symbol`'s latest price, and `earlier` (an earlier day's)
+ * as its 1m bars on `earlierDate`: nothing of that day was touched by what came after.
+ */
+export async function expectServedAsPrinted(
+  local: TestStack,
+  symbol: string,
+  tape: readonly TruePrint[],
+  earlier: { readonly date: string; readonly tape: readonly TruePrint[] },
+): Promise<void> {
+  const latest = trueLatestPrice(tape);
+  expect((await local.get(`/prices/latest?symbols=${symbol}`)).body).toEqual({
+    items: [{ symbol, price: latest?.price, volume: latest?.size }],
+  });
+  expect(await minuteBarsOver(local, symbol, earlier.date)).toEqual(trueMinuteBars(earlier.tape));
+}

@@ -9,8 +9,7 @@ import { REST_RETRY } from '#adapters/feed/rest-pages';
 import { FeedError, type FeedPositionStore, type TradeFeed } from '#domain/feed/ports';
 import { mostConnectionsWithin, RECONNECT } from '#domain/feed/reconnect';
 import { FeedConnector, type FeedConnectorSettings } from '#use-cases/feed-connector';
-import { connectorFakes, feedOf } from '../../support/connector-fakes.ts';
-import { alpacaTrade, type Dialect, polygonTrade } from '../../support/fake-providers.ts';
+import { connectorFakes, feedOf, idOf, range, tradeOf } from '../../support/connector-fakes.ts';
 import { countingMetrics, MemoryPositions, MemorySink, recordingLog } from '../../support/scripted-feed.ts';
 
 const SYMBOLS = new Map([
@@ -58,17 +57,6 @@ function start(
   track(connector, run);
   return { connector, run, sink, counts, gaps, lines };
 }
-
-/** Trade `n`: AAPL and MSFT alternating, 10 ms apart from `baseMs`. */
-function tradeOf(dialect: Dialect, n: number, baseMs: number) {
-  const symbol = n % 2 === 0 ? 'AAPL' : 'MSFT';
-  return dialect === 'alpaca'
-    ? alpacaTrade(symbol, n, baseMs + n * 10, 100 + n / 100)
-    : polygonTrade(symbol, n, baseMs + n * 10, 100 + n / 100);
-}
-
-const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, index) => from + index);
-const idOf = (dialect: Dialect, n: number) => (dialect === 'alpaca' ? `D-${n}` : `4-${n}`);
 
 describe('two connectors on one key (Massive: the newer connection takes the key, the older is told)', () => {
   it('displace each other a bounded number of times, then one stops and the other keeps the feed', async () => {

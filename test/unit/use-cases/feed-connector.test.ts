@@ -7,8 +7,8 @@ import { type LuldTier, luldTierOf } from '#domain/feed/price-band';
 import { isAmendment, type StreamItem, type Trade } from '#domain/market-data/bars';
 import type { TradeSink } from '#domain/market-data/ports';
 import { FeedConnector, type FeedConnectorSettings } from '#use-cases/feed-connector';
-import { connectorFakes, feedOf } from '../../support/connector-fakes.ts';
-import { alpacaTrade, type Dialect, polygonTrade } from '../../support/fake-providers.ts';
+import { connectorFakes, feedOf, idOf, range, tradeOf } from '../../support/connector-fakes.ts';
+import { alpacaTrade, polygonTrade } from '../../support/fake-providers.ts';
 
 /** A sink that keeps what it was given; it can fail its first calls, or hold every call until released. */
 class MemorySink implements TradeSink {
@@ -133,17 +133,6 @@ function start(
   track(connector, running);
   return { connector, running };
 }
-
-/** Trade `n` of the test market: AAPL and MSFT alternating, 10 ms apart, in the recent past. */
-function tradeOf(dialect: Dialect, n: number, baseMs: number) {
-  const symbol = n % 2 === 0 ? 'AAPL' : 'MSFT';
-  return dialect === 'alpaca'
-    ? alpacaTrade(symbol, n, baseMs + n * 10, 100 + n / 100)
-    : polygonTrade(symbol, n, baseMs + n * 10, 100 + n / 100);
-}
-
-const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, index) => from + index);
-const idOf = (dialect: Dialect, n: number) => (dialect === 'alpaca' ? `D-${n}` : `4-${n}`);
 
 describe('FeedConnector', () => {
   it.each(['alpaca', 'polygon'] as const)(

@@ -87,6 +87,12 @@ describe('the ingest handler', () => {
   });
 });
 
+/** The sum of the points of metric `id` (with the dimension value `dimension`, or none). */
+const sumOf = (points: readonly MetricPoint[], id: string, dimension?: string) =>
+  points
+    .filter((point) => point.id === id && point.dimensionValue === dimension)
+    .reduce((sum, point) => sum + point.value, 0);
+
 describe('the ingest handler’s metrics (docs/operations.md#metrics)', () => {
   it('records applied, refused by reason, dead-lettered, the batch size and the lag of its oldest trade', async () => {
     const { handler } = setUp();
@@ -104,10 +110,7 @@ describe('the ingest handler’s metrics (docs/operations.md#metrics)', () => {
     } finally {
       stop();
     }
-    const value = (id: string, dimension?: string) =>
-      points
-        .filter((point) => point.id === id && point.dimensionValue === dimension)
-        .reduce((sum, p) => sum + p.value, 0);
+    const value = (id: string, dimension?: string) => sumOf(points, id, dimension);
     expect(value('ingestBatchSize')).toBe(4);
     expect(value('tradesApplied')).toBe(1);
     expect(value('tradesRefused', 'duplicate')).toBe(1);
@@ -145,10 +148,7 @@ describe('the ingest handler’s metrics (docs/operations.md#metrics)', () => {
     } finally {
       stop();
     }
-    const value = (id: string, dimension?: string) =>
-      points
-        .filter((point) => point.id === id && point.dimensionValue === dimension)
-        .reduce((sum, p) => sum + p.value, 0);
+    const value = (id: string, dimension?: string) => sumOf(points, id, dimension);
     expect(value('amendmentsApplied')).toBe(1);
     expect(value('amendmentsRefused', 'duplicate')).toBe(1);
     expect(value('amendmentsRefused', 'unknown_trade')).toBe(1);
