@@ -1,9 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Message } from '../support/fake-providers.ts';
-import { alpacaCancel, alpacaCorrection, alpacaTrade, FakeProvider } from '../support/fake-providers.ts';
-import { startFeed, stopFeed, trueMinuteBars } from '../support/feed-tape.ts';
-import { startTestStack, type TestStack } from '../support/local-stack.ts';
+import { alpacaCancel, alpacaCorrection, alpacaTrade, type FakeProvider } from '../support/fake-providers.ts';
+import { startFeedRig, stopFeedRig, trueMinuteBars } from '../support/feed-tape.ts';
+import type { TestStack } from '../support/local-stack.ts';
 
 /**
  * Cancels and corrections sent after their trades were put on the stream (docs/candles.md#amendments):
@@ -51,16 +51,10 @@ let fake: FakeProvider;
 let feed: ChildProcess;
 
 beforeAll(async () => {
-  local = await startTestStack({ clock: { start: new Date('2024-11-26T15:00:00Z'), speed: 1 } });
-  fake = await FakeProvider.start('alpaca', { key: 'key-id', secret: 'secret' });
-  feed = await startFeed(fake, local, ['AAPL']);
+  ({ local, fake, feed } = await startFeedRig('alpaca'));
 }, 90_000);
 
-afterAll(async () => {
-  await stopFeed(feed);
-  await fake.close();
-  await local.stop();
-});
+afterAll(() => stopFeedRig({ local, fake, feed }));
 
 const candles = (query: string) => local.candles('AAPL', query);
 const MINUTES = '?interval=1m&start=2024-11-26&end=2024-11-26T14:34:00Z';

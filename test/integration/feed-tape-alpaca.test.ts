@@ -4,7 +4,7 @@ import {
   alpacaCancel,
   alpacaCorrection,
   alpacaTrade,
-  FakeProvider,
+  type FakeProvider,
   type Message,
 } from '../support/fake-providers.ts';
 import {
@@ -12,12 +12,13 @@ import {
   expectServedAsPrinted,
   lastMinuteBarTime,
   minuteBarsOver,
-  startFeed,
+  startFeedRig,
   stopFeed,
+  stopFeedRig,
   type TruePrint,
   trueMinuteBars,
 } from '../support/feed-tape.ts';
-import { startTestStack, type TestStack } from '../support/local-stack.ts';
+import type { TestStack } from '../support/local-stack.ts';
 
 /**
  * A day of Alpaca's stream as its users meet it, end to end (docs/data-sources.md): `npm run feed` against a
@@ -84,16 +85,10 @@ let fake: FakeProvider;
 let feed: ChildProcess;
 
 beforeAll(async () => {
-  local = await startTestStack({ clock: { start: new Date('2024-11-26T15:00:00Z'), speed: 1 } });
-  fake = await FakeProvider.start('alpaca', { key: 'key-id', secret: 'secret', restPageSize: 2 });
-  feed = await startFeed(fake, local, ['AAPL']);
+  ({ local, fake, feed } = await startFeedRig('alpaca', { restPageSize: 2 }));
 }, 90_000);
 
-afterAll(async () => {
-  await stopFeed(feed);
-  await fake.close();
-  await local.stop();
-});
+afterAll(() => stopFeedRig({ local, fake, feed }));
 
 const lastBarTime = (date: string) => lastMinuteBarTime(local, 'AAPL', date);
 

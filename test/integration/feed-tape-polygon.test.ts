@@ -1,17 +1,24 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { FakeProvider, fixture, type Message, polygonTrade, SIP_NANOS } from '../support/fake-providers.ts';
+import {
+  type FakeProvider,
+  fixture,
+  type Message,
+  polygonTrade,
+  SIP_NANOS,
+} from '../support/fake-providers.ts';
 import {
   crashAndRefill,
   expectServedAsPrinted,
   lastMinuteBarTime,
   minuteBarsOver,
-  startFeed,
+  startFeedRig,
   stopFeed,
+  stopFeedRig,
   type TruePrint,
   trueMinuteBars,
 } from '../support/feed-tape.ts';
-import { startTestStack, type TestStack } from '../support/local-stack.ts';
+import type { TestStack } from '../support/local-stack.ts';
 
 /**
  * A day of Massive's (Polygon.io's) stocks stream as its users meet it, end to end
@@ -79,16 +86,10 @@ let fake: FakeProvider;
 let feed: ChildProcess;
 
 beforeAll(async () => {
-  local = await startTestStack({ clock: { start: new Date('2024-11-26T15:00:00Z'), speed: 1 } });
-  fake = await FakeProvider.start('polygon', { key: 'key-id', restPageSize: 2 });
-  feed = await startFeed(fake, local, ['AAPL']);
+  ({ local, fake, feed } = await startFeedRig('polygon', { restPageSize: 2 }));
 }, 90_000);
 
-afterAll(async () => {
-  await stopFeed(feed);
-  await fake.close();
-  await local.stop();
-});
+afterAll(() => stopFeedRig({ local, fake, feed }));
 
 const lastBarTime = (date: string) => lastMinuteBarTime(local, 'AAPL', date);
 

@@ -5,8 +5,8 @@ import { expect, vi } from 'vitest';
 import type { Bar } from '#domain/market-data/bars';
 import { localDocumentClient } from '../../scripts/local/dynamo.ts';
 import { localTableName } from '../../scripts/local/tables.ts';
-import type { Dialect, FakeProvider, Message } from './fake-providers.ts';
-import type { TestStack } from './local-stack.ts';
+import { type Dialect, FakeProvider, type FakeProviderOptions, type Message } from './fake-providers.ts';
+import { startTestStack, type TestStack } from './local-stack.ts';
 import { spawnScript, waitForOutput } from './processes.ts';
 
 /**
@@ -187,4 +187,30 @@ export async function expectServedAsPrinted(
     items: [{ symbol, price: latest?.price, volume: latest?.size }],
   });
   expect(await minuteBarsOver(local, symbol, earlier.date)).toEqual(trueMinuteBars(earlier.tape));
+}
+
+/** A feed test's parts: the local stack, the fake provider, and `npm run feed` between them. */
+export interface FeedRig {
+  readonly local: TestStack;
+  readonly fake: FakeProvider;
+  readonly feed: ChildProcess;
+}
+
+/**
+ * A local stack whose clock reads Tuesday 2024-11-26 10:00 New York, a fake `dialect` server (key `key-id`,
+ * secret `secret`, and `options`), and `npm run feed` from it for AAPL, subscribed.
+ */
+export async function startFeedRig(
+  dialect: Dialect,
+  options: Partial<FakeProviderOptions> = {},
+): Promise<FeedRig> {
+  const local = await startTestStack({ clock: { start: new Date('2024-11-26T15:00:00Z'), speed: 1 } });
+  const fake = await FakeProvider.start(dialect, { key: 'key-id', secret: 'secret', ...options });
+  return { local, fake, feed: await startFeed(fake, local, ['AAPL']) };
+}
+
+export async function stopFeedRig({ local, fake, feed }: FeedRig): Promise<void> {
+  await stopFeed(feed);
+  await fake.close();
+  await local.stop();
 }
