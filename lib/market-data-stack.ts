@@ -85,7 +85,7 @@ export class MarketDataStack extends Stack {
     });
 
     this.data = new DataTables(this, 'Tables', {
-      sessionCapacity: this.node.tryGetContext(SESSION_CAPACITY_CONTEXT) === 'true',
+      sessionCapacity: this.node.tryGetContext(SESSION_CAPACITY_CONTEXT) !== 'false',
     });
     this.usage = new UsageDelivery(this, 'Usage');
     this.restApi = new PartnerRestApi(this, 'RestApi', {

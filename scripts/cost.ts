@@ -1,10 +1,10 @@
 /**
- * `npm run cost -- --symbols N --trades-per-day M --partners P --symbols-per-partner S [--design deployed|session-capacity]
+ * `npm run cost -- --symbols N --trades-per-day M --partners P --symbols-per-partner S [--design deployed|on-demand]
  *  [--partner-change-share F]`:
  * a trading day's AWS cost by part (docs/storage.md#a-trading-day-on-paper), from the write units the
  * benchmarks counted (scripts/cost/measured-units.json) and AWS list prices (scripts/lib/cost-model.ts). The
- * last line is the total. `--design session-capacity` prices the stack deployed with `-c sessionCapacity=true`
- * (docs/adr/0021-cost-levers.md, lever 3) instead of as `cdk deploy` builds it by default.
+ * last line is the total. `--design on-demand` prices the stack deployed with `-c sessionCapacity=false`
+ * (every table on demand, docs/adr/0021-cost-levers.md) instead of as `cdk deploy` builds it by default.
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';

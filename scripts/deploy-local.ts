@@ -62,7 +62,8 @@ function cdk(args: readonly string[]): void {
 
 const webSocket = process.env.LOCALSTACK_WEBSOCKET === '1' ? [] : ['--context', 'webSocket=false'];
 cdk(['bootstrap']);
-// LocalStack has no WAF: the REST stage goes without its web ACL there.
+// LocalStack has no WAF, and Application Auto Scaling only in its Pro image: the REST stage goes without its
+// web ACL there, and the tables on demand.
 cdk([
   'deploy',
   STACK_NAME,
@@ -70,6 +71,8 @@ cdk([
   'never',
   '--context',
   'waf=false',
+  '--context',
+  'sessionCapacity=false',
   ...webSocket,
   ...process.argv.slice(2),
 ]);

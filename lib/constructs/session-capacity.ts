@@ -5,7 +5,8 @@ import type { TableId } from '#contracts/tables';
 
 /**
  * Provisioned write capacity scheduled for the session (docs/adr/0021-cost-levers.md, lever 3), for the tables
- * the ingest writes on every batch: off by default, `cdk deploy -c sessionCapacity=true` turns it on. Each
+ * the ingest writes on every batch: on by default, `cdk deploy -c sessionCapacity=false` leaves them on demand
+ * (as `npm run deploy:local` does: LocalStack has Application Auto Scaling in its Pro image only). Each
  * table follows its load by target tracking at 70% utilization between its bounds; a scheduled action raises
  * the lower bound to the open's rate 15 minutes before the open (the open is the day's peak, and a burst over
  * provisioned capacity is throttled) and lowers it 15 minutes after the close. Reads are provisioned too

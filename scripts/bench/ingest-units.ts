@@ -20,9 +20,22 @@ export function itemSizes(items: readonly Record<string, unknown>[]) {
   };
 }
 
+/**
+ * The ledgers table's items apart: the ledgers (versioned) and the recent-bar snapshots they name
+ * (functions/adapters/dynamo/ledger-store.ts).
+ */
+export async function ledgerItems(stack: LocalStack) {
+  const items = await scanAll(stack, 'ledgers');
+  return {
+    ledgers: items.filter((item) => item.version !== undefined),
+    snapshots: items.filter((item) => item.version === undefined),
+  };
+}
+
 /** The ledger commits so far: each ledger's version counts its writes. */
 export async function ledgerCommits(stack: LocalStack): Promise<number> {
-  return (await scanAll(stack, 'ledgers')).reduce((sum, item) => sum + Number(item.version ?? 0) + 1, 0);
+  const { ledgers } = await ledgerItems(stack);
+  return ledgers.reduce((sum, item) => sum + Number(item.version) + 1, 0);
 }
 
 /**
@@ -35,17 +48,21 @@ export async function ingestWriteUnits(
   writes: { readonly stateWrites: number; readonly ledgerWrites: number },
 ) {
   const sizesOf = async (table: TableId) => itemSizes(await scanAll(stack, table));
-  const [ledger, price, state, bars] = await Promise.all([
-    sizesOf('ledgers'),
+  const [{ ledgers, snapshots }, price, state, bars] = await Promise.all([
+    ledgerItems(stack),
     sizesOf('prices'),
     sizesOf('states'),
     scanAll(stack, 'bars'),
   ]);
   const bar = bars.length > 0 ? itemSizes(bars) : undefined;
+  const ledger = itemSizes(ledgers);
+  const snapshot = itemSizes(snapshots);
   return {
     ledgerBytesMean: ledger.bytesMean,
     ledgerBytesMax: ledger.bytesMax,
     writeUnitsPerLedger: ledger.writeUnits,
+    recentSnapshotBytesMean: snapshot.bytesMean,
+    writeUnitsPerRecentSnapshot: snapshot.writeUnits,
     priceBytesMean: price.bytesMean,
     writeUnitsPerPrice: price.writeUnits,
     stateBytesMean: state.bytesMean,

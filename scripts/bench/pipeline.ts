@@ -13,7 +13,7 @@ import { startBenchStack } from './bench-stack.ts';
 import { lagFigures, sleep } from './harness.ts';
 import { HOP_METRICS, hopsResult } from './hops.ts';
 import { loadUrl } from './http.ts';
-import { itemSizes, scanAll } from './ingest-units.ts';
+import { itemSizes, ledgerItems } from './ingest-units.ts';
 import { expectApplied, tradeCounts } from './trade-progress.ts';
 import type { BenchResult } from './types.ts';
 
@@ -56,7 +56,7 @@ async function sustained(stack: LocalStack): Promise<BenchResult> {
   const seconds = (performance.now() - started) / 1000;
   // The ledger's size here is a dense tape's (about 16 trades a second per symbol in the late-print window):
   // what a trading day costs is measured on the simulated market instead (`npm run bench -- session`).
-  const ledger = itemSizes(await scanAll(stack, 'ledgers'));
+  const ledger = itemSizes((await ledgerItems(stack)).ledgers);
   return {
     name: 'Local pipeline: stream -> ingest handler (candles, prices, Strat state, alerts) -> dynalite (510 symbols, 100,000 trades)',
     figures: {

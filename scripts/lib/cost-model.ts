@@ -51,6 +51,8 @@ export interface MeasuredUnits {
   readonly ingest: {
     readonly ledgerBytesMean: number;
     readonly writeUnitsPerLedger: number;
+    /** The Strat's recent bars, an item of their own written when a bar of 15 minutes or more completes. */
+    readonly writeUnitsPerRecentSnapshot: number;
     readonly writeUnitsPerPrice: number;
     readonly writeUnitsPerState: number;
     readonly stateWritesPerLedgerWrite: number;
@@ -98,6 +100,11 @@ export const ASSUMPTIONS = {
   tradeBytes: 120,
   /** Completed bars per symbol and session (390 1m, 26 15m, 13 30m, 7 60m, 2 4h, 1 1d, and the rare longer). */
   barsPerSymbol: 440,
+  /**
+   * Recent-bar snapshots per symbol and day: one per 15-minute close at most (the 30m, 60m, 4h and daily
+   * closes fall on those), each written and later removed (a delete is billed by the item's size).
+   */
+  recentSnapshotsPerSymbol: 26,
   /** In-force alerts per symbol and day, over all timeframes. */
   alertsPerSymbol: 4,
   /** Ingest Lambda: 1,024 MB, about 0.3 s per shard batch, one batch per shard and window. */
@@ -187,12 +194,13 @@ function usageToFirehose(pushes: number, rowBytes: number): CostLine {
 }
 
 /**
- * The designs `npm run cost -- --design` prices: the stack as `cdk deploy` builds it (levers 1 and 2 of ADR
- * 0021: compressed ledgers, usage rows to Firehose), and with `-c sessionCapacity=true` (lever 3).
+ * The designs `npm run cost -- --design` prices: the stack as `cdk deploy` builds it (the levers of ADR 0021:
+ * small ledgers, usage rows to Firehose, capacity scheduled for the session), and with
+ * `-c sessionCapacity=false` (every table on demand).
  */
-export const DESIGNS: Readonly<Record<'deployed' | 'session-capacity', Design>> = {
-  deployed: { writeCapacity: 'on-demand', usageSink: 'firehose' },
-  'session-capacity': { writeCapacity: 'scheduled', usageSink: 'firehose' },
+export const DESIGNS: Readonly<Record<'deployed' | 'on-demand', Design>> = {
+  deployed: { writeCapacity: 'scheduled', usageSink: 'firehose' },
+  'on-demand': { writeCapacity: 'on-demand', usageSink: 'firehose' },
 };
 
 export function dayCost(market: Market, units: MeasuredUnits, design: Design): CostLine[] {
@@ -204,6 +212,8 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
   const batches = (ASSUMPTIONS.shards * SESSION_SECONDS) / ASSUMPTIONS.batchWindowSeconds;
   const ledgerPriceUnits =
     symbolBatches * (units.ingest.writeUnitsPerLedger + units.ingest.writeUnitsPerPrice);
+  const snapshots = market.symbols * ASSUMPTIONS.recentSnapshotsPerSymbol;
+  const snapshotUnits = snapshots * 2 * units.ingest.writeUnitsPerRecentSnapshot;
   const stateUnits = symbolBatches * units.ingest.stateWritesPerLedgerWrite * units.ingest.writeUnitsPerState;
   const bars = market.symbols * ASSUMPTIONS.barsPerSymbol;
   const alerts = market.symbols * ASSUMPTIONS.alertsPerSymbol;
@@ -256,6 +266,12 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
       part: `DynamoDB writes, ledgers and prices (${capacity})`,
       volume: `${millions(symbolBatches)} symbol-batches × (${units.ingest.writeUnitsPerLedger} + ${units.ingest.writeUnitsPerPrice}) units`,
       dollars: writeDollars(ledgerPriceUnits, design),
+    },
+    {
+      group: 'ingest',
+      part: `DynamoDB writes, recent-bar snapshots (${capacity})`,
+      volume: `${millions(snapshots)} snapshots × ${units.ingest.writeUnitsPerRecentSnapshot} units, written and removed`,
+      dollars: writeDollars(snapshotUnits, design),
     },
     {
       group: 'ingest',

@@ -1,6 +1,7 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, it } from 'vitest';
 import { type KeyAttribute, TABLE_IDS, TABLES, type TableDefinition } from '#contracts/tables';
+import { SESSION_CAPACITY } from '../../lib/constructs/session-capacity.ts';
 import { synthServiceStack } from './support/service-stack.ts';
 import { logicalIdOf, templateOfResource } from './support/template.ts';
 
@@ -53,9 +54,10 @@ describe('DataTables', () => {
       });
     });
 
-    it('is on-demand, encrypted with the AWS-managed key and point-in-time recoverable', () => {
+    it('is encrypted with the AWS-managed key and point-in-time recoverable, on demand unless scheduled', () => {
       table().hasResourceProperties('AWS::DynamoDB::Table', {
-        BillingMode: 'PAY_PER_REQUEST',
+        // The session-scheduled tables are provisioned (test/infra/session-capacity.test.ts).
+        BillingMode: tableId in SESSION_CAPACITY ? Match.absent() : 'PAY_PER_REQUEST',
         SSESpecification: { SSEEnabled: true },
         PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
       });

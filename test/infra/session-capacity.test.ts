@@ -5,13 +5,13 @@ import { synthServiceStack } from './support/service-stack.ts';
 import { logicalIdOf } from './support/template.ts';
 
 /**
- * Provisioned capacity scheduled for the session (docs/adr/0021-cost-levers.md, lever 3): off by default, on
- * with `-c sessionCapacity=true` for the tables the ingest writes on every batch.
+ * Provisioned capacity scheduled for the session (docs/adr/0021-cost-levers.md, lever 3): on by default for the
+ * tables the ingest writes on every batch, off with `-c sessionCapacity=false`.
  */
 const scheduledTables = Object.keys(SESSION_CAPACITY) as (keyof typeof SESSION_CAPACITY)[];
 
-describe('session capacity, off by default', () => {
-  const { template } = synthServiceStack();
+describe('session capacity, with -c sessionCapacity=false', () => {
+  const { template } = synthServiceStack({ [SESSION_CAPACITY_CONTEXT]: 'false' });
 
   it('leaves every table on demand and adds no scaling', () => {
     for (const table of Object.values(template.findResources('AWS::DynamoDB::Table')))
@@ -20,8 +20,8 @@ describe('session capacity, off by default', () => {
   });
 });
 
-describe('session capacity, with -c sessionCapacity=true', () => {
-  const { stack, template } = synthServiceStack({ [SESSION_CAPACITY_CONTEXT]: 'true' });
+describe('session capacity, by default', () => {
+  const { stack, template } = synthServiceStack();
   const tables = template.findResources('AWS::DynamoDB::Table');
   const targets = Object.values(template.findResources('AWS::ApplicationAutoScaling::ScalableTarget'));
   const targetOf = (tableId: string, dimension: string) =>

@@ -40,28 +40,45 @@ export const LEDGER_DICTIONARY = Buffer.from(
   ].join(''),
 );
 
+export type RecentBars = NonNullable<SymbolLedger['recent']>;
+
 export interface StoredLedger<Pending> {
   readonly ledger: SymbolLedger;
   readonly pending?: Pending;
 }
 
 export function encodeLedger<Pending>(stored: StoredLedger<Pending>): Uint8Array {
-  const json = JSON.stringify(
+  return encode(
     stored.pending === undefined
       ? { ledger: stored.ledger }
       : { ledger: stored.ledger, pending: stored.pending },
   );
-  const body = deflateRawSync(json, { dictionary: LEDGER_DICTIONARY });
+}
+
+export function decodeLedger<Pending>(bytes: Uint8Array): StoredLedger<Pending> {
+  return decode(bytes) as StoredLedger<Pending>;
+}
+
+/** The Strat's recent bars, stored in an item of their own (docs/storage.md#ledgers), in the same format. */
+export function encodeRecentBars(recent: RecentBars): Uint8Array {
+  return encode(recent);
+}
+
+export function decodeRecentBars(bytes: Uint8Array): RecentBars {
+  return decode(bytes) as RecentBars;
+}
+
+function encode(value: unknown): Uint8Array {
+  const body = deflateRawSync(JSON.stringify(value), { dictionary: LEDGER_DICTIONARY });
   const bytes = new Uint8Array(body.length + 1);
   bytes[0] = FORMAT_PRESET_DICTIONARY;
   bytes.set(body, 1);
   return bytes;
 }
 
-export function decodeLedger<Pending>(bytes: Uint8Array): StoredLedger<Pending> {
+function decode(bytes: Uint8Array): unknown {
   if (bytes[0] !== FORMAT_PRESET_DICTIONARY) {
     throw new Error(`ledger stored in an unknown format ${bytes[0]}`);
   }
-  const json = inflateRawSync(bytes.subarray(1), { dictionary: LEDGER_DICTIONARY }).toString('utf8');
-  return JSON.parse(json) as StoredLedger<Pending>;
+  return JSON.parse(inflateRawSync(bytes.subarray(1), { dictionary: LEDGER_DICTIONARY }).toString('utf8'));
 }

@@ -1,72 +1,103 @@
+import { createHash } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { SymbolLedger } from '#domain/market-data/ledger';
 import type { LedgerStore, VersionedLedger } from '#domain/market-data/ports';
 import { batchGetAll } from './batch.ts';
-import { decodeLedger, encodeLedger } from './ledger-codec.ts';
+import {
+  decodeLedger,
+  decodeRecentBars,
+  encodeLedger,
+  encodeRecentBars,
+  type RecentBars,
+} from './ledger-codec.ts';
+
+/** Recent-bar snapshots kept decoded-ready (their bytes) per process: about 1.5 KB each. */
+const SNAPSHOT_CACHE_SIZE = 10_000;
+/** Reads of a ledger whose snapshot a newer commit removed between the two reads, before giving up. */
+const READ_ATTEMPTS = 5;
 
 /**
- * The stored item is the symbol, the version and `data`: the ledger and its pending writes, encoded
- * (ledger-codec.ts). An item written before the encoding holds the ledger's fields as attributes and is read
- * as it was written; its next commit stores it encoded.
+ * A snapshot's key in the ledgers table: never a symbol (symbols have no `#`), unique to the commit that wrote
+ * it (its version) and to its content (a digest), so two writers racing for one version never write the same
+ * key with different bars, and removing an older snapshot never removes a newer one.
  */
-function toVersioned<Pending>(item: Record<string, unknown>): VersionedLedger<Pending> {
-  const version = item.version as number;
-  if (item.data instanceof Uint8Array) {
-    const { ledger, pending } = decodeLedger<Pending>(item.data);
-    return { version, ledger, ...(pending === undefined ? {} : { pending }) };
-  }
-  const {
-    version: _version,
-    pending,
-    ...ledger
-  } = item as unknown as SymbolLedger & {
-    version: number;
-    pending?: Pending;
-  };
-  return {
-    version,
-    ledger: { ...ledger, forming: ledger.forming ?? {} },
-    ...(pending === undefined ? {} : { pending }),
-  };
+function snapshotKey(symbol: string, version: number, recent: RecentBars): string {
+  const digest = createHash('sha256').update(JSON.stringify(recent)).digest('base64url').slice(0, 12);
+  return `${symbol}#recent#${version}#${digest}`;
 }
+
+const hasBars = (recent: RecentBars | undefined): recent is RecentBars =>
+  recent !== undefined && Object.values(recent).some((bars) => bars !== undefined && bars.length > 0);
 
 /**
  * One item per symbol, replaced whole on each batch, guarded by its version, read strongly consistent: a
- * writer never folds onto a stale copy.
+ * writer never folds onto a stale copy. The item is `{ symbol, version, data, recentKey? }`: `data` the
+ * ledger without its Strat recent bars and the pending writes, encoded (ledger-codec.ts); the recent bars,
+ * which change only when a bar of 15 minutes or more completes, live in a snapshot item of their own
+ * (`recentKey`, immutable), written before the ledger that names it and removed after the ledger that
+ * replaces it (docs/storage.md#ledgers). A batch that completes no such bar writes the small item only.
+ *
+ * Items of earlier layouts still read: an encoded ledger holding its recent bars, and a ledger stored as
+ * attributes before the encoding; their next commit stores them as above.
  */
 export class DynamoLedgerStore<Pending = unknown> implements LedgerStore<Pending> {
+  /** Snapshot bytes by key (immutable, so never stale), the most recently used last. */
+  private readonly snapshots = new Map<string, Uint8Array>();
+  /** The snapshot key each decoded `recent` was read from or written as: an unchanged one is not written again. */
+  private readonly keyOfRecent = new WeakMap<RecentBars, string>();
+  /** Per symbol, the version last read or written here and its snapshot key: removed once a commit replaces it. */
+  private readonly lastSeen = new Map<string, { version: number; recentKey?: string }>();
+
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
   ) {}
 
   async get(symbol: string): Promise<VersionedLedger<Pending> | undefined> {
-    const output = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: { symbol }, ConsistentRead: true }),
-    );
-    return output.Item ? toVersioned<Pending>(output.Item) : undefined;
+    return (await this.getMany([symbol])).get(symbol);
   }
 
   async getMany(symbols: readonly string[]): Promise<Map<string, VersionedLedger<Pending>>> {
-    const items = await batchGetAll(
-      this.client,
-      this.tableName,
-      symbols.map((symbol) => ({ symbol })),
-      { consistent: true },
-    );
-    return new Map(items.map((item) => [item.symbol as string, toVersioned<Pending>(item)]));
+    const found = new Map<string, VersionedLedger<Pending>>();
+    let wanted = [...new Set(symbols)];
+    for (let attempt = 1; wanted.length > 0; attempt++) {
+      if (attempt > READ_ATTEMPTS) {
+        throw new Error(`the recent bars of ${wanted.join(', ')} kept changing while being read`);
+      }
+      const items = await batchGetAll(
+        this.client,
+        this.tableName,
+        wanted.map((symbol) => ({ symbol })),
+        { consistent: true },
+      );
+      await this.loadSnapshots(items.flatMap((item) => (item.recentKey as string | undefined) ?? []));
+      // A snapshot missing now was removed by a commit after the ledger was read: read that ledger again.
+      wanted = [];
+      for (const item of items) {
+        const versioned = this.toVersioned(item);
+        if (versioned === undefined) wanted.push(item.symbol as string);
+        else found.set(item.symbol as string, versioned);
+      }
+    }
+    return found;
   }
 
   async put(ledger: SymbolLedger, previousVersion: number | undefined, pending?: Pending): Promise<boolean> {
+    const { recent, ...hot } = ledger;
+    const version = (previousVersion ?? -1) + 1;
+    const previous = this.lastSeen.get(ledger.symbol);
+    const previousKey = previous?.version === previousVersion ? previous?.recentKey : undefined;
+    const recentKey = hasBars(recent) ? await this.snapshotOf(ledger.symbol, version, recent) : undefined;
     try {
       await this.client.send(
         new PutCommand({
           TableName: this.tableName,
           Item: {
             symbol: ledger.symbol,
-            version: (previousVersion ?? -1) + 1,
-            data: encodeLedger({ ledger, ...(pending === undefined ? {} : { pending }) }),
+            version,
+            data: encodeLedger({ ledger: hot, ...(pending === undefined ? {} : { pending }) }),
+            ...(recentKey === undefined ? {} : { recentKey }),
           },
           ...(previousVersion === undefined
             ? { ConditionExpression: 'attribute_not_exists(symbol)' }
@@ -77,10 +108,84 @@ export class DynamoLedgerStore<Pending = unknown> implements LedgerStore<Pending
               }),
         }),
       );
-      return true;
     } catch (error) {
+      // A snapshot written for this attempt stays behind unnamed (rare: a lost race that completed a bar).
       if (error instanceof ConditionalCheckFailedException) return false;
       throw error;
     }
+    this.lastSeen.set(ledger.symbol, { version, ...(recentKey === undefined ? {} : { recentKey }) });
+    if (previousKey !== undefined && previousKey !== recentKey) {
+      // No committed ledger names it any more; a crash before this leaves it behind, unnamed and harmless.
+      await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: { symbol: previousKey } }));
+      this.snapshots.delete(previousKey);
+    }
+    return true;
   }
+
+  /** The key of `recent`'s snapshot: the one it was read as when unchanged, else a new one, written first. */
+  private async snapshotOf(symbol: string, version: number, recent: RecentBars): Promise<string> {
+    const known = this.keyOfRecent.get(recent);
+    if (known !== undefined) return known;
+    const key = snapshotKey(symbol, version, recent);
+    const data = encodeRecentBars(recent);
+    await this.client.send(new PutCommand({ TableName: this.tableName, Item: { symbol: key, data } }));
+    this.remember(key, data);
+    this.keyOfRecent.set(recent, key);
+    return key;
+  }
+
+  private async loadSnapshots(keys: readonly string[]): Promise<void> {
+    const missing = keys.filter((key) => !this.snapshots.has(key));
+    if (missing.length === 0) return;
+    const items = await batchGetAll(
+      this.client,
+      this.tableName,
+      missing.map((symbol) => ({ symbol })),
+      { consistent: true },
+    );
+    for (const item of items) this.remember(item.symbol as string, item.data as Uint8Array);
+  }
+
+  private remember(key: string, data: Uint8Array): void {
+    this.snapshots.delete(key);
+    this.snapshots.set(key, data);
+    if (this.snapshots.size > SNAPSHOT_CACHE_SIZE) {
+      this.snapshots.delete(this.snapshots.keys().next().value as string);
+    }
+  }
+
+  /** The stored ledger, or undefined when the snapshot it names is gone (a newer commit replaced it). */
+  private toVersioned(item: Record<string, unknown>): VersionedLedger<Pending> | undefined {
+    const version = item.version as number;
+    const symbol = item.symbol as string;
+    const recentKey = item.recentKey as string | undefined;
+    if (!(item.data instanceof Uint8Array)) {
+      this.lastSeen.set(symbol, { version });
+      return fromAttributes<Pending>(item);
+    }
+    const { ledger, pending } = decodeLedger<Pending>(item.data);
+    let stored: SymbolLedger = ledger;
+    if (recentKey !== undefined) {
+      const snapshot = this.snapshots.get(recentKey);
+      if (snapshot === undefined) return undefined;
+      const recent = decodeRecentBars(snapshot);
+      this.keyOfRecent.set(recent, recentKey);
+      stored = { ...ledger, recent };
+    }
+    this.lastSeen.set(symbol, { version, ...(recentKey === undefined ? {} : { recentKey }) });
+    return { version, ledger: stored, ...(pending === undefined ? {} : { pending }) };
+  }
+}
+
+/** A ledger stored before the encoding: its fields as attributes. */
+function fromAttributes<Pending>(item: Record<string, unknown>): VersionedLedger<Pending> {
+  const { version, pending, ...ledger } = item as unknown as SymbolLedger & {
+    version: number;
+    pending?: Pending;
+  };
+  return {
+    version,
+    ledger: { ...ledger, forming: ledger.forming ?? {} },
+    ...(pending === undefined ? {} : { pending }),
+  };
 }

@@ -13,6 +13,7 @@ const UNITS: MeasuredUnits = {
   ingest: {
     ledgerBytesMean: 6_000,
     writeUnitsPerLedger: 6,
+    writeUnitsPerRecentSnapshot: 2,
     writeUnitsPerPrice: 1,
     writeUnitsPerState: 1,
     stateWritesPerLedgerWrite: 0.1,
@@ -35,10 +36,17 @@ describe('the cost model (docs/storage.md#a-trading-day-on-paper)', () => {
   });
 
   it('prices ledger and price writes from the measured write units, on demand', () => {
-    const line = dayCost(MARKET, UNITS, DEPLOYED).find((entry) =>
+    const line = dayCost(MARKET, UNITS, DESIGNS['on-demand']).find((entry) =>
       entry.part.startsWith('DynamoDB writes, ledgers'),
     );
     expect(line?.dollars).toBeCloseTo((symbolBatchesPerDay(MARKET) * 7 * 0.625) / 1e6, 6);
+  });
+
+  it('prices a recent-bar snapshot per symbol and 15-minute close, written and removed', () => {
+    const line = dayCost(MARKET, UNITS, DESIGNS['on-demand']).find((entry) =>
+      entry.part.startsWith('DynamoDB writes, recent-bar snapshots'),
+    );
+    expect(line?.dollars).toBeCloseTo((8_000 * 26 * 2 * 2 * 0.625) / 1e6, 6);
   });
 
   it('totals every part, and each group adds up to the total', () => {
@@ -50,7 +58,7 @@ describe('the cost model (docs/storage.md#a-trading-day-on-paper)', () => {
   });
 
   it('makes the usage rows cheaper with Firehose, and the ingest writes with session capacity (ADR 0021)', () => {
-    const levers = dayCost(MARKET, UNITS, DESIGNS['session-capacity']);
+    const levers = dayCost(MARKET, UNITS, DEPLOYED);
     const deployed = dayCost(MARKET, UNITS, BEFORE);
     const usage = (lines: typeof deployed) =>
       lines.find((line) => line.part.startsWith('Usage rows') && line.group === 'fan-out');

@@ -1,7 +1,13 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeLedger, encodeLedger, LEDGER_DICTIONARY } from '#adapters/dynamo/ledger-codec';
+import {
+  decodeLedger,
+  decodeRecentBars,
+  encodeLedger,
+  encodeRecentBars,
+  LEDGER_DICTIONARY,
+} from '#adapters/dynamo/ledger-codec';
 import type { SymbolLedger } from '#domain/market-data/ledger';
 import { foldTrades } from '#domain/strat/trade-fold';
 import { syntheticTrades } from '../../../support/trade-streams.ts';
@@ -51,6 +57,14 @@ describe('the ledger codec', () => {
     const encoded = encodeLedger(stored).length;
     expect(encoded).toBeLessThan(1_100);
     expect(encoded * 5).toBeLessThan(json);
+  });
+
+  it('stores the ledger without its recent bars in under 400 bytes, and the recent bars apart, exactly', () => {
+    const { ledger } = foldedLedger(6);
+    const { recent, ...hot } = ledger;
+    expect(recent?.['15m']).toHaveLength(11);
+    expect(encodeLedger({ ledger: hot }).length).toBeLessThan(400);
+    expect(decodeRecentBars(encodeRecentBars(recent ?? {}))).toEqual(recent);
   });
 
   it('refuses bytes of a format it does not know instead of guessing', () => {

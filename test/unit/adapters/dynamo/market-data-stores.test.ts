@@ -1,5 +1,10 @@
 import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  DynamoDBDocumentClient,
+  PutCommand,
+  QueryCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DynamoBarStore } from '#adapters/dynamo/bar-store';
@@ -84,8 +89,8 @@ describe('DynamoLedgerStore.put', () => {
 
   it('reads an encoded item back as the ledger and pending writes it stored', async () => {
     const pending = { batchMark: { timestamp: 5, tradeId: 'T' } };
-    documents.on(GetCommand).resolves({
-      Item: { symbol: 'AAPL', version: 3, data: encodeLedger({ ledger, pending }) },
+    documents.on(BatchGetCommand).resolves({
+      Responses: { ledgers: [{ symbol: 'AAPL', version: 3, data: encodeLedger({ ledger, pending }) }] },
     });
     expect(await new DynamoLedgerStore(client, 'ledgers').get('AAPL')).toEqual({
       version: 3,
@@ -96,7 +101,9 @@ describe('DynamoLedgerStore.put', () => {
 
   it('reads an item stored before the encoding, field by field, as it was written', async () => {
     const legacy = { ...ledger, lastTrade: { timestamp: 5, tradeId: 'T' } };
-    documents.on(GetCommand).resolves({ Item: { ...legacy, version: 7, pending: { alerts: [] } } });
+    documents
+      .on(BatchGetCommand)
+      .resolves({ Responses: { ledgers: [{ ...legacy, version: 7, pending: { alerts: [] } }] } });
     expect(await new DynamoLedgerStore(client, 'ledgers').get('AAPL')).toEqual({
       version: 7,
       ledger: legacy,

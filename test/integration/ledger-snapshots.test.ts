@@ -1,0 +1,151 @@
+import { BatchGetCommand, type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { encodeLedger } from '#adapters/dynamo/ledger-codec';
+import { DynamoLedgerStore } from '#adapters/dynamo/ledger-store';
+import type { Bar } from '#domain/market-data/bars';
+import type { SymbolLedger } from '#domain/market-data/ledger';
+import { localDocumentClient } from '../../scripts/local/dynamo.ts';
+import { localTableName, scanLocalTable } from '../../scripts/local/tables.ts';
+import { useLocalDynamo } from '../support/local-dynamo.ts';
+
+/**
+ * The ledger's Strat recent bars in a snapshot item of their own (functions/adapters/dynamo/ledger-store.ts,
+ * docs/storage.md#ledgers): written only when they change, removed when replaced, read consistently.
+ */
+const dynamo = useLocalDynamo();
+const table = localTableName('ledgers');
+let client: DynamoDBDocumentClient;
+let symbolNumber = 0;
+let symbol: string;
+
+beforeEach(() => {
+  client = localDocumentClient(dynamo().endpoint);
+  symbolNumber += 1;
+  symbol = `SNAP${symbolNumber}`;
+});
+
+const bar = (time: number, close: number): Bar => ({
+  time,
+  open: close,
+  high: close + 1,
+  low: close - 1,
+  close,
+  volume: 100,
+});
+
+function ledger(closes: readonly number[], price = 100): SymbolLedger {
+  return {
+    symbol,
+    price: { price, volume: 1, timestamp: 1_732_633_200_000 + price, tradeId: String(price) },
+    forming: {},
+    recent: { '15m': closes.map((close, index) => bar(1_732_633_200 + index * 900, close)) },
+  };
+}
+
+/** This symbol's items in the ledgers table: its ledger, and its snapshots by key. */
+async function itemsOfSymbol() {
+  const items = (await scanLocalTable(client, 'ledgers')).filter((item) =>
+    (item.symbol as string).startsWith(symbol),
+  );
+  const ledgerItem = items.find((item) => item.symbol === symbol);
+  const snapshots = items.filter((item) => item.symbol !== symbol).map((item) => item.symbol as string);
+  return { ledgerItem, snapshots };
+}
+
+describe('the ledger store’s recent-bar snapshots', () => {
+  it('writes a snapshot once and only the small ledger item while the recent bars stay the same', async () => {
+    const store = new DynamoLedgerStore(client, table);
+    await store.put(ledger([1, 2]), undefined);
+    const first = await itemsOfSymbol();
+    expect(first.snapshots).toHaveLength(1);
+    expect(first.ledgerItem?.recentKey).toBe(first.snapshots[0]);
+
+    for (let version = 0; version < 3; version++) {
+      const read = await store.get(symbol);
+      if (!read) throw new Error('the ledger was not stored');
+      const lastTrade = { timestamp: 1_732_633_260_000 + version, tradeId: `T${version}` };
+      expect(await store.put({ ...read.ledger, lastTrade }, version)).toBe(true);
+    }
+    const later = await itemsOfSymbol();
+    expect(later.snapshots).toEqual(first.snapshots);
+    expect(later.ledgerItem?.version).toBe(3);
+    expect(later.ledgerItem?.data).toBeInstanceOf(Uint8Array);
+    expect((await new DynamoLedgerStore(client, table).get(symbol))?.ledger.recent).toEqual(
+      ledger([1, 2]).recent,
+    );
+  });
+
+  it('replaces the snapshot when a bar completes and removes the one no ledger names any more', async () => {
+    const store = new DynamoLedgerStore(client, table);
+    await store.put(ledger([1, 2]), undefined);
+    const before = await itemsOfSymbol();
+    await store.get(symbol);
+    expect(await store.put(ledger([1, 2, 3]), 0)).toBe(true);
+    const after = await itemsOfSymbol();
+    expect(after.snapshots).toHaveLength(1);
+    expect(after.snapshots[0]).not.toBe(before.snapshots[0]);
+    expect(after.ledgerItem?.recentKey).toBe(after.snapshots[0]);
+    expect(await new DynamoLedgerStore(client, table).get(symbol)).toEqual({
+      ledger: ledger([1, 2, 3]),
+      version: 1,
+    });
+  });
+
+  it('keeps the winner’s snapshot when two writers race for one version with different bars', async () => {
+    const [first, second] = [new DynamoLedgerStore(client, table), new DynamoLedgerStore(client, table)];
+    await first.put(ledger([1]), undefined);
+    await Promise.all([first.get(symbol), second.get(symbol)]);
+    const results = await Promise.all([
+      first.put(ledger([1, 2], 101), 0),
+      second.put(ledger([1, 3], 102), 0),
+    ]);
+    expect(results.filter(Boolean)).toHaveLength(1);
+    const won = results[0] ? ledger([1, 2], 101) : ledger([1, 3], 102);
+    expect(await new DynamoLedgerStore(client, table).get(symbol)).toEqual({ ledger: won, version: 1 });
+  });
+
+  it('reads a ledger again when a commit removed its snapshot between the two reads', async () => {
+    const writer = new DynamoLedgerStore(client, table);
+    await writer.put(ledger([1]), undefined);
+    await writer.get(symbol);
+    let raced = false;
+    // The reader's client: right after the reader's first read of the ledger, the writer commits version 1.
+    const racingClient = {
+      send: async (command: unknown) => {
+        const output = await client.send(command as BatchGetCommand);
+        const keys = (command as BatchGetCommand).input.RequestItems?.[table]?.Keys ?? [];
+        if (!raced && command instanceof BatchGetCommand && keys.some((key) => key.symbol === symbol)) {
+          raced = true;
+          await writer.put(ledger([1, 2]), 0);
+        }
+        return output;
+      },
+    } as unknown as DynamoDBDocumentClient;
+    const read = await new DynamoLedgerStore(racingClient, table).get(symbol);
+    expect(raced).toBe(true);
+    expect(read).toEqual({ ledger: ledger([1, 2]), version: 1 });
+  });
+
+  it('reads a ledger stored with its recent bars inside, and moves them to a snapshot at its next commit', async () => {
+    const old = ledger([4, 5]);
+    await client.send(
+      new PutCommand({ TableName: table, Item: { symbol, version: 2, data: encodeLedger({ ledger: old }) } }),
+    );
+    const store = new DynamoLedgerStore(client, table);
+    expect(await store.get(symbol)).toEqual({ ledger: old, version: 2 });
+    expect((await itemsOfSymbol()).snapshots).toHaveLength(0);
+    expect(await store.put(old, 2)).toBe(true);
+    const moved = await itemsOfSymbol();
+    expect(moved.snapshots).toHaveLength(1);
+    expect(await new DynamoLedgerStore(client, table).get(symbol)).toEqual({ ledger: old, version: 3 });
+  });
+
+  it('writes no snapshot for a ledger without recent bars', async () => {
+    const store = new DynamoLedgerStore(client, table);
+    await store.put({ symbol, forming: {} }, undefined);
+    const { ledgerItem, snapshots } = await itemsOfSymbol();
+    expect(snapshots).toEqual([]);
+    expect(ledgerItem).not.toHaveProperty('recentKey');
+    expect(await store.get(symbol)).toEqual({ ledger: { symbol, forming: {} }, version: 0 });
+  });
+});
