@@ -9,7 +9,7 @@ import { tracer } from './tracer.ts';
 /**
  * A Lambda entry point that is not a REST handler (the authorizer, the WebSocket routes, ingest, fan-out and
  * the schedules), with the observability middlewares (docs/operations.md#metrics): the Lambda context in
- * every log line, a trace segment for the invocation with its AWS SDK calls traced
+ * every log line, a trace segment for the invocation with its AWS SDK calls traced where tracing is on
  * (functions/runtime/tracer.ts), and the metrics it recorded flushed as EMF at its end (with a cold-start
  * metric). Fresh instances per handler: the local stack runs every handler in one process.
  *
@@ -21,7 +21,7 @@ export function instrumented<Event, Result>(handler: (event: Event, context: Con
   return middy<Event, Result>()
     .use([
       logContext(),
-      captureLambdaHandler(tracer, { captureResponse: false }),
+      ...(tracer === undefined ? [] : [captureLambdaHandler(tracer, { captureResponse: false })]),
       logMetrics(metrics, { captureColdStartMetric: true }),
     ])
     .handler(handler);

@@ -75,6 +75,18 @@ describe('the ledger store’s recent-bar snapshots', () => {
     );
   });
 
+  it('writes no snapshot for a copy of the same recent bars', async () => {
+    const store = new DynamoLedgerStore(client, table);
+    await store.put(ledger([1, 2]), undefined);
+    const before = await itemsOfSymbol();
+    await store.get(symbol);
+    // A new object with the same bars, as a merge of history makes.
+    expect(await store.put(ledger([1, 2], 101), 0)).toBe(true);
+    const after = await itemsOfSymbol();
+    expect(after.snapshots).toEqual(before.snapshots);
+    expect(after.ledgerItem?.recentKey).toBe(before.snapshots[0]);
+  });
+
   it('replaces the snapshot when a bar completes and removes the one no ledger names any more', async () => {
     const store = new DynamoLedgerStore(client, table);
     await store.put(ledger([1, 2]), undefined);

@@ -22,10 +22,14 @@ const READ_ATTEMPTS = 5;
  * it (its version) and to its content (a digest), so two writers racing for one version never write the same
  * key with different bars, and removing an older snapshot never removes a newer one.
  */
-function snapshotKey(symbol: string, version: number, recent: RecentBars): string {
-  const digest = createHash('sha256').update(JSON.stringify(recent)).digest('base64url').slice(0, 12);
+function snapshotKey(symbol: string, version: number, digest: string): string {
   return `${symbol}#recent#${version}#${digest}`;
 }
+
+const digestOf = (recent: RecentBars) =>
+  createHash('sha256').update(JSON.stringify(recent)).digest('base64url').slice(0, 12);
+
+const digestIn = (key: string) => key.slice(key.lastIndexOf('#') + 1);
 
 const hasBars = (recent: RecentBars | undefined): recent is RecentBars =>
   recent !== undefined && Object.values(recent).some((bars) => bars !== undefined && bars.length > 0);
@@ -88,7 +92,9 @@ export class DynamoLedgerStore<Pending = unknown> implements LedgerStore<Pending
     const version = (previousVersion ?? -1) + 1;
     const previous = this.lastSeen.get(ledger.symbol);
     const previousKey = previous?.version === previousVersion ? previous?.recentKey : undefined;
-    const recentKey = hasBars(recent) ? await this.snapshotOf(ledger.symbol, version, recent) : undefined;
+    const recentKey = hasBars(recent)
+      ? await this.snapshotOf(ledger.symbol, version, recent, previousKey)
+      : undefined;
     try {
       await this.client.send(
         new PutCommand({
@@ -122,11 +128,21 @@ export class DynamoLedgerStore<Pending = unknown> implements LedgerStore<Pending
     return true;
   }
 
-  /** The key of `recent`'s snapshot: the one it was read as when unchanged, else a new one, written first. */
-  private async snapshotOf(symbol: string, version: number, recent: RecentBars): Promise<string> {
+  /**
+   * The key of `recent`'s snapshot: the one it was read as, or the previous version's when the bars are the
+   * same (a copy), else a new one, written first.
+   */
+  private async snapshotOf(
+    symbol: string,
+    version: number,
+    recent: RecentBars,
+    previousKey: string | undefined,
+  ): Promise<string> {
     const known = this.keyOfRecent.get(recent);
     if (known !== undefined) return known;
-    const key = snapshotKey(symbol, version, recent);
+    const digest = digestOf(recent);
+    if (previousKey !== undefined && digestIn(previousKey) === digest) return previousKey;
+    const key = snapshotKey(symbol, version, digest);
     const data = encodeRecentBars(recent);
     await this.client.send(new PutCommand({ TableName: this.tableName, Item: { symbol: key, data } }));
     this.remember(key, data);
