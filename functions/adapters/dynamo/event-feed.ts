@@ -124,9 +124,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /**
  * One feed as one partition (`feed`), sorted by `id`, appended a block at a time (ADR 0009). A writer reads the
  * head (the last committed id), reserves the next ids with one conditional put of a block record that holds
- * its events, writes the items and their once-key records in batches, then moves the head. Whoever finds a
- * reserved block past the head completes it first, so ids stay gapless and in commit order, and a reader that
- * stops at the head sees a prefix.
+ * its events, writes the items (and the once-key records of its unmarked events) in batches, then moves the
+ * head. Whoever finds a reserved block past the head completes it first, so ids stay gapless and in commit
+ * order, and a reader that stops at the head sees a prefix. A marked event (`madeAfterId`, an alert) is
+ * found again among the items after its mark, so it needs no record of its own.
  */
 export class DynamoEventFeed<Body> implements EventFeed<Body> {
   constructor(
@@ -177,6 +178,8 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
       };
       if (!(await this.reserve(block))) continue;
       await this.complete(block);
+      // Searched through lastId: the block just written holds none of what is left.
+      if (since.through === lastId) since.through = lastId + events.length;
       appended += events.length;
       pending = pending.slice(events.length);
     }
