@@ -191,6 +191,36 @@ describe('marked events: no once-key record each', () => {
   }, 240_000);
 });
 
+describe('a large block', () => {
+  it('is left to its writer for longer, the more events it holds: a live writer is not doubled by a helper', async () => {
+    const name = 'large-block-help';
+    const events = Array.from({ length: 3_000 }, (_, n) => marked(`big${n}`, 0));
+    // The writer stops right after reserving its block (on a new feed: the head, the last item, the head
+    // put, the next block, the block put).
+    await feedOf(name, { crashAt: 5 })
+      .append(events)
+      .catch((error: unknown) => {
+        if (!(error instanceof Crash)) throw error;
+      });
+    expect((await onceKeyRecords(name)).length + (await stored(name)).keys.length).toBe(0);
+    const guards = await scanLocalTable(localDocumentClient(dynamo().endpoint), 'eventGuards');
+    expect(guards.some(({ key }) => key === `${name}@block@1`)).toBe(true);
+    // A writer 3 s later finds the block: past 2 s, but a 3,000-event block is given 2 s more than that.
+    const { client, counts } = countingClient();
+    const waiting = new DynamoEventFeed<Body>(client, TABLES, name, () => Date.now() + 3_000).append([
+      marked('late', 0),
+    ]);
+    // Meanwhile the block is completed (here by a writer much later, as its own writer would).
+    expect(await feedOf(name, { laterMs: LATER_MS }).append([marked('other', 0)])).toBe(1);
+    expect(await waiting).toBe(1);
+    // The waiting writer wrote its own event's block only: no item of the large block.
+    expect(counts.writtenItems).toBeLessThan(10);
+    const { keys, ids } = await stored(name);
+    expect(keys).toHaveLength(3_002);
+    expect(ids).toEqual(keys.map((_, index) => index + 1));
+  }, 60_000);
+});
+
 describe('the byTime index: one item per block', () => {
   it('holds a block by its first item at the block’s latest time, and a future’s alert at its own', async () => {
     const name = 'sparse-index';

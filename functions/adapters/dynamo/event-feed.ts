@@ -12,11 +12,14 @@ import type { EventFeed, FeedEvent, FeedPage, FeedReadQuery, StoredEvent } from 
 import { batchGetAll, batchPutAll } from './batch.ts';
 
 /**
- * A block whose writer has not committed it this long after reserving it is completed by the next writer
- * (from the block record, the same items at the same ids). Shorter than a redelivery takes to come back, longer
- * than a writer takes to write a few hundred items.
+ * A block whose writer has not committed it this long after reserving it, plus HELP_AFTER_MS_PER_EVENT for
+ * each of its events, is completed by the next writer (from the block record, the same items at the same
+ * ids). Shorter than a redelivery takes to come back, longer than a writer takes to write its block (a
+ * 5,000-event block takes a few seconds on the local stack under load, under one on DynamoDB): a live writer
+ * is not doubled by a helper writing the same items.
  */
 const HELP_AFTER_MS = 2_000;
+const HELP_AFTER_MS_PER_EVENT = 1;
 const HELP_POLL_MS = 25;
 /**
  * Guards, block records, and feed items once a newer one exists, are kept 30 days: long after any redelivery
@@ -31,7 +34,7 @@ const BLOCK_WRITE_CONCURRENCY = 8;
  * events are split into blocks that fit. Alerts of one batch are alike, so a block holds thousands.
  */
 const MAX_BLOCK_BYTES = 300_000;
-/** The most events a block holds: its writer writes them within HELP_AFTER_MS even on the local stack. */
+/** The most events a block holds: one burst of alerts, one block (one reservation, one head move). */
 const MAX_BLOCK_EVENTS = 5_000;
 const PAGE_SIZE = 500;
 /** How many of the window's first events (by time) decide where a request starts reading by id. */
@@ -461,11 +464,12 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
 
   /**
    * Completes another writer's block: once its writer has had time to finish (the head moved past it, or the
-   * block is older than HELP_AFTER_MS, as when that writer stopped dead), from its record.
+   * block is older than its help delay, as when that writer stopped dead), from its record.
    */
   private async completeOnceDue(block: Block<Body>): Promise<void> {
     const end = block.start + block.events.length - 1;
-    for (let waited = 0; this.nowMs() - block.createdAt + waited < HELP_AFTER_MS; waited += HELP_POLL_MS) {
+    const helpAfterMs = HELP_AFTER_MS + HELP_AFTER_MS_PER_EVENT * block.events.length;
+    for (let waited = 0; this.nowMs() - block.createdAt + waited < helpAfterMs; waited += HELP_POLL_MS) {
       await sleep(HELP_POLL_MS);
       if (((await this.readHead())?.lastId ?? 0) >= end) return;
     }
