@@ -32,7 +32,10 @@ const FEED_KEYS = {
   sortKey: { name: 'id', type: 'N' },
 } as const;
 
-/** A feed's events by the time they triggered. */
+/**
+ * A feed's events by the time they triggered, sparse: one item per block (at the block's latest time), and a
+ * future's alert at its own (ADR 0009).
+ */
 const FEED_BY_TIME = {
   name: 'byTime',
   partitionKey: { name: 'feed', type: 'S' },
@@ -181,7 +184,10 @@ export const TABLES = {
     // Rows expire USAGE_RETENTION_DAYS after their push (docs/operations.md#usage-report).
     timeToLiveAttribute: 'expiresAt',
   },
-  /** One item per alert or break ever appended, by its natural key: each is appended once (ADR 0009). */
+  /**
+   * Each feed's head and block records, and a once-key record per break (and per alert committed before
+   * alerts were marked) by its natural key: each is appended once (ADR 0009).
+   */
   eventGuards: {
     envVar: 'EVENT_GUARDS_TABLE',
     partitionKey: { name: 'key', type: 'S' },

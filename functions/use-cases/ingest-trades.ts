@@ -53,6 +53,11 @@ export interface CommittedWrites {
   /** Amended trades the stored price is restated from, when it is one of them (docs/candles.md#amendments). */
   readonly restates?: readonly string[];
   readonly alerts: readonly InForceEvent[];
+  /**
+   * The alerts feed's head read before the commit (set when it fired alerts): they can only be appended past
+   * it, so the feed finds them there when the commit is applied again (ADR 0009) and keeps no key per alert.
+   */
+  readonly alertsMadeAfterId?: number;
   /** The trades and amendments the commit applied, per minute (docs/storage.md#the-session-trade-log). */
   readonly log?: readonly CompactLogEntry[];
   /** The last item of the symbol in the batch that committed them: its redelivery has it again. */
@@ -202,7 +207,9 @@ async function applyCommitted(
   const writes = commits.map(({ writes }) => writes);
   const bars = writes.flatMap(({ bars }) => bars);
   const restated = writes.filter(({ price, restates }) => price !== undefined && (restates?.length ?? 0) > 0);
-  const fired = writes.flatMap(({ alerts }) => alerts).sort((a, b) => a.triggeredAt - b.triggeredAt);
+  const fired = writes
+    .flatMap(({ alerts, alertsMadeAfterId }) => alerts.map((alert) => ({ alert, alertsMadeAfterId })))
+    .sort((a, b) => a.alert.triggeredAt - b.alert.triggeredAt);
   const latest = new Map(commits.map((commit) => [commit.ledger.symbol, commit]));
   const [, statesChanged, events] = await Promise.all([
     Promise.all([
@@ -218,8 +225,19 @@ async function applyCommitted(
       return (await syncStates([...latest.values()], ports.nowMs(), ports.sectorOf, ports)).length;
     })(),
     (async () => {
-      const alerts = await ports.alerts.append(fired.map(inForceFeedEvent));
-      return { alerts, breaks: await detectBreaks(fired, ports) };
+      const alerts = await ports.alerts.append(
+        fired.map(({ alert, alertsMadeAfterId }) => ({
+          ...inForceFeedEvent(alert),
+          ...(alertsMadeAfterId === undefined ? {} : { madeAfterId: alertsMadeAfterId }),
+        })),
+      );
+      return {
+        alerts,
+        breaks: await detectBreaks(
+          fired.map(({ alert }) => alert),
+          ports,
+        ),
+      };
     })(),
   ]);
   return { ...events, statesChanged, candlesCompleted: bars.length };
@@ -336,13 +354,23 @@ export async function ingestTrades(items: readonly StreamItem[], ports: IngestPo
         folded.push({ symbol, chunk, previousVersion: previous?.version, batch });
       }
 
+      // Read before any commit that fires alerts: those alerts can only be appended past it.
+      const alertsHead = folded.some(({ batch }) => batch.inForce.length > 0)
+        ? await ports.alerts.head()
+        : undefined;
       const limit = pLimit(LEDGER_WRITE_CONCURRENCY);
       const outcomes = await Promise.all(
         folded.map((fold) =>
           limit(async () => {
             const ledger = fold.batch.ledger as SymbolLedger;
             const version = (fold.previousVersion ?? -1) + 1;
-            const writes = committedWrites(fold.batch, ledger, version, fold.chunk.at(-1) as StreamItem);
+            const writes = committedWrites(
+              fold.batch,
+              ledger,
+              version,
+              fold.chunk.at(-1) as StreamItem,
+              alertsHead,
+            );
             return {
               ...fold,
               ledger,
@@ -404,6 +432,7 @@ function committedWrites(
   ledger: SymbolLedger,
   version: number,
   last: StreamItem,
+  alertsHead: number | undefined,
 ): CommittedWrites {
   const { symbol } = batch;
   const bars = [...batch.bars.values()];
@@ -418,6 +447,7 @@ function committedWrites(
     ...(priced ? { price: { symbol, ...(ledger.price as NonNullable<SymbolLedger['price']>) } } : {}),
     ...(restates.length > 0 ? { restates } : {}),
     alerts: batch.inForce,
+    ...(batch.inForce.length > 0 && alertsHead !== undefined ? { alertsMadeAfterId: alertsHead } : {}),
     log: batch.logEntries(version).map(compactLogEntry),
     batchMark: itemMark(last),
   };

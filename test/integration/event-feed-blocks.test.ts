@@ -1,8 +1,9 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { DynamoEventFeed } from '#adapters/dynamo/event-feed';
 import type { FeedEvent } from '#domain/strat/ports';
 import { localDocumentClient } from '../../scripts/local/dynamo.ts';
-import { localTableName } from '../../scripts/local/tables.ts';
+import { localTableName, scanLocalTable } from '../../scripts/local/tables.ts';
 import { useLocalDynamo } from '../support/local-dynamo.ts';
 
 /**
@@ -38,11 +39,20 @@ function countingClient(crashAt?: number) {
   return { client: counting, counts };
 }
 
+/** `padBytes` of text that does not compress (a block record stores its events gzipped). */
+const pad = (n: number, padBytes: number) => {
+  let text = '';
+  for (let part = 0; text.length < padBytes; part++) {
+    text += createHash('sha256').update(`${n}/${part}`).digest('base64');
+  }
+  return text.slice(0, padBytes);
+};
+
 const events = (count: number, padBytes = 0): FeedEvent<Body>[] =>
   Array.from({ length: count }, (_, n) => ({
     onceKey: `e${n}`,
     triggeredAtMs: 1_700_000_000_000 + n,
-    body: { n, pad: 'x'.repeat(padBytes) },
+    body: { n, pad: pad(n, padBytes) },
   }));
 
 const feedOf = (name: string, client = localDocumentClient(dynamo().endpoint), laterMs = 0) =>
@@ -69,13 +79,15 @@ describe('appending a batch as blocks', () => {
   });
 
   it('splits a batch larger than one block record into consecutive blocks, ids gapless and in order', async () => {
-    // 1,500 events of about 1 KB each: several blocks of at most 300 KB.
+    // 1,500 events of about 1 KB each that do not compress: several blocks of at most 300 KB.
     expect(await feedOf('large', localDocumentClient(dynamo().endpoint)).append(events(1_500, 1_000))).toBe(
       1_500,
     );
     const stored = await readAll('large');
     expect(stored.map(({ n }) => n)).toEqual(events(1_500).map((_, index) => index));
     expect(stored.map(({ id }) => id)).toEqual(events(1_500).map((_, index) => index + 1));
+    const guards = await scanLocalTable(localDocumentClient(dynamo().endpoint), 'eventGuards');
+    expect(guards.filter(({ key }) => String(key).startsWith('large@block@')).length).toBeGreaterThan(1);
   });
 
   it('shows a reader nothing of a block whose writer stopped before committing it, until the next writer completes it', async () => {

@@ -211,15 +211,26 @@ function matches(body: unknown, bodyMatch: FeedReadQuery<unknown>['bodyMatch'] =
 }
 
 export class InMemoryEventFeed<Body> implements EventFeed<Body> {
-  readonly events: (StoredEvent<Body> & { symbol?: string })[] = [];
+  readonly events: (StoredEvent<Body> & { symbol?: string; onceKey?: string })[] = [];
+  /** The keys kept: those of the events appended without a mark. */
   private readonly keys = new Set<string>();
 
+  /**
+   * As the adapter: a marked event is looked for among the events after its mark only, an unmarked one among
+   * the keys kept (so a mark read too late appends twice here too).
+   */
   async append(events: readonly FeedEvent<Body>[]) {
     let appended = 0;
     for (const event of events) {
-      if (this.keys.has(event.onceKey)) continue;
-      this.keys.add(event.onceKey);
+      const { onceKey, madeAfterId } = event;
+      const found =
+        madeAfterId === undefined
+          ? this.keys.has(onceKey)
+          : this.events.some((stored) => stored.id > madeAfterId && stored.onceKey === onceKey);
+      if (found) continue;
+      if (madeAfterId === undefined) this.keys.add(onceKey);
       this.events.push({
+        onceKey,
         id: this.events.length + 1,
         triggeredAtMs: event.triggeredAtMs,
         symbol: event.symbol,
@@ -238,7 +249,7 @@ export class InMemoryEventFeed<Body> implements EventFeed<Body> {
       .slice(0, query.maxExamined);
     const events: StoredEvent<Body>[] = [];
     let lastExaminedId: number | undefined;
-    for (const { symbol: _symbol, ...event } of examined) {
+    for (const { symbol: _symbol, onceKey: _onceKey, ...event } of examined) {
       lastExaminedId = event.id;
       if (event.triggeredAtMs >= query.fromMs && matches(event.body, query.bodyMatch) && query.accept(event))
         events.push(event);
@@ -256,7 +267,7 @@ export class InMemoryEventFeed<Body> implements EventFeed<Body> {
       .filter(
         (event) => event.symbol === symbol && event.triggeredAtMs >= fromMs && event.triggeredAtMs <= toMs,
       )
-      .map(({ symbol: _symbol, ...event }) => event);
+      .map(({ symbol: _symbol, onceKey: _onceKey, ...event }) => event);
   }
 }
 

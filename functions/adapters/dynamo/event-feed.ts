@@ -1,3 +1,4 @@
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
@@ -11,11 +12,14 @@ import type { EventFeed, FeedEvent, FeedPage, FeedReadQuery, StoredEvent } from 
 import { batchGetAll, batchPutAll } from './batch.ts';
 
 /**
- * A block whose writer has not committed it this long after reserving it is completed by the next writer
- * (from the block record, the same items at the same ids). Shorter than a redelivery takes to come back, longer
- * than a writer takes to write a few hundred items.
+ * A block whose writer has not committed it this long after reserving it, plus HELP_AFTER_MS_PER_EVENT for
+ * each of its events, is completed by the next writer (from the block record, the same items at the same
+ * ids). Shorter than a redelivery takes to come back, longer than a writer takes to write its block (a
+ * 5,000-event block takes a few seconds on the local stack under load, under one on DynamoDB): a live writer
+ * is not doubled by a helper writing the same items.
  */
 const HELP_AFTER_MS = 2_000;
+const HELP_AFTER_MS_PER_EVENT = 1;
 const HELP_POLL_MS = 25;
 /**
  * Guards, block records, and feed items once a newer one exists, are kept 30 days: long after any redelivery
@@ -25,8 +29,13 @@ const RETENTION_SECONDS = 30 * 86_400;
 const MAX_RESERVE_ATTEMPTS = 50;
 /** BatchWrite calls in flight at once per table while a block is written: a burst is thousands of items. */
 const BLOCK_WRITE_CONCURRENCY = 8;
-/** A block record is one item (at most 400 KB): a batch's events are split into blocks of at most this much. */
+/**
+ * A block record is one item (at most 400 KB): its events, compressed, take at most this much; a batch's
+ * events are split into blocks that fit. Alerts of one batch are alike, so a block holds thousands.
+ */
 const MAX_BLOCK_BYTES = 300_000;
+/** The most events a block holds: one burst of alerts, one block (one reservation, one head move). */
+const MAX_BLOCK_EVENTS = 5_000;
 const PAGE_SIZE = 500;
 /** How many of the window's first events (by time) decide where a request starts reading by id. */
 const WINDOW_EDGE_EVENTS = 100;
@@ -79,21 +88,49 @@ interface Block<Body> {
   events: FeedEvent<Body>[];
 }
 
+/** A block as its record stores it: the events as gzipped JSON (`packed`), or as a list (older records). */
+interface BlockRecord<Body> extends Omit<Block<Body>, 'events'> {
+  events?: FeedEvent<Body>[];
+  packed?: Uint8Array;
+}
+
+/**
+ * A feed item. Its time is `atMs`; only the items the `byTime` index must hold carry `triggeredAtMs` (a
+ * block's first item without a symbol: its block's latest time; an item with a symbol: its own, for
+ * `bySymbol`). Items written before the index was sparse have only `triggeredAtMs`, their own time.
+ */
 interface FeedItem {
   feed: string;
   id: number;
-  triggeredAtMs: number;
+  atMs?: number;
+  triggeredAtMs?: number;
   body: unknown;
 }
+
+/** An item as an event: its own time. */
+function storedEvent<Body>(item: Record<string, unknown>): StoredEvent<Body> {
+  const { id, atMs, triggeredAtMs, body } = item as unknown as FeedItem;
+  return { id, triggeredAtMs: (atMs ?? triggeredAtMs) as number, body: body as Body };
+}
+
+/** The keys of the events appended after `through` (ids up to it searched so far), for marked events. */
+interface AppendedSince {
+  through: number | undefined;
+  readonly keys: Set<string>;
+}
+
+/** A block's events as its record stores them. */
+const packEvents = (events: readonly FeedEvent<unknown>[]): Buffer => gzipSync(JSON.stringify(events));
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * One feed as one partition (`feed`), sorted by `id`, appended a block at a time (ADR 0009). A writer reads the
  * head (the last committed id), reserves the next ids with one conditional put of a block record that holds
- * its events, writes the items and their once-key records in batches, then moves the head. Whoever finds a
- * reserved block past the head completes it first, so ids stay gapless and in commit order, and a reader that
- * stops at the head sees a prefix.
+ * its events, writes the items (and the once-key records of its unmarked events) in batches, then moves the
+ * head. Whoever finds a reserved block past the head completes it first, so ids stay gapless and in commit
+ * order, and a reader that stops at the head sees a prefix. A marked event (`madeAfterId`, an alert) is
+ * found again among the items after its mark, so it needs no record of its own.
  */
 export class DynamoEventFeed<Body> implements EventFeed<Body> {
   constructor(
@@ -107,6 +144,15 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
     // An event named twice in one call is appended once, where it first comes.
     const named = new Set<string>();
     let pending = all.filter(({ onceKey }) => !named.has(onceKey) && named.add(onceKey));
+    // Marked events (madeAfterId) are looked for among the items appended after the lowest mark.
+    const since: AppendedSince = {
+      through: pending.reduce<number | undefined>(
+        (lowest, { madeAfterId }) =>
+          madeAfterId === undefined || (lowest !== undefined && lowest <= madeAfterId) ? lowest : madeAfterId,
+        undefined,
+      ),
+      keys: new Set(),
+    };
     let appended = 0;
     for (let attempt = 1; pending.length > 0; attempt++) {
       if (attempt > MAX_RESERVE_ATTEMPTS)
@@ -114,11 +160,11 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
           `could not reserve ids in feed ${this.feedName} after ${MAX_RESERVE_ATTEMPTS} attempts`,
         );
       const lastId = await this.committedThrough();
-      // Every block up to lastId is complete, so its events' once-key records are there to be read, at once
-      // with the look past the head: when a block is found there, it is completed and all is read again.
+      // Every block up to lastId is complete, so its events' items and once-key records are there to be read,
+      // at once with the look past the head: when a block is found there, it is completed and all is read again.
       const [reserved, notAppended] = await Promise.all([
         this.readBlock(lastId + 1),
-        this.notAppended(pending),
+        this.notAppended(pending, lastId, since),
       ]);
       if (reserved !== undefined) {
         await this.completeOnceDue(reserved);
@@ -135,6 +181,8 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
       };
       if (!(await this.reserve(block))) continue;
       await this.complete(block);
+      // Searched through lastId: the block just written holds none of what is left.
+      if (since.through === lastId) since.through = lastId + events.length;
       appended += events.length;
       pending = pending.slice(events.length);
     }
@@ -182,10 +230,9 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
         }),
       );
       for (const item of output.Items ?? []) {
-        const { id, triggeredAtMs, body } = item as FeedItem;
-        lastExaminedId = id;
-        const event = { id, triggeredAtMs, body: body as Body };
-        if (triggeredAtMs >= query.fromMs && query.accept(event)) events.push(event);
+        const event = storedEvent<Body>(item);
+        lastExaminedId = event.id;
+        if (event.triggeredAtMs >= query.fromMs && query.accept(event)) events.push(event);
         // Every item before this one was examined: the page's filtered ones too.
         if (events.length === query.limit) return { events, lastExaminedId };
       }
@@ -210,7 +257,9 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
 
   /**
    * The lowest id among the first events triggered at or after `fromMs` (the `byTime` index): events of one
-   * instant (one trade fires several timeframes) or committed slightly out of trigger order all count.
+   * instant (one trade fires several timeframes) or committed slightly out of trigger order all count. The
+   * index holds one item per block, at the block's latest time, so a block with an event at or after
+   * `fromMs` is found by its first item (and a future's alert by itself).
    */
   private async firstIdFrom(fromMs: number): Promise<number | undefined> {
     const output = await this.client.send(
@@ -258,10 +307,7 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
           ...input,
         }),
       );
-      const page = (output.Items ?? []).map((item) => {
-        const { id, triggeredAtMs, body } = item as FeedItem;
-        return { id, triggeredAtMs, body: body as Body };
-      });
+      const page = (output.Items ?? []).map((item) => storedEvent<Body>(item));
       if (!onPage(page)) return;
       startKey = output.LastEvaluatedKey;
     } while (startKey);
@@ -316,27 +362,43 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
         ConsistentRead: true,
       }),
     );
-    return output.Item as Block<Body> | undefined;
+    const record = output.Item as BlockRecord<Body> | undefined;
+    if (record === undefined) return undefined;
+    const { packed, events, ...rest } = record;
+    return {
+      ...rest,
+      events: packed === undefined ? (events ?? []) : JSON.parse(gunzipSync(packed).toString('utf8')),
+    };
   }
 
   /**
-   * The events no block has appended: their once-key record has no id. A record left by a per-event claim of
-   * the earlier design, naming the id it meant, counts as appended when the feed holds the event there.
+   * The events no block has appended. A marked event (`madeAfterId`): no item after its mark holds its key
+   * (`since` gathers the keys of the items after the lowest mark, through `lastId`, reading only what it has
+   * not read). Any other: its once-key record has no id; a record left by a per-event claim of the earlier
+   * design, naming the id it meant, counts as appended when the feed holds the event there.
    */
-  private async notAppended(events: readonly FeedEvent<Body>[]): Promise<FeedEvent<Body>[]> {
-    const records = new Map(
-      (
-        await batchGetAll(
-          this.client,
-          this.tables.guards,
-          events.map((event) => ({ key: this.guardKey(event.onceKey) })),
-          { consistent: true },
-        )
-      ).map((item) => [item.key as string, item as unknown as KeyRecord]),
-    );
+  private async notAppended(
+    events: readonly FeedEvent<Body>[],
+    lastId: number,
+    since: AppendedSince,
+  ): Promise<FeedEvent<Body>[]> {
+    const keyed = events.filter(({ madeAfterId }) => madeAfterId === undefined);
+    const [records] = await Promise.all([
+      keyed.length === 0
+        ? []
+        : batchGetAll(
+            this.client,
+            this.tables.guards,
+            keyed.map((event) => ({ key: this.guardKey(event.onceKey) })),
+            { consistent: true },
+          ),
+      this.searchThrough(lastId, since),
+    ]);
+    const byKey = new Map(records.map((item) => [item.key as string, item as unknown as KeyRecord]));
     const appended = await Promise.all(
       events.map(async (event) => {
-        const record = records.get(this.guardKey(event.onceKey));
+        if (event.madeAfterId !== undefined) return since.keys.has(event.onceKey);
+        const record = byKey.get(this.guardKey(event.onceKey));
         if (record?.id !== undefined) return true;
         return record?.intendedId !== undefined && (await this.holds(record.intendedId, event.onceKey));
       }),
@@ -344,25 +406,51 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
     return events.filter((_, index) => !appended[index]);
   }
 
-  /** The longest prefix of `events` whose block record stays under the item size limit (at least one event). */
+  /** Adds the keys of the items after `since.through` up to `lastId` (committed, strongly consistent). */
+  private async searchThrough(lastId: number, since: AppendedSince): Promise<void> {
+    if (since.through === undefined || since.through >= lastId) return;
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const output = await this.client.send(
+        new QueryCommand({
+          TableName: this.tables.feed,
+          ConsistentRead: true,
+          KeyConditionExpression: 'feed = :feed AND id BETWEEN :from AND :through',
+          ExpressionAttributeValues: {
+            ':feed': this.feedName,
+            ':from': since.through + 1,
+            ':through': lastId,
+          },
+          ProjectionExpression: 'onceKey',
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of output.Items ?? []) since.keys.add(item.onceKey as string);
+      startKey = output.LastEvaluatedKey;
+    } while (startKey);
+    since.through = lastId;
+  }
+
+  /**
+   * The longest prefix of `events`, at most MAX_BLOCK_EVENTS, whose block record stays under the item size
+   * limit (at least one event).
+   */
   private firstBlockOf(events: readonly FeedEvent<Body>[]): FeedEvent<Body>[] {
-    let bytes = 0;
-    let count = 0;
-    for (const event of events) {
-      bytes += JSON.stringify(event).length + 64;
-      if (count > 0 && bytes > MAX_BLOCK_BYTES) break;
-      count += 1;
+    let count = Math.min(events.length, MAX_BLOCK_EVENTS);
+    while (count > 1 && packEvents(events.slice(0, count)).byteLength > MAX_BLOCK_BYTES) {
+      count = Math.ceil(count / 2);
     }
     return events.slice(0, count);
   }
 
   /** Takes the block's ids: a put that fails when another writer reserved them first. */
   private async reserve(block: Block<Body>): Promise<boolean> {
+    const { events, ...rest } = block;
     try {
       await this.client.send(
         new PutCommand({
           TableName: this.tables.guards,
-          Item: { ...block, expiresAt: this.expiresAt() },
+          Item: { ...rest, packed: packEvents(events), expiresAt: this.expiresAt() },
           ConditionExpression: 'attribute_not_exists(#key)',
           ExpressionAttributeNames: { '#key': 'key' },
         }),
@@ -376,11 +464,12 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
 
   /**
    * Completes another writer's block: once its writer has had time to finish (the head moved past it, or the
-   * block is older than HELP_AFTER_MS, as when that writer stopped dead), from its record.
+   * block is older than its help delay, as when that writer stopped dead), from its record.
    */
   private async completeOnceDue(block: Block<Body>): Promise<void> {
     const end = block.start + block.events.length - 1;
-    for (let waited = 0; this.nowMs() - block.createdAt + waited < HELP_AFTER_MS; waited += HELP_POLL_MS) {
+    const helpAfterMs = HELP_AFTER_MS + HELP_AFTER_MS_PER_EVENT * block.events.length;
+    for (let waited = 0; this.nowMs() - block.createdAt + waited < helpAfterMs; waited += HELP_POLL_MS) {
       await sleep(HELP_POLL_MS);
       if (((await this.readHead())?.lastId ?? 0) >= end) return;
     }
@@ -388,8 +477,9 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
   }
 
   /**
-   * Writes the block's items and once-key records (absolute values: a writer completing another's block, or
-   * the same block twice, writes the same), gives the item before it its expiry, then moves the head past it.
+   * Writes the block's items and the once-key records of its unmarked events (absolute values: a writer
+   * completing another's block, or the same block twice, writes the same), gives the item before it its
+   * expiry, then moves the head past it.
    */
   private async complete(block: Block<Body>): Promise<void> {
     const end = block.start + block.events.length - 1;
@@ -399,25 +489,17 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
     const items = batchPutAll(
       this.client,
       this.tables.feed,
-      block.events.map((event, index) => ({
-        feed: this.feedName,
-        id: block.start + index,
-        triggeredAtMs: event.triggeredAtMs,
-        onceKey: event.onceKey,
-        ...(event.symbol ? { symbol: event.symbol } : {}),
-        body: event.body,
-        ...(block.start + index < end ? { expiresAt } : {}),
-      })),
+      this.itemsOf(block).map((item) => (item.id < end ? { ...item, expiresAt } : item)),
       BLOCK_WRITE_CONCURRENCY,
     );
     const keys = batchPutAll(
       this.client,
       this.tables.guards,
-      block.events.map((event, index) => ({
-        key: this.guardKey(event.onceKey),
-        id: block.start + index,
-        expiresAt,
-      })),
+      block.events.flatMap((event, index) =>
+        event.madeAfterId === undefined
+          ? [{ key: this.guardKey(event.onceKey), id: block.start + index, expiresAt }]
+          : [],
+      ),
       BLOCK_WRITE_CONCURRENCY,
     );
     await Promise.all([items, keys, this.expirePredecessor(block.start)]);
@@ -435,6 +517,26 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
       // Another writer completed the block first.
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
+  }
+
+  /**
+   * The block's feed items: each with its own time (`atMs`); in the `byTime` index (`triggeredAtMs`) only the
+   * first without a symbol, at the block's latest time, and those with a symbol (the `bySymbol` index sorts
+   * by `triggeredAtMs`), at their own. Every event at or after an instant has an index entry at or after it
+   * at its id or before: one index copy per block, not per event.
+   */
+  private itemsOf(block: Block<Body>): (FeedItem & Record<string, unknown>)[] {
+    const latestMs = block.events.reduce((latest, { triggeredAtMs }) => Math.max(latest, triggeredAtMs), 0);
+    const indexed = block.events.findIndex(({ symbol }) => symbol === undefined);
+    return block.events.map((event, index) => ({
+      feed: this.feedName,
+      id: block.start + index,
+      onceKey: event.onceKey,
+      ...(event.symbol
+        ? { symbol: event.symbol, triggeredAtMs: event.triggeredAtMs }
+        : { atMs: event.triggeredAtMs, ...(index === indexed ? { triggeredAtMs: latestMs } : {}) }),
+      body: event.body,
+    }));
   }
 
   private expiresAt(): number {

@@ -51,6 +51,12 @@ export interface FeedEvent<Body> {
   readonly triggeredAtMs: number;
   /** Indexed for `readBySymbol`: set only on the events read back that way (a future's alerts). */
   readonly symbol?: string;
+  /**
+   * The feed's `head()` read before the event came to be (before the ledger commit that fired it): it can
+   * only have been appended past that id, so the feed searches the events appended since for its key and
+   * keeps no record of the key. Absent: the key is kept, and any event appended before with it counts.
+   */
+  readonly madeAfterId?: number;
   readonly body: Body;
 }
 

@@ -83,9 +83,11 @@ export function channelEventOf(change: SourceChange, context: ChangeContext): Ch
     case 'alerts': {
       if (change.kind !== 'INSERT') return undefined;
       const { id, body } = newItem as unknown as FeedItem<InForceAlertBody>;
+      // Its own time: `atMs`, or `triggeredAtMs` on an item that has no `atMs` (ADR 0009's sparse index).
+      const ownMs = newItem.atMs ?? newItem.triggeredAtMs;
       return {
         ...common,
-        ...(typeof newItem.triggeredAtMs === 'number' ? { tradedAtMs: newItem.triggeredAtMs } : {}),
+        ...(typeof ownMs === 'number' ? { tradedAtMs: ownMs } : {}),
         channel: 'alerts.in_force',
         symbols: [body.symbol],
         message: { channel: 'alerts.in_force', symbol: body.symbol, data: { id, ...body } },

@@ -87,6 +87,18 @@ describe.each(
     expect(numbers(page.events)).toEqual([1, 2, 3, 4]);
   });
 
+  it('appends a marked event once: again after its mark, in any grouping, it is found (madeAfterId)', async () => {
+    const feed = await create();
+    const marked = (n: number, madeAfterId: number) => ({ ...event(n), madeAfterId });
+    expect(await feed.append([marked(1, 0), marked(2, 0)])).toBe(2);
+    expect(await feed.append([marked(3, 2)])).toBe(1);
+    // A redelivery groups the commits otherwise: each event is found after its own mark.
+    expect(await feed.append([marked(3, 2), marked(2, 0), marked(4, 3)])).toBe(1);
+    expect(await feed.append([marked(4, 3), marked(1, 0), marked(3, 2)])).toBe(0);
+    expect(await feed.head()).toBe(4);
+    expect(numbers((await feed.read(query())).events)).toEqual([1, 2, 3, 4]);
+  });
+
   it('reads after `sinceId`, at most `limit` accepted events, and says where it stopped', async () => {
     const feed = await create();
     await feed.append(Array.from({ length: 10 }, (_, n) => event(n + 1)));

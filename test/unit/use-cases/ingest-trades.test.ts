@@ -215,6 +215,63 @@ describe('ingestTrades and the Strat engine', () => {
     expect(stores.alerts.events).toHaveLength(alertsBefore);
     expect(stores.breaks.events).toHaveLength(breaksBefore);
   });
+
+  it("marks a commit's alerts with the alerts feed's head read before it, so a recovery after a stop appends them once", async () => {
+    const stores = inMemoryIngestPorts(at('2024-11-22', '16:00'));
+    await ingestTrades([...daily('ES1!', 50), ...daily('NQ1!', 200)], stores);
+    // Another writer's alert: the head is past 0.
+    await stores.alerts.append([
+      {
+        onceKey: 'other',
+        triggeredAtMs: at('2024-11-22', '15:00'),
+        body: {
+          symbol: 'AAPL',
+          timeframe: '15',
+          direction: 'bullish',
+          shape: '1-2U',
+          price: 1,
+          triggered_at: '2024-11-22T15:00:00.000Z',
+          cc: '2U',
+        },
+      },
+    ]);
+    const headBefore = await stores.alerts.head();
+    const calls: string[] = [];
+    let stopped = false;
+    const stopping = {
+      ...stores,
+      alerts: Object.assign(Object.create(stores.alerts) as typeof stores.alerts, {
+        head: async () => {
+          calls.push('head');
+          return stores.alerts.head();
+        },
+        // The writer stops right after appending its alerts, before anything else it derives.
+        append: async (...args: Parameters<typeof stores.alerts.append>) => {
+          const appended = await stores.alerts.append(...args);
+          stopped = true;
+          throw new Error(`the writer stopped after appending ${appended}`);
+        },
+      }),
+      ledgers: Object.assign(Object.create(stores.ledgers) as typeof stores.ledgers, {
+        put: async (...args: Parameters<typeof stores.ledgers.put>) => {
+          calls.push('put');
+          return stores.ledgers.put(...args);
+        },
+      }),
+    };
+    const batch = [crossing('ES1!', 50, '10'), crossing('NQ1!', 200, '12')];
+    await expect(ingestTrades(batch, stopping)).rejects.toThrow('stopped after appending');
+    expect(stopped).toBe(true);
+    expect(calls.slice(0, 2)).toEqual(['head', 'put']);
+    expect((await stores.ledgers.get('ES1!'))?.pending?.alertsMadeAfterId).toBe(headBefore);
+    const appended = stores.alerts.events.length;
+    expect(appended).toBeGreaterThan(headBefore);
+
+    const again = await ingestTrades(batch, stores);
+
+    expect(again).toMatchObject({ recovered: 2, alerts: 0 });
+    expect(stores.alerts.events).toHaveLength(appended);
+  });
 });
 
 /** The ledger store as seen by a writer that another writer beats to `symbol`'s ledger `times` times. */

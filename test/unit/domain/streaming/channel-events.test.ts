@@ -208,6 +208,13 @@ describe('channelEventOf: states', () => {
 });
 
 describe('channelEventOf: alerts', () => {
+  it("measures an alert's latency from its own time (`atMs`), not its block's time in the byTime index", () => {
+    const { symbol: _symbol, ...rest } = alertItem;
+    const newItem = { ...rest, atMs: RECORDED_AT_MS - 1_000, triggeredAtMs: RECORDED_AT_MS + 5_000 };
+    const event = channelEventOf(change('alerts', 'INSERT', { newItem }), context);
+    expect(event?.tradedAtMs).toBe(RECORDED_AT_MS - 1_000);
+  });
+
   it('returns an alerts.in_force event with the alert and its id when an alert is appended', () => {
     const event = channelEventOf(change('alerts', 'INSERT', { newItem: alertItem }), context);
 
