@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import type { Context } from 'aws-lambda';
+import { trustMarkersOfNewTable } from '#adapters/dynamo/subscription-store';
 import { ERROR_STATUS, errorEnvelope } from '#contracts/errors';
 import { CLOCK_TICK, INGEST, REST_BASE_PATH } from '#contracts/routes';
 import { AUTH_CACHE_TTL_SECONDS } from '#contracts/runtime-settings';
@@ -293,8 +294,11 @@ function startSchedules(
 
 /** The tables, the universe on a first start, and the demo key (kept in the data folder when there is one). */
 async function prepareData(dynamoEndpoint: string, dataDir: string | undefined) {
-  await ensureTables(localDynamoClient(dynamoEndpoint));
+  const created = await ensureTables(localDynamoClient(dynamoEndpoint));
   const tables = localTables(localDocumentClient(dynamoEndpoint));
+  if (created.includes('subscriptions')) {
+    await trustMarkersOfNewTable(localDocumentClient(dynamoEndpoint), localTableName('subscriptions'));
+  }
   const catalog = marketDataPorts(tables).instrumentCatalog();
   const seeded = (await catalog.list({ limit: 1 })).length === 0;
   const seededInstruments = seeded ? (await seedUniverse(catalog)).length : 0;

@@ -1,19 +1,61 @@
-import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import DataLoader from 'dataloader';
 import { TABLES } from '#contracts/tables';
 import { CONNECTION_ROW_TTL_SECONDS } from '#contracts/websocket';
 import type { Subscriber, Subscription, SubscriptionStore } from '#domain/streaming/ports';
 import { subscriptionOfTopic, topicKey } from '#domain/streaming/topics';
-import { batchDeleteAll, batchPutAll } from './batch.ts';
+import { batchDeleteAll, batchGetAll, batchPutAll } from './batch.ts';
 import { RATE_TOPIC_PREFIX } from './message-rate.ts';
 
 const BY_CONNECTION_INDEX = TABLES.subscriptions.indexes[0].name;
+
+/** A topic's marker row: its `connectionId` (API Gateway's ids are base64, never `#`). */
+export const TOPIC_MARKER = '#';
+/** The row saying from when every subscribed topic has its marker (distinct from topics and `#rate#` rows). */
+export const MARKERS_TOPIC = '#markers';
+/** Topics whose markers are read in one BatchGetItem: its limit of 100 keys, one of them the #markers row. */
+const TOPICS_PER_READ = 99;
+
+interface MarkersRow {
+  /** From this instant, every subscription row's topic has a marker: rows without one have expired. */
+  readonly markedFromMs: number;
+}
+
+/**
+ * For a table created empty (the local stack's): no subscription without a marker can exist, so markers are
+ * trusted from the start.
+ */
+export async function trustMarkersOfNewTable(client: DynamoDBDocumentClient, tableName: string) {
+  const markers: MarkersRow = { markedFromMs: 0 };
+  await client.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: { topic: MARKERS_TOPIC, connectionId: TOPIC_MARKER, ...markers },
+    }),
+  );
+}
 
 /**
  * Subscription rows keyed by topic, then connection: a record's subscribers are one Query per topic
  * (docs/architecture.md#fan-out-dynamodb-streams-to-the-connections); `byConnection` lists a connection's
  * rows when it leaves.
+ *
+ * Each subscribed topic also has a marker row (`connectionId` `#`), written with its subscriptions and
+ * expiring no earlier than any of them, so the topics of the events at hand are first looked up together,
+ * 99 to a BatchGetItem, and only the marked ones are queried: a burst of alerts for thousands of symbols
+ * nobody follows costs a few batch reads, not a Query each (docs/storage.md#subscription-markers). Rows written
+ * before markers existed have none: until the `#markers` row says they have all expired (the row TTL after
+ * the first marker was written), every topic is queried as before.
  */
 export class DynamoSubscriptionStore implements SubscriptionStore {
+  /** The lookups of one moment batched together: the fan-out asks for an event's topics all at once. */
+  private readonly subscribers = new DataLoader<string, Subscriber[]>(
+    (topics) => this.subscribersOfTopics(topics),
+    { cache: false, maxBatchSize: TOPICS_PER_READ },
+  );
+  private markersRowWritten = false;
+
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -25,11 +67,37 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
     const { connectionId, accountId, keyId } = subscriber;
     // One row per topic: a message may name a channel and symbol twice, and a batch must not repeat a key.
     const topics = new Set(subscriptions.map(topicKey));
+    if (topics.size === 0) return;
+    await this.writeMarkersRow();
     await batchPutAll(
       this.client,
       this.tableName,
-      [...topics].map((topic) => ({ topic, connectionId, accountId, keyId, expiresAt })),
+      [...topics].flatMap((topic) => [
+        { topic, connectionId, accountId, keyId, expiresAt },
+        { topic, connectionId: TOPIC_MARKER, expiresAt },
+      ]),
     );
+  }
+
+  /**
+   * Once per process: the `#markers` row, if none exists yet. Subscriptions written before markers may still
+   * be there for a row's lifetime, so markers are trusted only from then on.
+   */
+  private async writeMarkersRow(): Promise<void> {
+    if (this.markersRowWritten) return;
+    const markers: MarkersRow = { markedFromMs: this.nowMs() + CONNECTION_ROW_TTL_SECONDS * 1000 };
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { topic: MARKERS_TOPIC, connectionId: TOPIC_MARKER, ...markers },
+          ConditionExpression: 'attribute_not_exists(topic)',
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+    this.markersRowWritten = true;
   }
 
   async remove(connectionId: string, subscriptions: readonly Subscription[]): Promise<void> {
@@ -54,17 +122,35 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
       .map(subscriptionOfTopic);
   }
 
-  async subscribersOf(subscription: Subscription): Promise<Subscriber[]> {
+  subscribersOf(subscription: Subscription): Promise<Subscriber[]> {
+    return this.subscribers.load(topicKey(subscription));
+  }
+
+  /** Each topic's subscribers: the marked topics queried (all of them while markers are not trusted yet). */
+  private async subscribersOfTopics(topics: readonly string[]): Promise<Subscriber[][]> {
+    const rows = await batchGetAll(this.client, this.tableName, [
+      { topic: MARKERS_TOPIC, connectionId: TOPIC_MARKER },
+      ...topics.map((topic) => ({ topic, connectionId: TOPIC_MARKER })),
+    ]);
+    const markers = rows.find((row) => row.topic === MARKERS_TOPIC) as MarkersRow | undefined;
+    const trusted = markers !== undefined && markers.markedFromMs <= this.nowMs();
+    const marked = new Set(rows.map((row) => row.topic as string));
+    return Promise.all(topics.map((topic) => (trusted && !marked.has(topic) ? [] : this.queryTopic(topic))));
+  }
+
+  private async queryTopic(topic: string): Promise<Subscriber[]> {
     const items = await this.queryAll({
       KeyConditionExpression: 'topic = :topic',
-      ExpressionAttributeValues: { ':topic': topicKey(subscription) },
+      ExpressionAttributeValues: { ':topic': topic },
       ProjectionExpression: 'connectionId, accountId, keyId',
     });
-    return items.map(({ connectionId, accountId, keyId }) => ({
-      connectionId: connectionId as string,
-      accountId: accountId as string,
-      keyId: keyId as string,
-    }));
+    return items
+      .filter(({ connectionId }) => connectionId !== TOPIC_MARKER)
+      .map(({ connectionId, accountId, keyId }) => ({
+        connectionId: connectionId as string,
+        accountId: accountId as string,
+        keyId: keyId as string,
+      }));
   }
 
   private async queryAll(

@@ -1,5 +1,11 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  DynamoDBDocumentClient,
+  PutCommand,
+  QueryCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { documentClientFor } from '#adapters/dynamo/document-client';
@@ -9,11 +15,9 @@ import { topicKey } from '#domain/streaming/topics';
 
 const documents = mockClient(DynamoDBDocumentClient);
 const NOW_MS = 1_732_635_000_999;
-const store = new DynamoSubscriptionStore(
-  documentClientFor(new DynamoDBClient({})),
-  'subscriptions',
-  () => NOW_MS,
-);
+const newStore = () =>
+  new DynamoSubscriptionStore(documentClientFor(new DynamoDBClient({})), 'subscriptions', () => NOW_MS);
+const store = newStore();
 const subscriber = { connectionId: 'conn-1', accountId: 'acme', keyId: 'key-1' };
 const expiresAt = 1_732_635_000 + CONNECTION_ROW_TTL_SECONDS;
 
@@ -35,8 +39,9 @@ describe('topicKey', () => {
 });
 
 describe('DynamoSubscriptionStore.add', () => {
-  it('puts one row per distinct topic with the subscriber and an expiry', async () => {
+  it('puts one row per distinct topic with the subscriber and an expiry, and the topic’s marker', async () => {
     documents.on(BatchWriteCommand).resolves({});
+    documents.on(PutCommand).resolves({});
 
     await store.add(subscriber, [
       { channel: 'quotes', symbol: 'AAPL' },
@@ -48,12 +53,35 @@ describe('DynamoSubscriptionStore.add', () => {
     expect(documents.commandCalls(BatchWriteCommand)).toHaveLength(1);
     expect(writeRequests()).toEqual([
       { PutRequest: { Item: { topic: 'quotes#AAPL', ...subscriber, expiresAt } } },
+      { PutRequest: { Item: { topic: 'quotes#AAPL', connectionId: '#', expiresAt } } },
       { PutRequest: { Item: { topic: 'alerts.in_force#*', ...subscriber, expiresAt } } },
+      { PutRequest: { Item: { topic: 'alerts.in_force#*', connectionId: '#', expiresAt } } },
+    ]);
+  });
+
+  it('writes the #markers row once, if none exists, trusting markers a row lifetime later', async () => {
+    documents.on(BatchWriteCommand).resolves({});
+    documents.on(PutCommand).resolves({});
+    const fresh = newStore();
+    await fresh.add(subscriber, [{ channel: 'quotes', symbol: 'AAPL' }]);
+    await fresh.add(subscriber, [{ channel: 'quotes', symbol: 'MSFT' }]);
+
+    expect(documents.commandCalls(PutCommand).map((call) => call.args[0].input)).toEqual([
+      {
+        TableName: 'subscriptions',
+        Item: {
+          topic: '#markers',
+          connectionId: '#',
+          markedFromMs: NOW_MS + CONNECTION_ROW_TTL_SECONDS * 1000,
+        },
+        ConditionExpression: 'attribute_not_exists(topic)',
+      },
     ]);
   });
 
   it('writes 25 rows per BatchWrite call', async () => {
     documents.on(BatchWriteCommand).resolves({});
+    documents.on(PutCommand).resolves({});
     const symbols = Array.from({ length: 60 }, (_, index) => `S${index}`);
 
     await store.add(
@@ -65,7 +93,7 @@ describe('DynamoSubscriptionStore.add', () => {
       documents
         .commandCalls(BatchWriteCommand)
         .map((call) => call.args[0].input.RequestItems?.subscriptions?.length),
-    ).toEqual([25, 25, 10]);
+    ).toEqual([25, 25, 25, 25, 20]);
   });
 
   it('sends nothing when there is nothing to subscribe', async () => {
@@ -123,7 +151,44 @@ describe('DynamoSubscriptionStore.listOf', () => {
 });
 
 describe('DynamoSubscriptionStore.subscribersOf', () => {
-  it('queries the table by topic key, page by page, and returns the subscribers', async () => {
+  const markersRow = (markedFromMs: number) => ({ topic: '#markers', connectionId: '#', markedFromMs });
+  const marker = (topic: string) => ({ topic, connectionId: '#' });
+
+  it('looks up the markers of the topics asked for at once in one BatchGetItem, and queries only the marked ones', async () => {
+    documents.on(BatchGetCommand).resolves({
+      Responses: { subscriptions: [markersRow(NOW_MS - 1), marker('quotes#AAPL')] },
+    });
+    documents.on(QueryCommand).resolves({ Items: [{ connectionId: 'c1', accountId: 'a', keyId: 'k' }] });
+
+    const [aapl, msft] = await Promise.all([
+      store.subscribersOf({ channel: 'quotes', symbol: 'AAPL' }),
+      store.subscribersOf({ channel: 'quotes', symbol: 'MSFT' }),
+    ]);
+
+    expect([aapl, msft]).toEqual([[{ connectionId: 'c1', accountId: 'a', keyId: 'k' }], []]);
+    expect(documents.commandCalls(BatchGetCommand)).toHaveLength(1);
+    expect(
+      documents.commandCalls(BatchGetCommand)[0]?.args[0].input.RequestItems?.subscriptions?.Keys,
+    ).toEqual([marker('#markers'), marker('quotes#AAPL'), marker('quotes#MSFT')]);
+    expect(
+      documents.commandCalls(QueryCommand).map((call) => call.args[0].input.ExpressionAttributeValues),
+    ).toEqual([{ ':topic': 'quotes#AAPL' }]);
+  });
+
+  it.each([
+    ['before markers are trusted', [markersRow(NOW_MS + 1)]],
+    ['without a #markers row (subscriptions from before markers)', []],
+  ])('queries every topic %s', async (_case, rows) => {
+    documents.on(BatchGetCommand).resolves({ Responses: { subscriptions: rows } });
+    documents.on(QueryCommand).resolves({ Items: [] });
+
+    await store.subscribersOf({ channel: 'quotes', symbol: 'MSFT' });
+
+    expect(documents.commandCalls(QueryCommand)).toHaveLength(1);
+  });
+
+  it('queries the table by topic key, page by page, and returns the subscribers, never the marker', async () => {
+    documents.on(BatchGetCommand).resolves({ Responses: { subscriptions: [] } });
     const row = (connectionId: string) => ({
       connectionId,
       accountId: `a-${connectionId}`,
@@ -135,7 +200,7 @@ describe('DynamoSubscriptionStore.subscribersOf', () => {
         Items: [row('c1')],
         LastEvaluatedKey: { topic: 'alerts.in_force#*', connectionId: 'c1' },
       })
-      .resolvesOnce({ Items: [row('c2')] });
+      .resolvesOnce({ Items: [row('c2'), { connectionId: '#' }] });
 
     const subscribers = await store.subscribersOf({ channel: 'alerts.in_force' });
 
@@ -153,6 +218,7 @@ describe('DynamoSubscriptionStore.subscribersOf', () => {
   });
 
   it('queries the symbol topic of a symbol subscription', async () => {
+    documents.on(BatchGetCommand).resolves({ Responses: { subscriptions: [] } });
     documents.on(QueryCommand).resolves({ Items: [] });
 
     expect(await store.subscribersOf({ channel: 'quotes', symbol: 'AAPL' })).toEqual([]);
