@@ -299,9 +299,10 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
     },
     {
       group: 'fan-out',
-      part: 'Subscription queries',
-      volume: `${millions(symbolBatches)} price records × 0.5 read unit`,
-      dollars: symbolBatches * 0.5 * PRICES.dynamoReadRequestUnit,
+      // Each price record's topic marker, then its Query, as if every symbol were followed (the most it costs).
+      part: 'Subscription lookups (marker, then Query)',
+      volume: `${millions(symbolBatches)} price records × (0.5 + 0.5) read unit`,
+      dollars: symbolBatches * (0.5 + 0.5) * PRICES.dynamoReadRequestUnit,
     },
     {
       group: 'fan-out',
