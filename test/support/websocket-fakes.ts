@@ -1,7 +1,7 @@
 import { SCOPES, type Scope } from '#contracts/scopes';
 import type { CloseCode } from '#contracts/websocket';
 import { CLIENT_MESSAGE_RATE } from '#contracts/websocket';
-import type { CredentialLookup } from '#domain/access/ports';
+import type { CredentialLookup, CredentialsLookup } from '#domain/access/ports';
 import { MessageCounts } from '#domain/streaming/message-allowance';
 import type {
   ClientConnections,
@@ -277,7 +277,20 @@ export function keysWithScopes(scopes: readonly Scope[]): CredentialLookup {
   };
 }
 
-/** Fan-out ports in memory, with each subscriber's connection row and subscriptions in place. */
+/** A batch lookup that answers each key id as `lookup` does (a key id it finds nothing for is absent). */
+export function credentialsFrom(lookup: CredentialLookup): CredentialsLookup {
+  return async (keyIds) => {
+    const found = await Promise.all(keyIds.map(async (keyId) => [keyId, await lookup(keyId)] as const));
+    return new Map(
+      found.flatMap(([keyId, credential]) => (credential ? [[keyId, credential] as const] : [])),
+    );
+  };
+}
+
+/**
+ * Fan-out ports in memory, with each subscriber's connection row and subscriptions in place; `credentials`
+ * answers key by key (credentialsFrom), or `credentialsBatch` as given.
+ */
 export async function fanOutPorts(
   subscribed: [Subscriber, Subscription[]][],
   options: {
@@ -285,6 +298,7 @@ export async function fanOutPorts(
     nowMs: number;
     concurrency?: number;
     credentials?: CredentialLookup;
+    credentialsBatch?: CredentialsLookup;
   },
 ) {
   const ports = {
@@ -294,7 +308,7 @@ export async function fanOutPorts(
     usage: new InMemoryUsageSink(),
     nowMs: () => options.nowMs,
     concurrency: options.concurrency ?? 8,
-    credentials: options.credentials ?? everyKeyAllowed,
+    credentials: options.credentialsBatch ?? credentialsFrom(options.credentials ?? everyKeyAllowed),
   };
   for (const [who, subscriptions] of subscribed) {
     await ports.connections.claim(connectionRecord({ ...who, scopes: [] }));
