@@ -2,6 +2,7 @@ import pLimit from 'p-limit';
 import type { Credential, CredentialsLookup } from '#domain/access/ports';
 import { closeCodeFor, mayReceive } from '#domain/streaming/access';
 import type { ChannelEvent } from '#domain/streaming/channel-events';
+import { frameOf } from '#domain/streaming/messages';
 import type {
   ClientConnections,
   ConnectionStore,
@@ -109,6 +110,8 @@ export async function fanOut(events: readonly ChannelEvent[], ports: FanOutPorts
       for (const subscriber of subscribers) recipients.set(subscriber.connectionId, subscriber);
     }
     lookUpCredentials(recipients.values());
+    // One serialization per event: every connection gets the same bytes.
+    const frame = frameOf(event.message);
     const results = await Promise.allSettled(
       [...recipients.values()].map((subscriber) =>
         limit(async () => {
@@ -126,7 +129,7 @@ export async function fanOut(events: readonly ChannelEvent[], ports: FanOutPorts
             withheld += 1;
             return;
           }
-          const delivery = await ports.clients.send(subscriber.connectionId, event.message);
+          const delivery = await ports.clients.send(subscriber.connectionId, frame);
           if (delivery === 'gone') {
             // The rows expire (TTL) if the clean-up fails, and the next post cleans up again.
             cleanUp(subscriber);

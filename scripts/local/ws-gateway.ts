@@ -9,7 +9,7 @@ import type {
 import { type RawData, type WebSocket, WebSocketServer } from 'ws';
 import * as z from 'zod/mini';
 import { CLOSE_CODES, CLOSE_REASONS, type CloseCode, WS_BASE_PATH, WS_STAGE } from '#contracts/websocket';
-import { closeMessage } from '#domain/streaming/messages';
+import type { Frame } from '#domain/streaming/messages';
 import type { ClientConnections, Delivery } from '#domain/streaming/ports';
 import { selectedSubprotocol } from '#domain/streaming/subprotocol';
 import type { WebSocketEvent } from '#runtime/websocket';
@@ -220,23 +220,21 @@ export class LocalWebSocketGateway {
    * `@connections` does, without the HTTP request and the SDK call around it. `gone` for an unknown
    * connection (410 GoneException); a body over one WebSocket message fails as the 413 does.
    */
-  postInProcess(connectionId: string, body: string): Delivery {
+  postInProcess(connectionId: string, frame: Frame): Delivery {
     const connection = this.connections.get(connectionId);
     if (!connection) return 'gone';
-    if (Buffer.byteLength(body, 'utf8') > MAX_MESSAGE_BYTES) {
+    if (frame.bytes.byteLength > MAX_MESSAGE_BYTES) {
       throw new Error(`PayloadTooLargeException: a message is at most ${MAX_MESSAGE_BYTES} bytes`);
     }
     this.posted += 1;
-    this.post(connection, body);
+    this.deliver(connection, frame.json);
     return 'sent';
   }
 
-  /** DeleteConnection in-process; `gone` for an unknown connection. */
-  deleteInProcess(connectionId: string): Delivery {
+  /** The close control message then DeleteConnection, in-process: a close frame with `code`. */
+  closeInProcess(connectionId: string, code: CloseCode, reason: string): void {
     const connection = this.connections.get(connectionId);
-    if (!connection) return 'gone';
-    this.end(connection, 1000, '');
-    return 'sent';
+    if (connection) this.end(connection, code, reason);
   }
 
   /** Messages posted in-process so far (the benchmark's count of posts). */
@@ -365,6 +363,11 @@ export class LocalWebSocketGateway {
       this.end(connection, control.code, control.reason);
       return;
     }
+    this.deliver(connection, body);
+  }
+
+  /** A message on the client's socket. */
+  private deliver(connection: Connection, body: string): void {
     connection.lastActiveAt = Date.now();
     connection.socket?.send(body);
   }
@@ -417,12 +420,12 @@ export class LocalWebSocketGateway {
 export class InProcessConnections implements ClientConnections {
   constructor(private readonly gateway: () => LocalWebSocketGateway) {}
 
-  async send(connectionId: string, message: unknown): Promise<Delivery> {
-    return this.gateway().postInProcess(connectionId, JSON.stringify(message));
+  async send(connectionId: string, frame: Frame): Promise<Delivery> {
+    return this.gateway().postInProcess(connectionId, frame);
   }
 
+  /** What the control message and DeleteConnection do over HTTP: the client gets a close frame with `code`. */
   async close(connectionId: string, code: CloseCode): Promise<void> {
-    if ((await this.send(connectionId, closeMessage(code, CLOSE_REASONS[code]))) === 'gone') return;
-    this.gateway().deleteInProcess(connectionId);
+    this.gateway().closeInProcess(connectionId, code, CLOSE_REASONS[code]);
   }
 }

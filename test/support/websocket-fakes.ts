@@ -3,6 +3,7 @@ import type { CloseCode } from '#contracts/websocket';
 import { CLIENT_MESSAGE_RATE } from '#contracts/websocket';
 import type { CredentialLookup, CredentialsLookup } from '#domain/access/ports';
 import { MessageCounts } from '#domain/streaming/message-allowance';
+import type { Frame } from '#domain/streaming/messages';
 import type {
   ClientConnections,
   ConnectionRecord,
@@ -115,6 +116,8 @@ export class InMemorySubscriptionStore implements SubscriptionStore {
  */
 export class FakeClientConnections implements ClientConnections {
   readonly messages = new Map<string, unknown[]>();
+  /** The frames as sent, by connection (the messages above are these, parsed). */
+  readonly frames = new Map<string, Frame[]>();
   readonly closes: { connectionId: string; code: CloseCode }[] = [];
   readonly gone: Set<string>;
   readonly failing: Set<string>;
@@ -135,7 +138,8 @@ export class FakeClientConnections implements ClientConnections {
     this.beforeSend = options.beforeSend;
   }
 
-  async send(connectionId: string, message: unknown): Promise<Delivery> {
+  async send(connectionId: string, frame: Frame): Promise<Delivery> {
+    const message: unknown = JSON.parse(frame.json);
     this.inFlight += 1;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
     try {
@@ -143,6 +147,7 @@ export class FakeClientConnections implements ClientConnections {
       if (this.gone.has(connectionId)) return 'gone';
       if (this.failing.has(connectionId)) throw new Error(`posting to ${connectionId} failed`);
       this.messages.set(connectionId, [...this.sentTo(connectionId), message]);
+      this.frames.set(connectionId, [...(this.frames.get(connectionId) ?? []), frame]);
       return 'sent';
     } finally {
       this.inFlight -= 1;

@@ -312,6 +312,24 @@ describe('fanOut', () => {
     expect(outcome.errors).toEqual(['1 usage rows not recorded: network down']);
   });
 
+  it('serializes each event once: every connection it reaches gets the same frame', async () => {
+    const clients = new FakeClientConnections();
+    const connections = ['c1', 'c2', 'c3'];
+    const ports = await setup(
+      connections.map((id) => [subscriber(id), [{ channel: 'quotes', symbol: 'AAPL' }]]),
+      clients,
+    );
+    const events = [quote('e1', 'AAPL', 1), quote('e2', 'AAPL', 2)];
+
+    await fanOut(events, ports);
+
+    for (const [index, event] of events.entries()) {
+      const frames = new Set(connections.map((id) => clients.frames.get(id)?.[index]));
+      expect(frames.size).toBe(1);
+      expect([...frames][0]?.json).toBe(JSON.stringify(event.message));
+    }
+  });
+
   it('sends the events of one symbol in their order, each after the previous one was delivered', async () => {
     const order: string[] = [];
     const clients = new FakeClientConnections({
