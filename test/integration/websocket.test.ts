@@ -148,6 +148,41 @@ describe('WebSocket operations', () => {
   });
 });
 
+describe('the local @connections', () => {
+  it("takes the fan-out's pushes in-process and the replies over HTTP through the SDK", async () => {
+    const gateway = local.stack.webSocket;
+    const handleManagement = gateway.handleManagement.bind(gateway);
+    const postedOverHttp: string[] = [];
+    gateway.handleManagement = async (request) => {
+      if (request.method === 'POST') postedOverHttp.push(request.url ?? '');
+      return handleManagement(request);
+    };
+    try {
+      const client = connect({ 'X-API-Key': await keyWith(ALL_SCOPES) });
+      await client.opened();
+      await client.request(
+        { op: 'subscribe', topics: [{ channel: 'quotes', symbols: ['PEP'] }] },
+        'subscribed',
+      );
+      expect(postedOverHttp).toHaveLength(1);
+      const postedBefore = gateway.posted;
+
+      await putTrades([{ symbol: 'PEP', price: 160.5 }]);
+      const quote = await client.next((message) => message.channel === 'quotes' && message.symbol === 'PEP');
+
+      expect(quote).toMatchObject({
+        channel: 'quotes',
+        symbol: 'PEP',
+        data: { symbol: 'PEP', price: 160.5 },
+      });
+      expect(gateway.posted - postedBefore).toBe(1);
+      expect(postedOverHttp).toHaveLength(1);
+    } finally {
+      gateway.handleManagement = handleManagement;
+    }
+  });
+});
+
 describe('access withdrawn on an open connection', () => {
   it('closes a connection whose key was revoked at its next push, which it does not get', async () => {
     const created = await createKey(
