@@ -112,6 +112,7 @@ export async function fanOut(events: readonly ChannelEvent[], ports: FanOutPorts
     lookUpCredentials(recipients.values());
     // One serialization per event: every connection gets the same bytes.
     const frame = frameOf(event.message);
+    const messageId = `${new Date(event.recordedAtMs).toISOString()}#${event.eventId}`;
     const results = await Promise.allSettled(
       [...recipients.values()].map((subscriber) =>
         limit(async () => {
@@ -142,7 +143,7 @@ export async function fanOut(events: readonly ChannelEvent[], ports: FanOutPorts
             channel: event.channel,
             ...('symbol' in event.message ? { symbol: event.message.symbol } : {}),
             time: new Date(ports.nowMs()).toISOString(),
-            messageId: `${new Date(event.recordedAtMs).toISOString()}#${event.eventId}`,
+            messageId,
           };
           usage.push(row);
           eventOfMessage.set(row.messageId, index);

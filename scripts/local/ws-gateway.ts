@@ -227,7 +227,8 @@ export class LocalWebSocketGateway {
       throw new Error(`PayloadTooLargeException: a message is at most ${MAX_MESSAGE_BYTES} bytes`);
     }
     this.posted += 1;
-    this.deliver(connection, frame.json);
+    // The frame's bytes, encoded once for every connection, sent as a text frame.
+    this.deliver(connection, frame.bytes);
     return 'sent';
   }
 
@@ -367,9 +368,9 @@ export class LocalWebSocketGateway {
   }
 
   /** A message on the client's socket. */
-  private deliver(connection: Connection, body: string): void {
+  private deliver(connection: Connection, body: string | Uint8Array): void {
     connection.lastActiveAt = Date.now();
-    connection.socket?.send(body);
+    connection.socket?.send(body, { binary: false });
   }
 
   private end(connection: Connection, code: number, reason: string): void {
