@@ -145,6 +145,31 @@ describe('cachedCredentialsLookup', () => {
     }
   });
 
+  it('serves an answer past half its TTL at once and reads it again in the background', async () => {
+    let nowMs = performance.now();
+    const clock = vi.spyOn(performance, 'now').mockImplementation(() => nowMs);
+    try {
+      const { stores, batches } = await batchCountingStores(1);
+      const lookup = cachedCredentialsLookup(stores, 10);
+      await lookup(['key-00000000']);
+      await stores.keys.revoke('key-00000000', '2024-11-26T15:00:00Z');
+      nowMs += 6_000;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+
+      const served = await lookup(['key-00000000']);
+
+      expect(served.get('key-00000000')?.key.revokedAt).toBeUndefined();
+      await vi.waitFor(async () =>
+        expect((await lookup(['key-00000000'])).get('key-00000000')?.key.revokedAt).toBe(
+          '2024-11-26T15:00:00Z',
+        ),
+      );
+      expect(batches.keys).toHaveLength(2);
+    } finally {
+      clock.mockRestore();
+    }
+  });
+
   it('reads every time with a TTL of 0', async () => {
     const { stores, batches } = await batchCountingStores(2);
     const lookup = cachedCredentialsLookup(stores, 0);
