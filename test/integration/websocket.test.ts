@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Scope } from '#contracts/scopes';
 import { CLOSE_CODES } from '#contracts/websocket';
 import { encodeTradeRecord } from '#domain/market-data/trade-records';
+import { Frame, frameOf } from '#domain/streaming/messages';
 import { createKey, revokeKey, setEntitlement } from '#scripts/lib/key-administration';
+import { InProcessConnections } from '#scripts/local/ws-gateway';
 import { startTestStack, type TestStack } from '../support/local-stack.ts';
 import { TestWebSocketClient } from '../support/ws-client.ts';
 
@@ -180,6 +182,22 @@ describe('the local @connections', () => {
     } finally {
       gateway.handleManagement = handleManagement;
     }
+  });
+
+  it('answers the in-process post as the HTTP one: gone for an unknown connection, a message over 128 KB refused', async () => {
+    const key = await keyWith(ALL_SCOPES);
+    const before = new Set(local.stack.webSocket.openConnectionIds());
+    const client = connect({ 'X-API-Key': key });
+    await client.opened();
+    const connectionId = local.stack.webSocket.openConnectionIds().find((id) => !before.has(id));
+    const connections = new InProcessConnections(() => local.stack.webSocket);
+
+    expect(await connections.send('no-such-connection', frameOf({ op: 'heartbeat' }))).toBe('gone');
+    await expect(
+      connections.send(connectionId ?? '', new Frame(`"${'x'.repeat(128 * 1024)}"`)),
+    ).rejects.toThrow('PayloadTooLargeException');
+    expect(await connections.send(connectionId ?? '', frameOf({ op: 'heartbeat' }))).toBe('sent');
+    await client.next((message) => message.op === 'heartbeat');
   });
 });
 
