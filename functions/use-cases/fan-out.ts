@@ -1,7 +1,8 @@
 import pLimit from 'p-limit';
-import type { Credential, CredentialLookup } from '#domain/access/ports';
+import type { Credential, CredentialsLookup } from '#domain/access/ports';
 import { closeCodeFor, mayReceive } from '#domain/streaming/access';
 import type { ChannelEvent } from '#domain/streaming/channel-events';
+import { frameOf } from '#domain/streaming/messages';
 import type {
   ClientConnections,
   ConnectionStore,
@@ -23,10 +24,12 @@ export interface FanOutPorts {
   /** Concurrent posts at most. */
   readonly concurrency: number;
   /**
-   * A subscriber's key and account as they are now, through the authorizer's short cache: a key revoked, an
-   * entitlement lapsed or a scope removed since the handshake stops the pushes within that cache's time.
+   * The subscribers' keys and accounts as they are now, through a cache as short as the authorizer's: a key
+   * revoked, an entitlement lapsed or a scope removed since the handshake stops the pushes within that
+   * cache's time. Asked once per event for the key ids not asked yet in this invocation (one batch read
+   * where the cache has expired), never once per subscriber.
    */
-  readonly credentials: CredentialLookup;
+  readonly credentials: CredentialsLookup;
 }
 
 export interface FanOutOutcome {
@@ -70,13 +73,18 @@ export async function fanOut(events: readonly ChannelEvent[], ports: FanOutPorts
     return found;
   };
   const credentialsOf = new Map<string, Promise<Credential | undefined>>();
-  const credentialOf = (keyId: string) => {
-    let found = credentialsOf.get(keyId);
-    if (!found) {
-      found = ports.credentials(keyId);
-      credentialsOf.set(keyId, found);
+  /** Asks for the credentials of the key ids not asked for yet in this invocation, all in one call. */
+  const lookUpCredentials = (subscribers: Iterable<Subscriber>) => {
+    const keyIds = new Set<string>();
+    for (const { keyId } of subscribers) if (!credentialsOf.has(keyId)) keyIds.add(keyId);
+    if (keyIds.size === 0) return;
+    const found = ports.credentials([...keyIds]);
+    for (const keyId of keyIds) {
+      const credential = found.then((credentials) => credentials.get(keyId));
+      // A failed read fails the posts that await it; one no post awaits (its connection gone) is no crash.
+      credential.catch(() => undefined);
+      credentialsOf.set(keyId, credential);
     }
-    return found;
   };
   const goneConnections = new Map<string, Promise<void>>();
   let closed = 0;
@@ -101,11 +109,15 @@ export async function fanOut(events: readonly ChannelEvent[], ports: FanOutPorts
     for (const subscribers of await Promise.all(reached.map(subscribersOf))) {
       for (const subscriber of subscribers) recipients.set(subscriber.connectionId, subscriber);
     }
+    lookUpCredentials(recipients.values());
+    // One serialization per event: every connection gets the same bytes.
+    const frame = frameOf(event.message);
+    const messageId = `${new Date(event.recordedAtMs).toISOString()}#${event.eventId}`;
     const results = await Promise.allSettled(
       [...recipients.values()].map((subscriber) =>
         limit(async () => {
           if (goneConnections.has(subscriber.connectionId)) return;
-          const credential = await credentialOf(subscriber.keyId);
+          const credential = await credentialsOf.get(subscriber.keyId);
           if (goneConnections.has(subscriber.connectionId)) return;
           const closeCode = closeCodeFor(credential);
           if (closeCode !== undefined) {
@@ -118,7 +130,7 @@ export async function fanOut(events: readonly ChannelEvent[], ports: FanOutPorts
             withheld += 1;
             return;
           }
-          const delivery = await ports.clients.send(subscriber.connectionId, event.message);
+          const delivery = await ports.clients.send(subscriber.connectionId, frame);
           if (delivery === 'gone') {
             // The rows expire (TTL) if the clean-up fails, and the next post cleans up again.
             cleanUp(subscriber);
@@ -131,7 +143,7 @@ export async function fanOut(events: readonly ChannelEvent[], ports: FanOutPorts
             channel: event.channel,
             ...('symbol' in event.message ? { symbol: event.message.symbol } : {}),
             time: new Date(ports.nowMs()).toISOString(),
-            messageId: `${new Date(event.recordedAtMs).toISOString()}#${event.eventId}`,
+            messageId,
           };
           usage.push(row);
           eventOfMessage.set(row.messageId, index);

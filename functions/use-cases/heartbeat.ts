@@ -1,6 +1,6 @@
 import pLimit from 'p-limit';
 import type { CredentialLookup } from '#domain/access/ports';
-import { HEARTBEAT_MESSAGE } from '#domain/streaming/messages';
+import { frameOf, HEARTBEAT_MESSAGE } from '#domain/streaming/messages';
 import type { ConnectionRecord } from '#domain/streaming/ports';
 import { closeCodeIfAccessWithdrawn, closeConnection, type SessionPorts } from './websocket-session.ts';
 
@@ -43,6 +43,7 @@ export async function sendHeartbeats(ports: HeartbeatPorts): Promise<HeartbeatRo
     errors: [] as string[],
   };
 
+  const heartbeat = frameOf(HEARTBEAT_MESSAGE);
   const visit = async (connection: ConnectionRecord) => {
     const closeCode = await closeCodeIfAccessWithdrawn(connection, ports.credentials);
     if (closeCode !== undefined) {
@@ -52,7 +53,7 @@ export async function sendHeartbeats(ports: HeartbeatPorts): Promise<HeartbeatRo
       await closeConnection(connection, ports);
       return;
     }
-    if ((await ports.clients.send(connection.connectionId, HEARTBEAT_MESSAGE)) === 'sent') {
+    if ((await ports.clients.send(connection.connectionId, heartbeat)) === 'sent') {
       round.sent += 1;
       return;
     }

@@ -2,7 +2,7 @@
  * The WebSocket push path on the local stack
  * (docs/architecture.md#fan-out-dynamodb-streams-to-the-connections): a trade put on the trades stream
  * (100 ms window) -> ingest handler -> prices row in dynalite -> captured change -> fan-out handler (a
- * subscription Query per topic, PostToConnection over loopback HTTP to the gateway's `@connections`, one
+ * subscription Query per topic, PostToConnection in-process to the gateway's `@connections`, one
  * usage row per message) -> the local gateway -> the client's socket.
  *
  * The clients run in a child process of their own (scripts/bench/websocket/client-host-process.ts); each

@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { REST_ROUTES, RestRoute } from '#contracts/routes';
 import type { ThroughputTarget } from '#domain/access/ports';
+import type { ClientConnections } from '#domain/streaming/ports';
 import * as authorizer from '#handlers/auth/authorizer';
 import * as ingest from '#handlers/ingest/trades';
 import * as getCandles from '#handlers/rest/get-candles';
@@ -51,6 +52,8 @@ export interface LocalHandlerSettings {
   readonly metricPoints: StackMetricPoints;
   /** Where the usage rows go: day folders of NDJSON files, as Firehose writes them to S3 (usage-files.ts). */
   readonly usageRoot: string;
+  /** The fan-out's `@connections`: the gateway's, in-process (ws-gateway.ts `InProcessConnections`). */
+  readonly fanOutConnections: () => ClientConnections;
 }
 
 type Schedule = (event: unknown, context: unknown) => Promise<unknown>;
@@ -149,7 +152,10 @@ export function loadHandlers(settings: LocalHandlerSettings): LocalHandlers {
       message: inStack(message.handlerOn({ ...p, nowMs: Date.now }) as WebSocketRouteHandler),
     },
     ingest: inStack(ingest.handlerOn(p) as StreamConsumer),
-    fanOut: inStack(fanOut.handlerOn(p) as ChangeConsumer),
+    // The one function that posts in bulk posts in-process; the others through the SDK and loopback HTTP.
+    fanOut: inStack(
+      fanOut.handlerOn({ ...p, clientConnections: settings.fanOutConnections }) as ChangeConsumer,
+    ),
     clockTick: inStack(clockTick.handlerOn(p) as Schedule),
     heartbeat: inStack(heartbeat.handlerOn(p) as Schedule),
   };

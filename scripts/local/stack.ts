@@ -51,7 +51,7 @@ import { ensureTables, localTableName, localTables } from './tables.ts';
 import { TokenBuckets } from './token-bucket.ts';
 import { LocalTradeStream } from './trade-stream.ts';
 import { LOCAL_USAGE_PATH, usageAnswer } from './usage-endpoint.ts';
-import { LocalWebSocketGateway, MANAGEMENT_PATH } from './ws-gateway.ts';
+import { InProcessConnections, LocalWebSocketGateway, MANAGEMENT_PATH } from './ws-gateway.ts';
 
 export interface LocalStackOptions {
   /** The gateway's port; 0 picks a free one. */
@@ -121,6 +121,11 @@ function usePowertoolsLocally(logLevel: string | undefined): void {
   process.env.POWERTOOLS_LOG_LEVEL = logLevel ?? process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN';
   process.env.POWERTOOLS_METRICS_DISABLED = 'true';
   process.env.POWERTOOLS_TRACE_ENABLED = 'false';
+  // The X-Ray SDK (loaded with the tracer) otherwise keeps its context in an async hook that tracks every
+  // promise of the process, the gateway's and the SDK clients' included: a quarter of the stack's CPU per
+  // pushed message (docs/architecture.md#fan-out-dynamodb-streams-to-the-connections). With tracing off
+  // nothing reads that context.
+  process.env.AWS_XRAY_MANUAL_MODE = 'true';
 }
 
 /** The handlers, loaded once per process after Powertools' settings; each stack builds its own from them. */
@@ -399,7 +404,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const usageRoot = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'market-data-usage-')));
   // The gateway's own origin, once it listens: the handlers' `@connections` API and dead-letter queue.
   let origin: string | undefined;
+  // The gateway needs the handlers, and the fan-out posts through the gateway: it is known once made, below.
+  let webSocketGateway: LocalWebSocketGateway | undefined;
+  const fanOutConnections = new InProcessConnections(() => {
+    if (!webSocketGateway) throw new Error('the fan-out posted before the WebSocket gateway was made');
+    return webSocketGateway;
+  });
   const handlers = loadHandlers({
+    fanOutConnections: () => fanOutConnections,
     usageRoot,
     documents: localDocumentClient(faulty?.endpoint ?? dynamo.endpoint),
     origin: () => {
@@ -434,6 +446,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     { onDeadLetter: (message) => deadLetterQueue.send(message) },
   );
   const webSocket = new LocalWebSocketGateway(handlers.webSocket, options.log);
+  webSocketGateway = webSocket;
   const routes = routeTable({
     gateway,
     webSocket,

@@ -9,6 +9,8 @@ import type {
 import { type RawData, type WebSocket, WebSocketServer } from 'ws';
 import * as z from 'zod/mini';
 import { CLOSE_CODES, CLOSE_REASONS, type CloseCode, WS_BASE_PATH, WS_STAGE } from '#contracts/websocket';
+import type { Frame } from '#domain/streaming/messages';
+import type { ClientConnections, Delivery } from '#domain/streaming/ports';
 import { selectedSubprotocol } from '#domain/streaming/subprotocol';
 import type { WebSocketEvent } from '#runtime/websocket';
 import { readBody } from './control-plane.ts';
@@ -213,6 +215,32 @@ export class LocalWebSocketGateway {
     return { statusCode: 404, headers: {}, body: '' };
   }
 
+  /**
+   * PostToConnection in-process, for the local fan-out (InProcessConnections below): what a POST to
+   * `@connections` does, without the HTTP request and the SDK call around it. `gone` for an unknown
+   * connection (410 GoneException); a body over one WebSocket message fails as the 413 does.
+   */
+  postInProcess(connectionId: string, frame: Frame): Delivery {
+    const connection = this.connections.get(connectionId);
+    if (!connection) return 'gone';
+    if (frame.bytes.byteLength > MAX_MESSAGE_BYTES) {
+      throw new Error(`PayloadTooLargeException: a message is at most ${MAX_MESSAGE_BYTES} bytes`);
+    }
+    this.posted += 1;
+    // The frame's bytes, encoded once for every connection, sent as a text frame.
+    this.deliver(connection, frame.bytes);
+    return 'sent';
+  }
+
+  /** The close control message then DeleteConnection, in-process: a close frame with `code`. */
+  closeInProcess(connectionId: string, code: CloseCode, reason: string): void {
+    const connection = this.connections.get(connectionId);
+    if (connection) this.end(connection, code, reason);
+  }
+
+  /** Messages posted in-process so far (the benchmark's count of posts). */
+  posted = 0;
+
   /** Closes every connection (each gets its `$disconnect`) and waits for the handlers to finish. */
   async stop(): Promise<void> {
     for (const connection of this.connections.values()) this.end(connection, 1001, 'server stopping');
@@ -336,8 +364,13 @@ export class LocalWebSocketGateway {
       this.end(connection, control.code, control.reason);
       return;
     }
+    this.deliver(connection, body);
+  }
+
+  /** A message on the client's socket. */
+  private deliver(connection: Connection, body: string | Uint8Array): void {
     connection.lastActiveAt = Date.now();
-    connection.socket?.send(body);
+    connection.socket?.send(body, { binary: false });
   }
 
   private end(connection: Connection, code: number, reason: string): void {
@@ -373,5 +406,27 @@ export class LocalWebSocketGateway {
       this.log(`${routeKey} failed: ${error instanceof Error ? error.message : String(error)}`);
       return { ok: false, headers: {} };
     }
+  }
+}
+
+/**
+ * The local fan-out's `@connections` (docs/architecture.md#local-stack-the-same-code-on-embedded-parts): the
+ * gateway's own PostToConnection and DeleteConnection, called in the stack's process. Every other function
+ * posts through ApiGatewayClientConnections and the SDK to the gateway's HTTP `@connections`, which keeps that
+ * adapter exercised end to end; the fan-out posts once per subscriber and event, and there the SDK's call and
+ * the loopback HTTP request cost far more than the post itself (docs/architecture.md#fan-out-dynamodb-streams-to-the-connections). What a client
+ * receives is the same: the same frame, in the same order, the close control message turned into a close
+ * frame.
+ */
+export class InProcessConnections implements ClientConnections {
+  constructor(private readonly gateway: () => LocalWebSocketGateway) {}
+
+  async send(connectionId: string, frame: Frame): Promise<Delivery> {
+    return this.gateway().postInProcess(connectionId, frame);
+  }
+
+  /** What the control message and DeleteConnection do over HTTP: the client gets a close frame with `code`. */
+  async close(connectionId: string, code: CloseCode): Promise<void> {
+    this.gateway().closeInProcess(connectionId, code, CLOSE_REASONS[code]);
   }
 }

@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Scope } from '#contracts/scopes';
 import { CLOSE_CODES } from '#contracts/websocket';
 import { encodeTradeRecord } from '#domain/market-data/trade-records';
+import { Frame, frameOf } from '#domain/streaming/messages';
 import { createKey, revokeKey, setEntitlement } from '#scripts/lib/key-administration';
+import { InProcessConnections } from '#scripts/local/ws-gateway';
 import { startTestStack, type TestStack } from '../support/local-stack.ts';
 import { TestWebSocketClient } from '../support/ws-client.ts';
 
@@ -145,6 +147,57 @@ describe('WebSocket operations', () => {
     await local.stack.changes.flush();
     expect(await client.request({ op: 'ping' }, 'pong')).toEqual({ op: 'pong' });
     expect(client.messages.slice(from).filter((message) => message.channel === 'quotes')).toEqual([]);
+  });
+});
+
+describe('the local @connections', () => {
+  it("takes the fan-out's pushes in-process and the replies over HTTP through the SDK", async () => {
+    const gateway = local.stack.webSocket;
+    const handleManagement = gateway.handleManagement.bind(gateway);
+    const postedOverHttp: string[] = [];
+    gateway.handleManagement = async (request) => {
+      if (request.method === 'POST') postedOverHttp.push(request.url ?? '');
+      return handleManagement(request);
+    };
+    try {
+      const client = connect({ 'X-API-Key': await keyWith(ALL_SCOPES) });
+      await client.opened();
+      await client.request(
+        { op: 'subscribe', topics: [{ channel: 'quotes', symbols: ['PEP'] }] },
+        'subscribed',
+      );
+      expect(postedOverHttp).toHaveLength(1);
+      const postedBefore = gateway.posted;
+
+      await putTrades([{ symbol: 'PEP', price: 160.5 }]);
+      const quote = await client.next((message) => message.channel === 'quotes' && message.symbol === 'PEP');
+
+      expect(quote).toMatchObject({
+        channel: 'quotes',
+        symbol: 'PEP',
+        data: { symbol: 'PEP', price: 160.5 },
+      });
+      expect(gateway.posted - postedBefore).toBe(1);
+      expect(postedOverHttp).toHaveLength(1);
+    } finally {
+      gateway.handleManagement = handleManagement;
+    }
+  });
+
+  it('answers the in-process post as the HTTP one: gone for an unknown connection, a message over 128 KB refused', async () => {
+    const key = await keyWith(ALL_SCOPES);
+    const before = new Set(local.stack.webSocket.openConnectionIds());
+    const client = connect({ 'X-API-Key': key });
+    await client.opened();
+    const connectionId = local.stack.webSocket.openConnectionIds().find((id) => !before.has(id));
+    const connections = new InProcessConnections(() => local.stack.webSocket);
+
+    expect(await connections.send('no-such-connection', frameOf({ op: 'heartbeat' }))).toBe('gone');
+    await expect(
+      connections.send(connectionId ?? '', new Frame(`"${'x'.repeat(128 * 1024)}"`)),
+    ).rejects.toThrow('PayloadTooLargeException');
+    expect(await connections.send(connectionId ?? '', frameOf({ op: 'heartbeat' }))).toBe('sent');
+    await client.next((message) => message.op === 'heartbeat');
   });
 });
 

@@ -67,6 +67,10 @@ export class InMemoryApiKeyStore implements ApiKeyStore {
     return this.records.get(keyId);
   }
 
+  async getMany(keyIds: readonly string[]) {
+    return [...new Set(keyIds)].flatMap((keyId) => this.records.get(keyId) ?? []);
+  }
+
   async create(record: ApiKeyRecord) {
     if (this.records.has(record.keyId)) throw new Error(`key ${record.keyId} exists`);
     this.records.set(record.keyId, record);
@@ -90,6 +94,10 @@ export class InMemoryAccountStore implements AccountStore {
 
   async get(accountId: string) {
     return this.accounts.get(accountId);
+  }
+
+  async getMany(accountIds: readonly string[]) {
+    return [...new Set(accountIds)].flatMap((accountId) => this.accounts.get(accountId) ?? []);
   }
 
   async put(account: Account) {

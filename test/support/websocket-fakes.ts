@@ -1,8 +1,9 @@
 import { SCOPES, type Scope } from '#contracts/scopes';
 import type { CloseCode } from '#contracts/websocket';
 import { CLIENT_MESSAGE_RATE } from '#contracts/websocket';
-import type { CredentialLookup } from '#domain/access/ports';
+import type { CredentialLookup, CredentialsLookup } from '#domain/access/ports';
 import { MessageCounts } from '#domain/streaming/message-allowance';
+import type { Frame } from '#domain/streaming/messages';
 import type {
   ClientConnections,
   ConnectionRecord,
@@ -115,6 +116,8 @@ export class InMemorySubscriptionStore implements SubscriptionStore {
  */
 export class FakeClientConnections implements ClientConnections {
   readonly messages = new Map<string, unknown[]>();
+  /** The frames as sent, by connection (the messages above are these, parsed). */
+  readonly frames = new Map<string, Frame[]>();
   readonly closes: { connectionId: string; code: CloseCode }[] = [];
   readonly gone: Set<string>;
   readonly failing: Set<string>;
@@ -135,7 +138,8 @@ export class FakeClientConnections implements ClientConnections {
     this.beforeSend = options.beforeSend;
   }
 
-  async send(connectionId: string, message: unknown): Promise<Delivery> {
+  async send(connectionId: string, frame: Frame): Promise<Delivery> {
+    const message: unknown = JSON.parse(frame.json);
     this.inFlight += 1;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
     try {
@@ -143,6 +147,7 @@ export class FakeClientConnections implements ClientConnections {
       if (this.gone.has(connectionId)) return 'gone';
       if (this.failing.has(connectionId)) throw new Error(`posting to ${connectionId} failed`);
       this.messages.set(connectionId, [...this.sentTo(connectionId), message]);
+      this.frames.set(connectionId, [...(this.frames.get(connectionId) ?? []), frame]);
       return 'sent';
     } finally {
       this.inFlight -= 1;
@@ -277,7 +282,20 @@ export function keysWithScopes(scopes: readonly Scope[]): CredentialLookup {
   };
 }
 
-/** Fan-out ports in memory, with each subscriber's connection row and subscriptions in place. */
+/** A batch lookup that answers each key id as `lookup` does (a key id it finds nothing for is absent). */
+export function credentialsFrom(lookup: CredentialLookup): CredentialsLookup {
+  return async (keyIds) => {
+    const found = await Promise.all(keyIds.map(async (keyId) => [keyId, await lookup(keyId)] as const));
+    return new Map(
+      found.flatMap(([keyId, credential]) => (credential ? [[keyId, credential] as const] : [])),
+    );
+  };
+}
+
+/**
+ * Fan-out ports in memory, with each subscriber's connection row and subscriptions in place; `credentials`
+ * answers key by key (credentialsFrom), or `credentialsBatch` as given.
+ */
 export async function fanOutPorts(
   subscribed: [Subscriber, Subscription[]][],
   options: {
@@ -285,6 +303,7 @@ export async function fanOutPorts(
     nowMs: number;
     concurrency?: number;
     credentials?: CredentialLookup;
+    credentialsBatch?: CredentialsLookup;
   },
 ) {
   const ports = {
@@ -294,7 +313,7 @@ export async function fanOutPorts(
     usage: new InMemoryUsageSink(),
     nowMs: () => options.nowMs,
     concurrency: options.concurrency ?? 8,
-    credentials: options.credentials ?? everyKeyAllowed,
+    credentials: options.credentialsBatch ?? credentialsFrom(options.credentials ?? everyKeyAllowed),
   };
   for (const [who, subscriptions] of subscribed) {
     await ports.connections.claim(connectionRecord({ ...who, scopes: [] }));

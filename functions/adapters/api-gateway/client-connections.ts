@@ -5,7 +5,7 @@ import {
   PostToConnectionCommand,
 } from '@aws-sdk/client-apigatewaymanagementapi';
 import { CLOSE_REASONS, type CloseCode } from '#contracts/websocket';
-import { closeMessage } from '#domain/streaming/messages';
+import { closeMessage, type Frame, frameOf } from '#domain/streaming/messages';
 import type { ClientConnections, Delivery } from '#domain/streaming/ports';
 
 /**
@@ -17,14 +17,9 @@ import type { ClientConnections, Delivery } from '#domain/streaming/ports';
 export class ApiGatewayClientConnections implements ClientConnections {
   constructor(private readonly client: ApiGatewayManagementApiClient) {}
 
-  async send(connectionId: string, message: unknown): Promise<Delivery> {
+  async send(connectionId: string, frame: Frame): Promise<Delivery> {
     try {
-      await this.client.send(
-        new PostToConnectionCommand({
-          ConnectionId: connectionId,
-          Data: Buffer.from(JSON.stringify(message), 'utf8'),
-        }),
-      );
+      await this.client.send(new PostToConnectionCommand({ ConnectionId: connectionId, Data: frame.bytes }));
       return 'sent';
     } catch (error) {
       if (error instanceof GoneException) return 'gone';
@@ -33,7 +28,7 @@ export class ApiGatewayClientConnections implements ClientConnections {
   }
 
   async close(connectionId: string, code: CloseCode): Promise<void> {
-    if ((await this.send(connectionId, closeMessage(code, CLOSE_REASONS[code]))) === 'gone') return;
+    if ((await this.send(connectionId, frameOf(closeMessage(code, CLOSE_REASONS[code])))) === 'gone') return;
     try {
       await this.client.send(new DeleteConnectionCommand({ ConnectionId: connectionId }));
     } catch (error) {

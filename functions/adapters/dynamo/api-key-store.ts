@@ -9,6 +9,7 @@ import {
 import { TABLES } from '#contracts/tables';
 import type { ApiKeyRecord } from '#domain/access/api-keys';
 import type { ApiKeyStore } from '#domain/access/ports';
+import { batchGetAll } from './batch.ts';
 
 const BY_ACCOUNT_INDEX = TABLES.apiKeys.indexes[0].name;
 
@@ -36,6 +37,15 @@ export class DynamoApiKeyStore implements ApiKeyStore {
   async get(keyId: string): Promise<ApiKeyRecord | undefined> {
     const output = await this.client.send(new GetCommand({ TableName: this.tableName, Key: { keyId } }));
     return output.Item ? toRecord(output.Item) : undefined;
+  }
+
+  async getMany(keyIds: readonly string[]): Promise<ApiKeyRecord[]> {
+    const items = await batchGetAll(
+      this.client,
+      this.tableName,
+      keyIds.map((keyId) => ({ keyId })),
+    );
+    return items.map(toRecord);
   }
 
   async create(record: ApiKeyRecord): Promise<void> {

@@ -4,6 +4,8 @@ import type { RestLimits } from './throughput.ts';
 
 export interface ApiKeyStore {
   get(keyId: string): Promise<ApiKeyRecord | undefined>;
+  /** The keys of those ids that exist, in any order (an id asked for twice is read once). */
+  getMany(keyIds: readonly string[]): Promise<ApiKeyRecord[]>;
   /** Writes a new key; fails if the key id is taken. */
   create(record: ApiKeyRecord): Promise<void>;
   listByAccount(accountId: string): Promise<ApiKeyRecord[]>;
@@ -13,6 +15,8 @@ export interface ApiKeyStore {
 
 export interface AccountStore {
   get(accountId: string): Promise<Account | undefined>;
+  /** The accounts of those ids that exist, in any order (an id asked for twice is read once). */
+  getMany(accountIds: readonly string[]): Promise<Account[]>;
   put(account: Account): Promise<void>;
 }
 
@@ -23,6 +27,9 @@ export interface Credential {
 }
 
 export type CredentialLookup = (keyId: string) => Promise<Credential | undefined>;
+
+/** Many keys with their accounts at once (the fan-out's subscribers); a key id that is no key is absent. */
+export type CredentialsLookup = (keyIds: readonly string[]) => Promise<ReadonlyMap<string, Credential>>;
 
 /** The usage plan that throttles each key (AWS only: the local gateway throttles by the same identifier). */
 export interface UsagePlanRegistry {

@@ -129,6 +129,27 @@ export type PushMessage = {
 
 export const HEARTBEAT_MESSAGE = { op: 'heartbeat' } as const satisfies ServerReply;
 
+/**
+ * A server message as it goes on the wire, serialized once: the fan-out posts one frame per event to every
+ * connection the event reaches (docs/architecture.md#fan-out-dynamodb-streams-to-the-connections), the
+ * heartbeat one per round, so the JSON and its UTF-8 bytes are made once, not once per connection.
+ */
+export class Frame {
+  private encoded: Uint8Array | undefined;
+
+  constructor(readonly json: string) {}
+
+  /** The UTF-8 bytes, encoded on first use and kept. */
+  get bytes(): Uint8Array {
+    this.encoded ??= new TextEncoder().encode(this.json);
+    return this.encoded;
+  }
+}
+
+export function frameOf(message: ServerReply | PushMessage): Frame {
+  return new Frame(JSON.stringify(message));
+}
+
 export function closeMessage(code: CloseCode, reason: string): ServerReply {
   return { op: 'close', code, reason };
 }

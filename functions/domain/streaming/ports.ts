@@ -1,5 +1,6 @@
 import type { ChannelName, CloseCode } from '#contracts/websocket';
 import type { Principal } from '#domain/access/authorization';
+import type { Frame } from './messages.ts';
 
 /**
  * The account's one live connection, as its row keeps it
@@ -59,8 +60,8 @@ export type Delivery = 'sent' | 'gone';
 
 /** The `@connections` management API: how functions talk to connected clients. */
 export interface ClientConnections {
-  /** Posts one JSON message; `gone` when the connection no longer exists (GoneException). */
-  send(connectionId: string, message: unknown): Promise<Delivery>;
+  /** Posts one message, serialized (`frameOf`); `gone` when the connection no longer exists (GoneException). */
+  send(connectionId: string, frame: Frame): Promise<Delivery>;
   /**
    * Ends a connection with a close code. API Gateway cannot send one
    * (docs/architecture.md#websocket-api-gateway-websocket-api-with-mapped-close-codes): the client first gets

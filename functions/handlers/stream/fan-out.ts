@@ -14,7 +14,7 @@ import { nowMs } from '#runtime/clock';
 import { instrumented } from '#runtime/lambda-handler';
 import { logger } from '#runtime/logger';
 import { recordMetric } from '#runtime/metrics';
-import { credentialLookup } from '#runtime/ports/access';
+import { credentialsLookup } from '#runtime/ports/access';
 import { clientConnections } from '#runtime/ports/client-connections';
 import { priceStore, universe } from '#runtime/ports/market-data';
 import type { ServicePorts } from '#runtime/ports/service-ports';
@@ -127,7 +127,7 @@ export const handlerOn = (
   p: StreamingPorts &
     Pick<
       ServicePorts,
-      'universe' | 'priceStore' | 'clientConnections' | 'credentialLookup' | 'usageSink' | 'nowMs'
+      'universe' | 'priceStore' | 'clientConnections' | 'credentialsLookup' | 'usageSink' | 'nowMs'
     >,
 ) =>
   instrumented(
@@ -138,7 +138,7 @@ export const handlerOn = (
         clients: p.clientConnections(),
         usage: p.usageSink(),
         nowMs: p.nowMs,
-        credentials: p.credentialLookup(),
+        credentials: p.credentialsLookup(),
       }),
       universe: p.universe,
       prices: p.priceStore,
@@ -152,7 +152,7 @@ export const handler = handlerOn({
   universe,
   priceStore,
   clientConnections,
-  credentialLookup,
+  credentialsLookup,
   usageSink,
   nowMs,
 });

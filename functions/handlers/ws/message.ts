@@ -2,7 +2,7 @@ import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import type { CredentialLookup } from '#domain/access/ports';
 import { closeCodeFor } from '#domain/streaming/access';
 import { MessageCounts } from '#domain/streaming/message-allowance';
-import { errorReply } from '#domain/streaming/messages';
+import { errorReply, frameOf } from '#domain/streaming/messages';
 import { nowMs } from '#runtime/clock';
 import { instrumented } from '#runtime/lambda-handler';
 import { logger } from '#runtime/logger';
@@ -29,7 +29,7 @@ export const createHandler =
     // Over the allowance in this instance's own count: refused before any read or write.
     const refused = await screenClientMessage(handshake.connectionId, event.body, ports);
     if (refused) {
-      for (const reply of refused) await ports.clients.send(handshake.connectionId, reply);
+      for (const reply of refused) await ports.clients.send(handshake.connectionId, frameOf(reply));
       return OK;
     }
     // The key's scopes as they are now (through the authorizer's short cache), not as at the handshake: a
@@ -44,7 +44,7 @@ export const createHandler =
       return [errorReply('internal_error', 'internal error')];
     });
     for (const reply of replies) {
-      if ((await ports.clients.send(connection.connectionId, reply)) === 'gone') break;
+      if ((await ports.clients.send(connection.connectionId, frameOf(reply))) === 'gone') break;
     }
     logger.debug('answered a client message', {
       connectionId: connection.connectionId,

@@ -1,7 +1,7 @@
 import { DynamoAccountStore } from '#adapters/dynamo/account-store';
 import { DynamoApiKeyStore } from '#adapters/dynamo/api-key-store';
-import type { AccountStore, ApiKeyStore, CredentialLookup } from '#domain/access/ports';
-import { cachedCredentialLookup } from '../credential-lookup.ts';
+import type { AccountStore, ApiKeyStore, CredentialLookup, CredentialsLookup } from '#domain/access/ports';
+import { cachedCredentialLookup, cachedCredentialsLookup } from '../credential-lookup.ts';
 import { environment } from '../environment.ts';
 import { memo } from '../memo.ts';
 import { AWS_TABLES } from './aws-tables.ts';
@@ -11,11 +11,13 @@ import type { TableContext } from './context.ts';
 export interface AccessPorts {
   readonly apiKeyStore: () => ApiKeyStore;
   readonly accountStore: () => AccountStore;
-  /**
-   * A key with its account, through the authorizer's short cache: the authorizer decides with it, and the
-   * fan-out checks each subscriber with it before a push.
-   */
+  /** A key with its account, through the authorizer's short cache: the authorizer decides with it. */
   readonly credentialLookup: () => CredentialLookup;
+  /**
+   * Many keys with their accounts, through a cache of the same TTL, read in batches: the fan-out checks its
+   * subscribers with it before a push.
+   */
+  readonly credentialsLookup: () => CredentialsLookup;
   /** The same without a cache: the heartbeat reads each key once a round, so a revocation shows at the next. */
   readonly freshCredentialLookup: () => CredentialLookup;
 }
@@ -36,12 +38,15 @@ export function accessPorts(
     apiKeyStore,
     accountStore,
     credentialLookup: memo(() => lookupCachedFor(authCacheTtlSeconds())),
+    credentialsLookup: memo(() =>
+      cachedCredentialsLookup({ keys: apiKeyStore(), accounts: accountStore() }, authCacheTtlSeconds()),
+    ),
     freshCredentialLookup: memo(() => lookupCachedFor(0)),
   };
 }
 
 /** The production access ports. */
-export const { credentialLookup, freshCredentialLookup } = accessPorts(
+export const { credentialLookup, credentialsLookup, freshCredentialLookup } = accessPorts(
   AWS_TABLES,
   () => environment().AUTH_CACHE_TTL_SECONDS,
 );

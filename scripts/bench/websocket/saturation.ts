@@ -2,7 +2,7 @@
  * The push path at its limit: a symbol's next trade is put once the first client received the quote of its
  * previous one (so no two trades of a symbol share an ingest batch, and each trade is one quote) and fewer
  * than SATURATION_BACKLOG messages are owed to the clients; messages counted at the clients after the
- * ramp, posts counted at the gateway's `@connections`, CPU from /proc.
+ * ramp, posts counted at the gateway's `@connections` (in-process and over HTTP), CPU from /proc.
  */
 import type { LocalStack } from '../../local/stack.ts';
 import { sleep } from '../harness.ts';
@@ -20,25 +20,38 @@ const SATURATION_RAMP_MS = 3000;
 /** Messages owed to the clients at most before the next trade is put (8 quotes' worth). */
 const SATURATION_BACKLOG = 8 * SUBSCRIBERS;
 
-/** Counts the posts at the gateway's `@connections` (answered 200, or not) until `stop`. */
-function countPosts(stack: LocalStack): { posts: number; failed: number; stop: () => void } {
+/**
+ * Counts the posts at the gateway's `@connections` until `stop`: the fan-out's, made in-process
+ * (scripts/local/ws-gateway.ts `InProcessConnections`), and those over HTTP (answered 200, or not).
+ */
+function countPosts(stack: LocalStack): {
+  readonly posts: number;
+  readonly failed: number;
+  stop: () => void;
+} {
   const handleManagement = stack.webSocket.handleManagement.bind(stack.webSocket);
-  const counts = {
-    posts: 0,
-    failed: 0,
+  const postedBefore = stack.webSocket.posted;
+  let overHttp = 0;
+  let failed = 0;
+  stack.webSocket.handleManagement = async (request) => {
+    const answer = await handleManagement(request);
+    if (request.method === 'POST') {
+      if (answer.statusCode === 200) overHttp++;
+      else failed++;
+    }
+    return answer;
+  };
+  return {
+    get posts() {
+      return stack.webSocket.posted - postedBefore + overHttp;
+    },
+    get failed() {
+      return failed;
+    },
     stop: () => {
       stack.webSocket.handleManagement = handleManagement;
     },
   };
-  stack.webSocket.handleManagement = async (request) => {
-    const answer = await handleManagement(request);
-    if (request.method === 'POST') {
-      if (answer.statusCode === 200) counts.posts++;
-      else counts.failed++;
-    }
-    return answer;
-  };
-  return counts;
 }
 
 /** The SUBSCRIBERS connections already open on the host; the quotes/s delivered, for the shared lag. */

@@ -41,6 +41,18 @@ describe.each(
     expect(await keys.get('k2')).toBeUndefined();
   });
 
+  it('gives back the keys of many ids at once: each once, none for an id never created', async () => {
+    const keys = await create();
+    await keys.create(key('k1'));
+    await keys.create(key('k22', 'other'));
+    const found = await keys.getMany(['k1', 'k22', 'k1', 'nope']);
+    expect([...found].sort((a, b) => a.keyId.localeCompare(b.keyId))).toEqual([
+      key('k1'),
+      key('k22', 'other'),
+    ]);
+    expect(await keys.getMany([])).toEqual([]);
+  });
+
   it('refuses to create a key whose id is taken, and keeps the first', async () => {
     const keys = await create();
     await keys.create(key('k1'));
@@ -86,6 +98,17 @@ describe.each(
       updatedAt: '2024-11-27T15:00:00Z',
     });
     expect(await accounts.get('other')).toBeUndefined();
+  });
+
+  it('gives back the accounts of many ids at once: each once, none for an id never put', async () => {
+    const accounts = await create();
+    const acme = { accountId: 'acme', entitlement: 'active', updatedAt: '2024-11-26T15:00:00Z' } as const;
+    const other = { accountId: 'other', entitlement: 'inactive', updatedAt: '2024-11-26T15:00:00Z' } as const;
+    await accounts.put(acme);
+    await accounts.put(other);
+    const found = await accounts.getMany(['other', 'acme', 'acme', 'nobody']);
+    expect([...found].sort((a, b) => a.accountId.localeCompare(b.accountId))).toEqual([acme, other]);
+    expect(await accounts.getMany([])).toEqual([]);
   });
 });
 

@@ -5,6 +5,7 @@ import type { Subscriber, Subscription } from '#domain/streaming/ports';
 import { fanOut } from '#use-cases/fan-out';
 import {
   connectionRecord,
+  credentialsFrom,
   everyKeyAllowed,
   FakeClientConnections,
   fanOutPorts,
@@ -311,6 +312,24 @@ describe('fanOut', () => {
     expect(outcome.errors).toEqual(['1 usage rows not recorded: network down']);
   });
 
+  it('serializes each event once: every connection it reaches gets the same frame', async () => {
+    const clients = new FakeClientConnections();
+    const connections = ['c1', 'c2', 'c3'];
+    const ports = await setup(
+      connections.map((id) => [subscriber(id), [{ channel: 'quotes', symbol: 'AAPL' }]]),
+      clients,
+    );
+    const events = [quote('e1', 'AAPL', 1), quote('e2', 'AAPL', 2)];
+
+    await fanOut(events, ports);
+
+    for (const [index, event] of events.entries()) {
+      const frames = new Set(connections.map((id) => clients.frames.get(id)?.[index]));
+      expect(frames.size).toBe(1);
+      expect([...frames][0]?.json).toBe(JSON.stringify(event.message));
+    }
+  });
+
   it('sends the events of one symbol in their order, each after the previous one was delivered', async () => {
     const order: string[] = [];
     const clients = new FakeClientConnections({
@@ -516,9 +535,39 @@ describe('fanOut when access was withdrawn since the handshake', () => {
   });
 
   it('reads each key once per batch', async () => {
-    const lookup = vi.fn(everyKeyAllowed);
-    const ports = await fanOutPorts(subscribedToAapl(), { nowMs: NOW_MS, credentials: lookup });
+    const lookup = vi.fn(credentialsFrom(everyKeyAllowed));
+    const ports = await fanOutPorts(subscribedToAapl(), { nowMs: NOW_MS, credentialsBatch: lookup });
     await fanOut([quote('e1', 'AAPL'), quote('e2', 'AAPL'), quote('e3', 'AAPL')], ports);
-    expect(lookup.mock.calls.map(([keyId]) => keyId).sort()).toEqual(['key-c1', 'key-c2']);
+    expect(lookup.mock.calls.flatMap(([keyIds]) => keyIds).sort()).toEqual(['key-c1', 'key-c2']);
+  });
+
+  it("asks for the keys of an event's subscribers in one call, not one per subscriber", async () => {
+    const lookup = vi.fn(credentialsFrom(everyKeyAllowed));
+    const ports = await fanOutPorts(
+      ['c1', 'c2', 'c3', 'c4'].map((id) => [subscriber(id), [{ channel: 'quotes', symbol: 'AAPL' }]]),
+      { nowMs: NOW_MS, credentialsBatch: lookup, concurrency: 2 },
+    );
+
+    const outcome = await fanOut([quote('e1', 'AAPL'), quote('e2', 'AAPL')], ports);
+
+    expect(outcome.sent).toBe(8);
+    expect(lookup).toHaveBeenCalledTimes(1);
+    expect([...(lookup.mock.calls[0]?.[0] ?? [])].sort()).toEqual(['key-c1', 'key-c2', 'key-c3', 'key-c4']);
+  });
+
+  it('fails the event, and the later ones of its symbol, when the keys cannot be read', async () => {
+    const ports = await fanOutPorts(subscribedToAapl(), {
+      nowMs: NOW_MS,
+      credentialsBatch: async () => {
+        throw new Error('throttled');
+      },
+    });
+
+    const outcome = await fanOut([quote('e1', 'AAPL'), quote('e2', 'AAPL')], ports);
+
+    expect(outcome.failed).toEqual([0, 1]);
+    expect(outcome.sent).toBe(0);
+    expect(outcome.errors).toContain('throttled');
+    expect(ports.usage.rows).toEqual([]);
   });
 });

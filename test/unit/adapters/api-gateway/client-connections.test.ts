@@ -9,6 +9,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiGatewayClientConnections } from '#adapters/api-gateway/client-connections';
 import { CLOSE_CODES, CLOSE_REASONS } from '#contracts/websocket';
+import { Frame, frameOf } from '#domain/streaming/messages';
 
 const management = mockClient(ApiGatewayManagementApiClient);
 const connections = new ApiGatewayClientConnections(
@@ -35,7 +36,7 @@ describe('ApiGatewayClientConnections.send', () => {
       data: { symbol: 'ES1!', price: 6010.25, volume: 3 },
     };
 
-    expect(await connections.send('conn-1', message)).toBe('sent');
+    expect(await connections.send('conn-1', new Frame(JSON.stringify(message)))).toBe('sent');
 
     const [call] = management.commandCalls(PostToConnectionCommand);
     expect(call?.args[0].input.ConnectionId).toBe('conn-1');
@@ -45,13 +46,15 @@ describe('ApiGatewayClientConnections.send', () => {
   it('returns gone when the connection no longer exists (GoneException)', async () => {
     management.on(PostToConnectionCommand).rejects(gone());
 
-    expect(await connections.send('conn-1', { op: 'heartbeat' })).toBe('gone');
+    expect(await connections.send('conn-1', frameOf({ op: 'heartbeat' }))).toBe('gone');
   });
 
   it('rethrows any other error', async () => {
     management.on(PostToConnectionCommand).rejects(new ForbiddenException({ message: 'no', $metadata: {} }));
 
-    await expect(connections.send('conn-1', { op: 'heartbeat' })).rejects.toBeInstanceOf(ForbiddenException);
+    await expect(connections.send('conn-1', frameOf({ op: 'heartbeat' }))).rejects.toBeInstanceOf(
+      ForbiddenException,
+    );
   });
 });
 

@@ -23,7 +23,7 @@ import { FirehoseUsageSink } from '#adapters/firehose/usage-sink';
 import { createHandler } from '#handlers/stream/fan-out';
 import { instrument } from '../../../support/builders.ts';
 import { InMemoryPriceStore } from '../../../support/fakes.ts';
-import { everyKeyAllowed } from '../../../support/websocket-fakes.ts';
+import { credentialsFrom, everyKeyAllowed } from '../../../support/websocket-fakes.ts';
 
 /**
  * The fan-out handler over the production adapters, with the AWS SDK clients mocked (aws-sdk-client-mock):
@@ -58,7 +58,7 @@ function handler() {
         async () => {},
       ),
       nowMs: () => NOW_MS,
-      credentials: everyKeyAllowed,
+      credentials: credentialsFrom(everyKeyAllowed),
     }),
     universe: async () => new Map([['AAPL', instrument('AAPL')]]),
     prices: () => new InMemoryPriceStore(),
