@@ -120,12 +120,9 @@ function usePowertoolsLocally(logLevel: string | undefined): void {
   process.env.POWERTOOLS_SERVICE_NAME = 'market-data-alerts-local';
   process.env.POWERTOOLS_LOG_LEVEL = logLevel ?? process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN';
   process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+  // Tracing off: the X-Ray SDK is not even loaded (functions/runtime/tracer.ts), as its async hook tracks
+  // every promise of the process, a quarter of the stack's CPU per pushed message.
   process.env.POWERTOOLS_TRACE_ENABLED = 'false';
-  // The X-Ray SDK (loaded with the tracer) otherwise keeps its context in an async hook that tracks every
-  // promise of the process, the gateway's and the SDK clients' included: a quarter of the stack's CPU per
-  // pushed message (docs/architecture.md#fan-out-dynamodb-streams-to-the-connections). With tracing off
-  // nothing reads that context.
-  process.env.AWS_XRAY_MANUAL_MODE = 'true';
 }
 
 /** The handlers, loaded once per process after Powertools' settings; each stack builds its own from them. */
