@@ -6,6 +6,7 @@ import {
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { FirehoseClient, PutRecordBatchCommand } from '@aws-sdk/client-firehose';
 import {
+  BatchGetCommand,
   BatchWriteCommand,
   DeleteCommand,
   DynamoDBDocumentClient,
@@ -91,6 +92,15 @@ const subscriber = (connectionId: string) => ({
 
 /** AAPL's quotes have subscribers c1, c2 and c3; c2 is gone; c3 refuses the second message. */
 function arrange() {
+  // The topic's marker and a trusted #markers row: AAPL is followed.
+  dynamo.on(BatchGetCommand).resolves({
+    Responses: {
+      'subscriptions-table': [
+        { topic: '#markers', connectionId: '#', markedFromMs: 0 },
+        { topic: 'quotes#AAPL', connectionId: '#' },
+      ],
+    },
+  });
   dynamo
     .on(QueryCommand, { TableName: 'subscriptions-table', IndexName: undefined })
     .resolves({ Items: ['c1', 'c2', 'c3'].map(subscriber) });
@@ -191,10 +201,21 @@ describe('fan-out handler with the AWS SDK clients mocked', () => {
     expect(firehose.commandCalls(PutRecordBatchCommand).length).toBeGreaterThan(1);
   });
 
-  it('queries the subscriptions of the topic once per batch, by key, never a Scan', async () => {
+  it('reads the topic’s marker and queries its subscriptions once per batch, by key, never a Scan', async () => {
     arrange();
 
     await handler()({ Records: [priceRecord('100', 210.5), priceRecord('200', 210.75)] });
+
+    expect(
+      dynamo
+        .commandCalls(BatchGetCommand)
+        .map(({ args }) => args[0].input.RequestItems?.['subscriptions-table']?.Keys),
+    ).toEqual([
+      [
+        { topic: '#markers', connectionId: '#' },
+        { topic: 'quotes#AAPL', connectionId: '#' },
+      ],
+    ]);
 
     const queries = dynamo.commandCalls(QueryCommand).map(({ args }) => args[0].input);
     expect(queries.filter((query) => query.IndexName === undefined)).toEqual([
