@@ -4,7 +4,9 @@
  * ingest does (docs/adr/0009-alert-ids-in-commit-order.md): the time until the last is readable at
  * GET /alerts/in-force, and the write units each alert costs, on the table and on its indexes, counted on
  * the client (write-units.ts). `--root` runs another checkout's adapter (main's, for a before/after on one
- * machine). The per-alert figures go to scripts/cost/measured-units.json, which `npm run cost` reads.
+ * machine). The per-alert figures go to scripts/cost/measured-units.json, which `npm run cost` reads. Then a
+ * week of one symbol replayed at full speed: how long after its last candle its last alert is readable
+ * (alert-replay.ts).
  */
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -17,6 +19,7 @@ import { usageLine } from '#domain/streaming/usage-records';
 import { PROJECT_ROOT } from '#lib/project-root';
 import { localDocumentClient } from '../local/dynamo.ts';
 import { localTableName } from '../local/tables.ts';
+import { benchAlertReplay } from './alert-replay.ts';
 import { startBenchStack } from './bench-stack.ts';
 import { printWhenMain, sleep } from './harness.ts';
 import { recordMeasuredUnits } from './measured-units.ts';
@@ -82,6 +85,7 @@ export async function benchAlerts(options: readonly string[]): Promise<BenchResu
     pathToFileURL(join(root, 'functions/adapters/dynamo/event-feed.ts')).href
   )) as { DynamoEventFeed: FeedClass };
   const stack = await startBenchStack(new Date(CLOCK_START_MS));
+  let burst: BenchResult;
   try {
     const { client, count: writes } = countingWrites(localDocumentClient(stack.dynamoEndpoint), indexesOf);
     const feed = new DynamoEventFeed(
@@ -147,10 +151,11 @@ export async function benchAlerts(options: readonly string[]): Promise<BenchResu
       });
       await recordMeasuredUnits('push', await pushUnits(stack.dynamoEndpoint));
     }
-    return [{ name: `A burst of ${count} in-force alerts from one batch, local stack`, figures }];
+    burst = { name: `A burst of ${count} in-force alerts from one batch, local stack`, figures };
   } finally {
     await stack.stop();
   }
+  return [burst, await benchAlertReplay()];
 }
 
 await printWhenMain(import.meta.url, benchAlerts);

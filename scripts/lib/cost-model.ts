@@ -120,6 +120,12 @@ export const ASSUMPTIONS = {
   targetUtilization: 0.7,
   /** Session hours provisioned (the schedule raises capacity 15 minutes before the open, lowers it after the close). */
   provisionedHours: 7,
+  /**
+   * The first of them at the open's rate, this many times the session's average (lib/constructs/
+   * session-capacity.ts raises the floor to it at 09:15 and settles it at 10:15).
+   */
+  openHours: 1,
+  openRateMultiple: 2,
   /** Outside the session: this share of the session's average capacity stays provisioned. */
   offSessionShare: 0.05,
   /**
@@ -167,8 +173,10 @@ function writeDollars(units: number, design: Design): number {
   if (design.writeCapacity === 'on-demand') return units * PRICES.dynamoWriteRequestUnit;
   const sessionAverage = units / SESSION_SECONDS;
   const provisioned = sessionAverage / ASSUMPTIONS.targetUtilization;
+  const atTheOpen = Math.max(provisioned, sessionAverage * ASSUMPTIONS.openRateMultiple);
   const hours =
-    provisioned * ASSUMPTIONS.provisionedHours +
+    atTheOpen * ASSUMPTIONS.openHours +
+    provisioned * (ASSUMPTIONS.provisionedHours - ASSUMPTIONS.openHours) +
     sessionAverage * ASSUMPTIONS.offSessionShare * (24 - ASSUMPTIONS.provisionedHours);
   return hours * PRICES.dynamoWcuHour;
 }

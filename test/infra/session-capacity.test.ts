@@ -46,7 +46,7 @@ describe('session capacity, by default', () => {
   });
 
   it.each(scheduledTables)(
-    '%s: raises its writes to the open’s rate at 09:15 New York on weekdays and lowers them at 16:15',
+    '%s: raises its writes to the open’s rate at 09:15 New York on weekdays, settles them at 10:15, lowers them at 16:15',
     (tableId) => {
       const writes = targetOf(tableId, 'dynamodb:table:WriteCapacityUnits');
       expect(writes?.Properties.MaxCapacity).toBe(SESSION_CAPACITY[tableId].maxWrites);
@@ -57,12 +57,16 @@ describe('session capacity, by default', () => {
       }[];
       expect(actions.map(({ Schedule, Timezone }) => [Schedule, Timezone])).toEqual([
         ['cron(15 9 ? * MON-FRI *)', 'America/New_York'],
+        ['cron(15 10 ? * MON-FRI *)', 'America/New_York'],
         ['cron(15 16 ? * MON-FRI *)', 'America/New_York'],
       ]);
-      expect(actions[0]?.ScalableTargetAction.MinCapacity).toBe(SESSION_CAPACITY[tableId].sessionWrites);
-      expect(actions[1]?.ScalableTargetAction.MinCapacity).toBeLessThan(
+      const floors = actions.map(({ ScalableTargetAction }) => ScalableTargetAction.MinCapacity);
+      expect(floors.slice(0, 2)).toEqual([
+        SESSION_CAPACITY[tableId].openWrites,
         SESSION_CAPACITY[tableId].sessionWrites,
-      );
+      ]);
+      expect(floors[1]).toBeLessThan(floors[0] ?? 0);
+      expect(floors[2]).toBeLessThan(floors[1] ?? 0);
       expect(targetOf(tableId, 'dynamodb:table:ReadCapacityUnits')).toBeDefined();
     },
   );

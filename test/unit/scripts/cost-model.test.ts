@@ -65,8 +65,12 @@ describe('the cost model (docs/storage.md#a-trading-day-on-paper)', () => {
     expect(usage(levers)?.dollars).toBeLessThan((usage(deployed)?.dollars ?? 0) / 20);
     const writes = (lines: typeof deployed) =>
       lines.find((line) => line.part.startsWith('DynamoDB writes, ledgers'))?.dollars ?? 0;
-    // Provisioned for the session at 70% utilization: less than half of the same writes on demand.
-    expect(writes(levers)).toBeLessThan(writes(deployed) / 2);
+    // Provisioned for the session: the open's hour at twice the average rate, the next six at 70%
+    // utilization, the rest of the day at 5% of the average; about half of the same writes on demand.
+    const average = (symbolBatchesPerDay(MARKET) * 7) / SESSION_SECONDS;
+    const wcuHours = average * 2 + (average / 0.7) * 6 + average * 0.05 * 17;
+    expect(writes(levers)).toBeCloseTo(wcuHours * 0.000_65, 6);
+    expect(writes(levers)).toBeLessThan(writes(deployed) * 0.55);
   });
 
   it('prices the deployed usage rows as Firehose ingestion of 4 KB records billed as 5 KB, plus an S3 PUT per buffer', () => {
