@@ -5,6 +5,7 @@ import type { FeedEvent } from '#domain/strat/ports';
 import { localDocumentClient } from '../../scripts/local/dynamo.ts';
 import { localTableName, scanLocalTable } from '../../scripts/local/tables.ts';
 import { useLocalDynamo } from '../support/local-dynamo.ts';
+import { stoppingClient } from '../support/stopping-client.ts';
 
 /**
  * Appending a batch's events as blocks (docs/adr/0009-alert-ids-in-commit-order.md) against dynalite: the
@@ -16,28 +17,8 @@ const TABLES = { feed: localTableName('alerts'), guards: localTableName('eventGu
 
 type Body = { n: number; pad: string };
 
-/** A client that counts the items its write calls write, and stops dead at its `crashAt`-th call. */
-function countingClient(crashAt?: number) {
-  const client = localDocumentClient(dynamo().endpoint);
-  const counts = { writtenItems: 0, calls: 0 };
-  const counting = new Proxy(client, {
-    get(target, property, receiver) {
-      if (property !== 'send') return Reflect.get(target, property, receiver);
-      return (command: { constructor: { name: string }; input: Record<string, unknown> }) => {
-        if (crashAt !== undefined && counts.calls >= crashAt) return Promise.reject(new Error('stopped'));
-        counts.calls += 1;
-        const name = command.constructor.name;
-        if (name === 'PutCommand' || name === 'UpdateCommand') counts.writtenItems += 1;
-        if (name === 'BatchWriteCommand') {
-          const requests = command.input.RequestItems as Record<string, unknown[]>;
-          for (const list of Object.values(requests)) counts.writtenItems += list.length;
-        }
-        return target.send(command as Parameters<typeof client.send>[0]);
-      };
-    },
-  });
-  return { client: counting, counts };
-}
+/** The file's dynalite as a writer that counts its writes and stops dead at its `crashAt`-th call. */
+const countingClient = (crashAt?: number) => stoppingClient(localDocumentClient(dynamo().endpoint), crashAt);
 
 /** `padBytes` of text that does not compress (a block record stores its events gzipped). */
 const pad = (n: number, padBytes: number) => {

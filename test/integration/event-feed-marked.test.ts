@@ -7,6 +7,7 @@ import type { FeedEvent } from '#domain/strat/ports';
 import { localDocumentClient } from '../../scripts/local/dynamo.ts';
 import { localTableName, scanLocalTable } from '../../scripts/local/tables.ts';
 import { useLocalDynamo } from '../support/local-dynamo.ts';
+import { StoppedDead, stoppingClient } from '../support/stopping-client.ts';
 
 /**
  * Alerts marked with the feed's head before their commit (`madeAfterId`, docs/adr/0009-alert-ids-in-commit-order.md):
@@ -20,32 +21,10 @@ const FIRST_MS = 1_700_000_000_000;
 /** Past the time a block's writer has to commit it: the next writer completes it. */
 const LATER_MS = 10 * 60_000;
 
-class Crash extends Error {}
-
 type Body = { key: string };
 
-/** A client that counts the items its write calls write, and stops dead at its `crashAt`-th call (0-based). */
-function countingClient(crashAt?: number) {
-  const client = localDocumentClient(dynamo().endpoint);
-  const counts = { writtenItems: 0, calls: 0 };
-  const counting = new Proxy(client, {
-    get(target, property, receiver) {
-      if (property !== 'send') return Reflect.get(target, property, receiver);
-      return (command: { constructor: { name: string }; input: Record<string, unknown> }) => {
-        if (crashAt !== undefined && counts.calls >= crashAt) return Promise.reject(new Crash('stopped'));
-        counts.calls += 1;
-        const name = command.constructor.name;
-        if (name === 'PutCommand' || name === 'UpdateCommand') counts.writtenItems += 1;
-        if (name === 'BatchWriteCommand') {
-          const requests = command.input.RequestItems as Record<string, unknown[]>;
-          for (const list of Object.values(requests)) counts.writtenItems += list.length;
-        }
-        return target.send(command as Parameters<typeof client.send>[0]);
-      };
-    },
-  });
-  return { client: counting, counts };
-}
+/** The file's dynalite as a writer that counts its writes and stops dead at its `crashAt`-th call. */
+const countingClient = (crashAt?: number) => stoppingClient(localDocumentClient(dynamo().endpoint), crashAt);
 
 const feedOf = (name: string, options: { crashAt?: number; laterMs?: number } = {}) =>
   new DynamoEventFeed<Body>(
@@ -132,7 +111,7 @@ describe('marked events: no once-key record each', () => {
       await feedOf(name, { crashAt })
         .append(events)
         .catch((error: unknown) => {
-          if (!(error instanceof Crash)) throw error;
+          if (!(error instanceof StoppedDead)) throw error;
         });
       // The batch is delivered again (regrouped: the second half first), later, to a writer that does not stop.
       const redelivery = feedOf(name, { laterMs: LATER_MS });
@@ -200,7 +179,7 @@ describe('a large block', () => {
     await feedOf(name, { crashAt: 5 })
       .append(events)
       .catch((error: unknown) => {
-        if (!(error instanceof Crash)) throw error;
+        if (!(error instanceof StoppedDead)) throw error;
       });
     expect((await onceKeyRecords(name)).length + (await stored(name)).keys.length).toBe(0);
     const guards = await scanLocalTable(localDocumentClient(dynamo().endpoint), 'eventGuards');

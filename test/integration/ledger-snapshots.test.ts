@@ -2,10 +2,10 @@ import { BatchGetCommand, type DynamoDBDocumentClient, PutCommand } from '@aws-s
 import { beforeEach, describe, expect, it } from 'vitest';
 import { encodeLedger } from '#adapters/dynamo/ledger-codec';
 import { DynamoLedgerStore } from '#adapters/dynamo/ledger-store';
-import type { Bar } from '#domain/market-data/bars';
 import type { SymbolLedger } from '#domain/market-data/ledger';
 import { localDocumentClient } from '../../scripts/local/dynamo.ts';
 import { localTableName, scanLocalTable } from '../../scripts/local/tables.ts';
+import { bar } from '../support/builders.ts';
 import { useLocalDynamo } from '../support/local-dynamo.ts';
 
 /**
@@ -22,15 +22,6 @@ beforeEach(() => {
   client = localDocumentClient(dynamo().endpoint);
   symbolNumber += 1;
   symbol = `SNAP${symbolNumber}`;
-});
-
-const bar = (time: number, close: number): Bar => ({
-  time,
-  open: close,
-  high: close + 1,
-  low: close - 1,
-  close,
-  volume: 100,
 });
 
 function ledger(closes: readonly number[], price = 100): SymbolLedger {

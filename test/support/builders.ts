@@ -1,5 +1,5 @@
 import { beforeEach } from 'vitest';
-import type { Trade } from '#domain/market-data/bars';
+import type { Bar, Trade } from '#domain/market-data/bars';
 import type { Instrument } from '#domain/market-data/instruments';
 
 /**
@@ -64,4 +64,9 @@ export function instrument(symbol: string, overrides: Partial<Instrument> = {}):
     active: true,
     ...overrides,
   };
+}
+
+/** A completed bar at `time` (Unix seconds) closing at `close`, a point either side of it. */
+export function bar(time: number, close: number): Bar {
+  return { time, open: close, high: close + 1, low: close - 1, close, volume: 100 };
 }

@@ -215,16 +215,8 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
     do {
       const output = await this.client.send(
         new QueryCommand({
-          TableName: this.tables.feed,
-          ConsistentRead: true,
-          KeyConditionExpression: 'feed = :feed AND id BETWEEN :from AND :through',
+          ...this.idRange(after + 1, through, filterValues),
           ...filter,
-          ExpressionAttributeValues: {
-            ':feed': this.feedName,
-            ':from': after + 1,
-            ':through': through,
-            ...filterValues,
-          },
           Limit: Math.min(PAGE_SIZE, query.maxExamined - examined),
           ExclusiveStartKey: startKey,
         }),
@@ -406,6 +398,16 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
     return events.filter((_, index) => !appended[index]);
   }
 
+  /** A Query's keys for the feed's items `from`..`through`, in id order, strongly consistent. */
+  private idRange(from: number, through: number, values: Record<string, string | number> = {}) {
+    return {
+      TableName: this.tables.feed,
+      ConsistentRead: true,
+      KeyConditionExpression: 'feed = :feed AND id BETWEEN :from AND :through',
+      ExpressionAttributeValues: { ':feed': this.feedName, ':from': from, ':through': through, ...values },
+    };
+  }
+
   /** Adds the keys of the items after `since.through` up to `lastId` (committed, strongly consistent). */
   private async searchThrough(lastId: number, since: AppendedSince): Promise<void> {
     if (since.through === undefined || since.through >= lastId) return;
@@ -413,14 +415,7 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
     do {
       const output = await this.client.send(
         new QueryCommand({
-          TableName: this.tables.feed,
-          ConsistentRead: true,
-          KeyConditionExpression: 'feed = :feed AND id BETWEEN :from AND :through',
-          ExpressionAttributeValues: {
-            ':feed': this.feedName,
-            ':from': since.through + 1,
-            ':through': lastId,
-          },
+          ...this.idRange(since.through + 1, lastId),
           ProjectionExpression: 'onceKey',
           ExclusiveStartKey: startKey,
         }),

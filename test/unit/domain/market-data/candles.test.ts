@@ -10,18 +10,10 @@ import {
 } from '#domain/market-data/candles';
 import { INTERVALS } from '#domain/market-data/intervals';
 import { InvalidParameterError, UnknownIntervalError, UnknownSymbolError } from '#domain/requests/errors';
-import { instrument } from '../../../support/builders.ts';
+import { bar, instrument } from '../../../support/builders.ts';
 import { InMemoryBarStore, InMemoryInstrumentCatalog, InMemoryLedgerStore } from '../../../support/fakes.ts';
 
 const seconds = (iso: string) => Date.parse(iso) / 1000;
-const bar = (time: number, close: number) => ({
-  time,
-  open: close,
-  high: close + 1,
-  low: close - 1,
-  close,
-  volume: 100,
-});
 
 describe('parseInstant', () => {
   it.each([
