@@ -129,6 +129,36 @@ describe('the ledger store’s recent-bar snapshots', () => {
     expect(read).toEqual({ ledger: ledger([1, 2]), version: 1 });
   });
 
+  it('removes the replaced snapshot even when a slower reader of the same store saw an older version', async () => {
+    let hold: Promise<void> | undefined;
+    let releaseHeld = () => {};
+    // The store's client: while `hold` is set, the answer of a BatchGet waits for it (a slow reader).
+    const slowClient = {
+      send: async (command: unknown) => {
+        const held = command instanceof BatchGetCommand ? hold : undefined;
+        hold = undefined;
+        const output = await client.send(command as BatchGetCommand);
+        await held;
+        return output;
+      },
+    } as unknown as DynamoDBDocumentClient;
+    const store = new DynamoLedgerStore(slowClient, table);
+    await store.put(ledger([1]), undefined);
+    hold = new Promise((resolve) => {
+      releaseHeld = () => resolve();
+    });
+    const slowRead = store.getMany([symbol]);
+    const read = await store.get(symbol);
+    if (!read) throw new Error('the ledger was not stored');
+    await store.put({ ...read.ledger, lastTrade: { timestamp: 1, tradeId: 'T1' } }, 0);
+    releaseHeld();
+    expect((await slowRead).get(symbol)?.version).toBe(0);
+
+    expect(await store.put(ledger([1, 2]), 1)).toBe(true);
+    const { snapshots, ledgerItem } = await itemsOfSymbol();
+    expect(snapshots).toEqual([ledgerItem?.recentKey]);
+  });
+
   it('reads a ledger stored with its recent bars inside, and moves them to a snapshot at its next commit', async () => {
     const old = ledger([4, 5]);
     await client.send(

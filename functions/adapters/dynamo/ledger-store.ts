@@ -50,7 +50,11 @@ export class DynamoLedgerStore<Pending = unknown> implements LedgerStore<Pending
   private readonly snapshots = new Map<string, Uint8Array>();
   /** The snapshot key each decoded `recent` was read from or written as: an unchanged one is not written again. */
   private readonly keyOfRecent = new WeakMap<RecentBars, string>();
-  /** Per symbol, the version last read or written here and its snapshot key: removed once a commit replaces it. */
+  /**
+   * Per symbol, the newest version read or written here and its snapshot key: removed once a commit replaces
+   * it. Only ever moves forward: a reader whose answer left DynamoDB before a commit (the clock tick reads
+   * every ledger, sharing this store with the ingest) must not make the commit's predecessor look unknown.
+   */
   private readonly lastSeen = new Map<string, { version: number; recentKey?: string }>();
 
   constructor(
@@ -119,7 +123,7 @@ export class DynamoLedgerStore<Pending = unknown> implements LedgerStore<Pending
       if (error instanceof ConditionalCheckFailedException) return false;
       throw error;
     }
-    this.lastSeen.set(ledger.symbol, { version, ...(recentKey === undefined ? {} : { recentKey }) });
+    this.see(ledger.symbol, version, recentKey);
     if (previousKey !== undefined && previousKey !== recentKey) {
       // No committed ledger names it any more; a crash before this leaves it behind, unnamed and harmless.
       await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: { symbol: previousKey } }));
@@ -162,6 +166,11 @@ export class DynamoLedgerStore<Pending = unknown> implements LedgerStore<Pending
     for (const item of items) this.remember(item.symbol as string, item.data as Uint8Array);
   }
 
+  private see(symbol: string, version: number, recentKey: string | undefined): void {
+    if ((this.lastSeen.get(symbol)?.version ?? -1) > version) return;
+    this.lastSeen.set(symbol, { version, ...(recentKey === undefined ? {} : { recentKey }) });
+  }
+
   private remember(key: string, data: Uint8Array): void {
     this.snapshots.delete(key);
     this.snapshots.set(key, data);
@@ -176,7 +185,7 @@ export class DynamoLedgerStore<Pending = unknown> implements LedgerStore<Pending
     const symbol = item.symbol as string;
     const recentKey = item.recentKey as string | undefined;
     if (!(item.data instanceof Uint8Array)) {
-      this.lastSeen.set(symbol, { version });
+      this.see(symbol, version, undefined);
       return fromAttributes<Pending>(item);
     }
     const { ledger, pending } = decodeLedger<Pending>(item.data);
@@ -188,7 +197,7 @@ export class DynamoLedgerStore<Pending = unknown> implements LedgerStore<Pending
       this.keyOfRecent.set(recent, recentKey);
       stored = { ...ledger, recent };
     }
-    this.lastSeen.set(symbol, { version, ...(recentKey === undefined ? {} : { recentKey }) });
+    this.see(symbol, version, recentKey);
     return { version, ledger: stored, ...(pending === undefined ? {} : { pending }) };
   }
 }
