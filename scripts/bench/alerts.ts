@@ -19,9 +19,9 @@ import { usageLine } from '#domain/streaming/usage-records';
 import { PROJECT_ROOT } from '#lib/project-root';
 import { localDocumentClient } from '../local/dynamo.ts';
 import { localTableName } from '../local/tables.ts';
-import { benchAlertReplay } from './alert-replay.ts';
+import { benchAlertReplay, inForceAlertReadable } from './alert-replay.ts';
 import { startBenchStack } from './bench-stack.ts';
-import { printWhenMain, sleep } from './harness.ts';
+import { printWhenMain, until } from './harness.ts';
 import { recordMeasuredUnits } from './measured-units.ts';
 import type { BenchResult } from './types.ts';
 import { countingWrites } from './write-units.ts';
@@ -110,28 +110,14 @@ export async function benchAlerts(options: readonly string[]): Promise<BenchResu
     // As the ingest does: the feed's head read before the commit that fired them (ADR 0009).
     const madeAfterId = await feed.head();
     const marked = events.map((event) => ({ ...event, madeAfterId }));
-    const headers = { 'X-API-Key': stack.demoKey };
     const started = performance.now();
     let appendedMs = Number.NaN;
     const appending = feed.append(marked).then((appended) => {
       appendedMs = performance.now() - started;
       if (appended !== count) throw new Error(`alerts: appended ${appended} of ${count}`);
     });
-    const lastId = count;
-    let readableMs = Number.NaN;
-    const deadline = started + 600_000;
-    for (;;) {
-      const response = await fetch(`${stack.restUrl}/alerts/in-force?since_id=${lastId - 1}&limit=1`, {
-        headers,
-      });
-      const body = (await response.json()) as { items?: { id: number }[] };
-      if (body.items?.[0]?.id === lastId) {
-        readableMs = performance.now() - started;
-        break;
-      }
-      if (performance.now() > deadline) throw new Error(`alerts: id ${lastId} not readable after 600 s`);
-      await sleep(5);
-    }
+    await until(() => inForceAlertReadable(stack, count), `alerts: id ${count}`, 600, 5);
+    const readableMs = performance.now() - started;
     await appending;
     const perAlert = (value: number) => Number((value / count).toFixed(2));
     const figures = {

@@ -164,6 +164,23 @@ export function lagFigures(lagsMs: readonly number[]): {
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Polls `check` every `pollMs` until it holds; fails loudly after `seconds` (a probe that never lands is a
+ * failure, not a number).
+ */
+export async function until(
+  check: () => Promise<boolean>,
+  what: string,
+  seconds = 30,
+  pollMs = 2,
+): Promise<void> {
+  const deadline = performance.now() + seconds * 1000;
+  while (!(await check())) {
+    if (performance.now() > deadline) throw new Error(`${what}: not there after ${seconds} s`);
+    await sleep(pollMs);
+  }
+}
+
 /** `rows` as a Markdown table, the first row's keys as the columns. */
 export function rowsTable(rows: readonly Readonly<Record<string, number | string>>[]): string {
   const columns = Object.keys(rows[0] ?? {});

@@ -10,7 +10,7 @@ import { observeMetrics } from '../local/metric-points.ts';
 import type { LocalStack } from '../local/stack.ts';
 import { localTableName } from '../local/tables.ts';
 import { startBenchStack } from './bench-stack.ts';
-import { lagFigures, sleep } from './harness.ts';
+import { lagFigures, until } from './harness.ts';
 import { HOP_METRICS, hopsResult } from './hops.ts';
 import { loadUrl } from './http.ts';
 import { itemSizes, ledgerItems } from './ingest-units.ts';
@@ -192,15 +192,6 @@ async function alertLag(stack: LocalStack): Promise<BenchResult[]> {
       ['trade -> alert readable at GET /alerts/in-force (the REST read, polled)', lags],
     ]),
   ];
-}
-
-/** Polls `check` until it holds; fails loudly after `seconds` (a probe that never lands is a failure). */
-async function until(check: () => Promise<boolean>, what: string, seconds = 30): Promise<void> {
-  const deadline = performance.now() + seconds * 1000;
-  while (!(await check())) {
-    if (performance.now() > deadline) throw new Error(`${what}: not there after ${seconds} s`);
-    await sleep(2);
-  }
 }
 
 const PHASES = ['alerts', 'sustained', 'lag', 'endpoints'] as const;

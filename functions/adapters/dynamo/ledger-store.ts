@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { LRUCache } from 'lru-cache';
 import type { SymbolLedger } from '#domain/market-data/ledger';
 import type { LedgerStore, VersionedLedger } from '#domain/market-data/ports';
 import { batchGetAll } from './batch.ts';
@@ -12,7 +13,10 @@ import {
   type RecentBars,
 } from './ledger-codec.ts';
 
-/** Recent-bar snapshots kept decoded-ready (their bytes) per process: about 1.5 KB each. */
+/**
+ * Recent-bar snapshots kept per process as stored (immutable, so never stale): about 1.5 KB each, where
+ * decoded they would take about 25 KB (the clock tick reads every symbol's).
+ */
 const SNAPSHOT_CACHE_SIZE = 10_000;
 /** Reads of a ledger whose snapshot a newer commit removed between the two reads, before giving up. */
 const READ_ATTEMPTS = 5;
@@ -46,8 +50,8 @@ const hasBars = (recent: RecentBars | undefined): recent is RecentBars =>
  * attributes before the encoding; their next commit stores them as above.
  */
 export class DynamoLedgerStore<Pending = unknown> implements LedgerStore<Pending> {
-  /** Snapshot bytes by key (immutable, so never stale), the most recently used last. */
-  private readonly snapshots = new Map<string, Uint8Array>();
+  /** Snapshot bytes by key. */
+  private readonly snapshots = new LRUCache<string, Uint8Array>({ max: SNAPSHOT_CACHE_SIZE });
   /** The snapshot key each decoded `recent` was read from or written as: an unchanged one is not written again. */
   private readonly keyOfRecent = new WeakMap<RecentBars, string>();
   /**
@@ -79,11 +83,13 @@ export class DynamoLedgerStore<Pending = unknown> implements LedgerStore<Pending
         wanted.map((symbol) => ({ symbol })),
         { consistent: true },
       );
-      await this.loadSnapshots(items.flatMap((item) => (item.recentKey as string | undefined) ?? []));
+      const snapshots = await this.snapshotsOf(
+        items.flatMap((item) => (item.recentKey as string | undefined) ?? []),
+      );
       // A snapshot missing now was removed by a commit after the ledger was read: read that ledger again.
       wanted = [];
       for (const item of items) {
-        const versioned = this.toVersioned(item);
+        const versioned = this.toVersioned(item, snapshots);
         if (versioned === undefined) wanted.push(item.symbol as string);
         else found.set(item.symbol as string, versioned);
       }
@@ -149,21 +155,32 @@ export class DynamoLedgerStore<Pending = unknown> implements LedgerStore<Pending
     const key = snapshotKey(symbol, version, digest);
     const data = encodeRecentBars(recent);
     await this.client.send(new PutCommand({ TableName: this.tableName, Item: { symbol: key, data } }));
-    this.remember(key, data);
+    this.snapshots.set(key, data);
     this.keyOfRecent.set(recent, key);
     return key;
   }
 
-  private async loadSnapshots(keys: readonly string[]): Promise<void> {
-    const missing = keys.filter((key) => !this.snapshots.has(key));
-    if (missing.length === 0) return;
+  /** The bytes of the snapshots of `keys` that exist: from the cache, the others read (and cached). */
+  private async snapshotsOf(keys: readonly string[]): Promise<Map<string, Uint8Array>> {
+    const found = new Map<string, Uint8Array>();
+    const missing: string[] = [];
+    for (const key of keys) {
+      const cached = this.snapshots.get(key);
+      if (cached === undefined) missing.push(key);
+      else found.set(key, cached);
+    }
+    if (missing.length === 0) return found;
     const items = await batchGetAll(
       this.client,
       this.tableName,
       missing.map((symbol) => ({ symbol })),
       { consistent: true },
     );
-    for (const item of items) this.remember(item.symbol as string, item.data as Uint8Array);
+    for (const item of items) {
+      found.set(item.symbol as string, item.data as Uint8Array);
+      this.snapshots.set(item.symbol as string, item.data as Uint8Array);
+    }
+    return found;
   }
 
   private see(symbol: string, version: number, recentKey: string | undefined): void {
@@ -171,16 +188,11 @@ export class DynamoLedgerStore<Pending = unknown> implements LedgerStore<Pending
     this.lastSeen.set(symbol, { version, ...(recentKey === undefined ? {} : { recentKey }) });
   }
 
-  private remember(key: string, data: Uint8Array): void {
-    this.snapshots.delete(key);
-    this.snapshots.set(key, data);
-    if (this.snapshots.size > SNAPSHOT_CACHE_SIZE) {
-      this.snapshots.delete(this.snapshots.keys().next().value as string);
-    }
-  }
-
   /** The stored ledger, or undefined when the snapshot it names is gone (a newer commit replaced it). */
-  private toVersioned(item: Record<string, unknown>): VersionedLedger<Pending> | undefined {
+  private toVersioned(
+    item: Record<string, unknown>,
+    snapshots: ReadonlyMap<string, Uint8Array>,
+  ): VersionedLedger<Pending> | undefined {
     const version = item.version as number;
     const symbol = item.symbol as string;
     const recentKey = item.recentKey as string | undefined;
@@ -191,7 +203,7 @@ export class DynamoLedgerStore<Pending = unknown> implements LedgerStore<Pending
     const { ledger, pending } = decodeLedger<Pending>(item.data);
     let stored: SymbolLedger = ledger;
     if (recentKey !== undefined) {
-      const snapshot = this.snapshots.get(recentKey);
+      const snapshot = snapshots.get(recentKey);
       if (snapshot === undefined) return undefined;
       const recent = decodeRecentBars(snapshot);
       this.keyOfRecent.set(recent, recentKey);

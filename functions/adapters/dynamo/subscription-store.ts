@@ -22,18 +22,16 @@ interface MarkersRow {
   readonly markedFromMs: number;
 }
 
+const MARKERS_KEY = { topic: MARKERS_TOPIC, connectionId: TOPIC_MARKER } as const;
+
+const markersRow = (markedFromMs: number) => ({ ...MARKERS_KEY, markedFromMs }) satisfies MarkersRow;
+
 /**
  * For a table created empty (the local stack's): no subscription without a marker can exist, so markers are
  * trusted from the start.
  */
 export async function trustMarkersOfNewTable(client: DynamoDBDocumentClient, tableName: string) {
-  const markers: MarkersRow = { markedFromMs: 0 };
-  await client.send(
-    new PutCommand({
-      TableName: tableName,
-      Item: { topic: MARKERS_TOPIC, connectionId: TOPIC_MARKER, ...markers },
-    }),
-  );
+  await client.send(new PutCommand({ TableName: tableName, Item: markersRow(0) }));
 }
 
 /**
@@ -85,12 +83,11 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
    */
   private async writeMarkersRow(): Promise<void> {
     if (this.markersRowWritten) return;
-    const markers: MarkersRow = { markedFromMs: this.nowMs() + CONNECTION_ROW_TTL_SECONDS * 1000 };
     try {
       await this.client.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: { topic: MARKERS_TOPIC, connectionId: TOPIC_MARKER, ...markers },
+          Item: markersRow(this.nowMs() + CONNECTION_ROW_TTL_SECONDS * 1000),
           ConditionExpression: 'attribute_not_exists(topic)',
         }),
       );
@@ -129,7 +126,7 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
   /** Each topic's subscribers: the marked topics queried (all of them while markers are not trusted yet). */
   private async subscribersOfTopics(topics: readonly string[]): Promise<Subscriber[][]> {
     const rows = await batchGetAll(this.client, this.tableName, [
-      { topic: MARKERS_TOPIC, connectionId: TOPIC_MARKER },
+      MARKERS_KEY,
       ...topics.map((topic) => ({ topic, connectionId: TOPIC_MARKER })),
     ]);
     const markers = rows.find((row) => row.topic === MARKERS_TOPIC) as MarkersRow | undefined;
