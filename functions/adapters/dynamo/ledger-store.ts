@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { LRUCache } from 'lru-cache';
 import type { SymbolLedger } from '#domain/market-data/ledger';
 import type { LedgerStore, VersionedLedger } from '#domain/market-data/ports';
 import { batchGetAll } from './batch.ts';
@@ -50,8 +49,11 @@ const hasBars = (recent: RecentBars | undefined): recent is RecentBars =>
  * attributes before the encoding; their next commit stores them as above.
  */
 export class DynamoLedgerStore<Pending = unknown> implements LedgerStore<Pending> {
-  /** Snapshot bytes by key. */
-  private readonly snapshots = new LRUCache<string, Uint8Array>({ max: SNAPSHOT_CACHE_SIZE });
+  /**
+   * Snapshot bytes by key, the oldest first out. A Map, not lru-cache: REST handlers read ledgers, and their
+   * bundles stay within 300 KB (docs/adr/0013-lean-lambda-bundles.md).
+   */
+  private readonly snapshots = new Map<string, Uint8Array>();
   /** The snapshot key each decoded `recent` was read from or written as: an unchanged one is not written again. */
   private readonly keyOfRecent = new WeakMap<RecentBars, string>();
   /**
@@ -155,7 +157,7 @@ export class DynamoLedgerStore<Pending = unknown> implements LedgerStore<Pending
     const key = snapshotKey(symbol, version, digest);
     const data = encodeRecentBars(recent);
     await this.client.send(new PutCommand({ TableName: this.tableName, Item: { symbol: key, data } }));
-    this.snapshots.set(key, data);
+    this.remember(key, data);
     this.keyOfRecent.set(recent, key);
     return key;
   }
@@ -178,9 +180,16 @@ export class DynamoLedgerStore<Pending = unknown> implements LedgerStore<Pending
     );
     for (const item of items) {
       found.set(item.symbol as string, item.data as Uint8Array);
-      this.snapshots.set(item.symbol as string, item.data as Uint8Array);
+      this.remember(item.symbol as string, item.data as Uint8Array);
     }
     return found;
+  }
+
+  private remember(key: string, data: Uint8Array): void {
+    this.snapshots.set(key, data);
+    if (this.snapshots.size > SNAPSHOT_CACHE_SIZE) {
+      this.snapshots.delete(this.snapshots.keys().next().value as string);
+    }
   }
 
   private see(symbol: string, version: number, recentKey: string | undefined): void {
