@@ -334,7 +334,10 @@ async function commit(
       await ports.prices.putMany([{ symbol, ...price }]);
     }
   }
-  const states = await syncStates([{ ledger: merge.ledger, version }], ports.nowMs(), ports.sectorOf, ports);
+  const [states] = await Promise.all([
+    syncStates([{ ledger: merge.ledger, version }], ports.nowMs(), ports.sectorOf, ports),
+    ports.ledgers.settled(),
+  ]);
   return { barsWritten, ledgerWritten, statesChanged: states.length };
 }
 

@@ -202,6 +202,7 @@ function redelivers(items: readonly StreamItem[], pending: CommittedWrites | und
  */
 async function applyCommitted(
   commits: readonly (LedgerAtVersion & { writes: CommittedWrites })[],
+  alertsHead: number,
   ports: IngestPorts,
 ): Promise<{ alerts: number; breaks: number; statesChanged: number; candlesCompleted: number }> {
   const writes = commits.map(({ writes }) => writes);
@@ -218,11 +219,18 @@ async function applyCommitted(
       ports.bars.deleteMany(writes.flatMap(({ removedBars }) => removedBars ?? [])),
     ]),
     (async () => {
-      await Promise.all(
-        restated.map(({ price, restates }) => ports.prices.restate(price as SymbolPrice, restates ?? [])),
-      );
-      await ports.prices.putMany(writes.flatMap(({ price }) => price ?? []));
-      return (await syncStates([...latest.values()], ports.nowMs(), ports.sectorOf, ports)).length;
+      // The stored states are read while the prices are written: the states are written after the prices.
+      const [storedStates] = await Promise.all([
+        ports.states.getMany([...latest.keys()]),
+        (async () => {
+          await Promise.all(
+            restated.map(({ price, restates }) => ports.prices.restate(price as SymbolPrice, restates ?? [])),
+          );
+          await ports.prices.putMany(writes.flatMap(({ price }) => price ?? []));
+        })(),
+      ]);
+      const ledgers = [...latest.values()];
+      return (await syncStates(ledgers, ports.nowMs(), ports.sectorOf, ports, storedStates)).length;
     })(),
     (async () => {
       const alerts = await ports.alerts.append(
@@ -230,6 +238,7 @@ async function applyCommitted(
           ...inForceFeedEvent(alert),
           ...(alertsMadeAfterId === undefined ? {} : { madeAfterId: alertsMadeAfterId }),
         })),
+        { knownHead: alertsHead },
       );
       return {
         alerts,
@@ -261,7 +270,11 @@ export async function ingestTrades(items: readonly StreamItem[], ports: IngestPo
     !isAmendment(item) && item.timestamp > latestAllowedMs;
   const future = items.filter(isFuture);
   const groups = groupBySymbol(future.length === 0 ? items : items.filter((item) => !isFuture(item)));
-  const stored = await ports.ledgers.getMany([...groups.keys()]);
+  // The alerts feed's head with the ledgers, before any commit: alerts fired can only be appended past it.
+  const [stored, alertsHead] = await Promise.all([
+    ports.ledgers.getMany([...groups.keys()]),
+    ports.alerts.head(),
+  ]);
 
   const recovered: (LedgerAtVersion & { writes: CommittedWrites })[] = [];
   for (const [symbol, symbolItems] of groups) {
@@ -354,10 +367,6 @@ export async function ingestTrades(items: readonly StreamItem[], ports: IngestPo
         folded.push({ symbol, chunk, previousVersion: previous?.version, batch });
       }
 
-      // Read before any commit that fires alerts: those alerts can only be appended past it.
-      const alertsHead = folded.some(({ batch }) => batch.inForce.length > 0)
-        ? await ports.alerts.head()
-        : undefined;
       const limit = pLimit(LEDGER_WRITE_CONCURRENCY);
       const outcomes = await Promise.all(
         folded.map((fold) =>
@@ -400,7 +409,10 @@ export async function ingestTrades(items: readonly StreamItem[], ports: IngestPo
       }
     }
     // Before the next round commits: a stop after it finds only its own writes pending.
-    const derived = await applyCommitted(round === 0 ? [...recovered, ...committed] : committed, ports);
+    const [derived] = await Promise.all([
+      applyCommitted(round === 0 ? [...recovered, ...committed] : committed, alertsHead, ports),
+      ports.ledgers.settled(),
+    ]);
     for (const key of Object.keys(totals) as (keyof typeof totals)[]) totals[key] += derived[key];
   }
   return {
@@ -432,7 +444,7 @@ function committedWrites(
   ledger: SymbolLedger,
   version: number,
   last: StreamItem,
-  alertsHead: number | undefined,
+  alertsHead: number,
 ): CommittedWrites {
   const { symbol } = batch;
   const bars = [...batch.bars.values()];
@@ -447,7 +459,7 @@ function committedWrites(
     ...(priced ? { price: { symbol, ...(ledger.price as NonNullable<SymbolLedger['price']>) } } : {}),
     ...(restates.length > 0 ? { restates } : {}),
     alerts: batch.inForce,
-    ...(batch.inForce.length > 0 && alertsHead !== undefined ? { alertsMadeAfterId: alertsHead } : {}),
+    ...(batch.inForce.length > 0 ? { alertsMadeAfterId: alertsHead } : {}),
     log: batch.logEntries(version).map(compactLogEntry),
     batchMark: itemMark(last),
   };

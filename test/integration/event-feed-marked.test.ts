@@ -1,4 +1,4 @@
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DynamoEventFeed } from '#adapters/dynamo/event-feed';
@@ -135,28 +135,39 @@ describe('marked events: no once-key record each', () => {
               maxLength: 4,
             }),
             crashAt: fc.option(fc.nat({ max: 10 }), { nil: undefined }),
+            // As the ingest appends: from the head it read before its commit (1), or reading it.
+            fromReadHead: fc.boolean(),
           }),
           { minLength: 2, maxLength: 3 },
         ),
-        fc.array(fc.nat({ max: 5 }), { minLength: 1, maxLength: 3 }),
-        async (writers, cuts) => {
+        fc.array(
+          fc.record({
+            cut: fc.nat({ max: 5 }),
+            // The redelivery's own head: none, read just before, or the first delivery's (stale by now).
+            knownHead: fc.constantFrom('none', 'fresh', 'stale'),
+          }),
+          { minLength: 1, maxLength: 3 },
+        ),
+        async (writers, redeliveries) => {
           const name = `marked-property-${run++}`;
           await feedOf(name).append([marked('earlier', 0)]);
           // Every event was made after the head was 1 (its commit came after that read).
           const event = (key: string) => marked(key, 1);
           await Promise.all(
-            writers.map(({ keys, crashAt }) =>
+            writers.map(({ keys, crashAt, fromReadHead }) =>
               feedOf(name, { crashAt })
-                .append(keys.map(event))
+                .append(keys.map(event), fromReadHead ? { knownHead: 1 } : {})
                 .catch(() => 0),
             ),
           );
-          // Redelivered later, grouped otherwise: all the writers' events in calls cut where `cuts` say.
+          // Redelivered later, grouped otherwise: all the writers' events in calls cut where the cuts say.
           const all = [...new Set(writers.flatMap(({ keys }) => keys))].reverse();
           let from = 0;
-          for (const cut of [...cuts, all.length]) {
+          for (const { cut, knownHead } of [...redeliveries, { cut: all.length, knownHead: 'none' }]) {
             const to = Math.min(all.length, from + cut);
-            await feedOf(name, { laterMs: LATER_MS }).append(all.slice(from, to).map(event));
+            const feed = feedOf(name, { laterMs: LATER_MS });
+            const head = { none: undefined, fresh: await feed.head(), stale: 1 }[knownHead];
+            await feed.append(all.slice(from, to).map(event), head === undefined ? {} : { knownHead: head });
             from = to;
           }
           const { keys, ids } = await stored(name);
@@ -168,6 +179,49 @@ describe('marked events: no once-key record each', () => {
       { numRuns: 30 },
     );
   }, 240_000);
+});
+
+describe('appending from a known head', () => {
+  it('reserves right after it with no read of the head first, and moves the head on', async () => {
+    const name = 'known-head';
+    await feedOf(name).append([marked('first', 0)]);
+    const writer = countingClient();
+    const feed = new DynamoEventFeed<Body>(writer.client, TABLES, name);
+    expect(await feed.append([marked('second', 1)], { knownHead: 1 })).toBe(1);
+    // The block record first, then its item and the predecessor's expiry, then the head: nothing read.
+    expect(writer.commands[0]).toBe('PutCommand');
+    expect([...writer.commands].sort()).toEqual([
+      'BatchWriteCommand',
+      'PutCommand',
+      'UpdateCommand',
+      'UpdateCommand',
+    ]);
+    expect(await feedOf(name).head()).toBe(2);
+    expect(await stored(name)).toEqual({ keys: ['first', 'second'], ids: [1, 2] });
+  });
+
+  it('starts the head of a feed appended before blocks, which had none', async () => {
+    const name = 'known-head-legacy';
+    const client = localDocumentClient(dynamo().endpoint);
+    for (const id of [1, 2]) {
+      await client.send(
+        new PutCommand({
+          TableName: TABLES.feed,
+          Item: { feed: name, id, onceKey: `old${id}`, triggeredAtMs: FIRST_MS, body: { key: `old${id}` } },
+        }),
+      );
+    }
+    const feed = feedOf(name);
+    const head = await feed.head();
+    expect(head).toBe(2);
+    expect(await feed.append([marked('new', head)], { knownHead: head })).toBe(1);
+    // The head record itself, which readers and later writers stop at.
+    const record = await client.send(
+      new GetCommand({ TableName: TABLES.guards, Key: { key: `${name}@head` }, ConsistentRead: true }),
+    );
+    expect(record.Item?.lastId).toBe(3);
+    expect(await stored(name)).toEqual({ keys: ['old1', 'old2', 'new'], ids: [1, 2, 3] });
+  });
 });
 
 describe('a large block', () => {

@@ -1,5 +1,10 @@
-import { BatchGetCommand, type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeEach, describe, expect, it } from 'vitest';
+import {
+  BatchGetCommand,
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  PutCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { encodeLedger } from '#adapters/dynamo/ledger-codec';
 import { DynamoLedgerStore } from '#adapters/dynamo/ledger-store';
 import type { SymbolLedger } from '#domain/market-data/ledger';
@@ -84,6 +89,7 @@ describe('the ledger store’s recent-bar snapshots', () => {
     const before = await itemsOfSymbol();
     await store.get(symbol);
     expect(await store.put(ledger([1, 2, 3]), 0)).toBe(true);
+    await store.settled();
     const after = await itemsOfSymbol();
     expect(after.snapshots).toHaveLength(1);
     expect(after.snapshots[0]).not.toBe(before.snapshots[0]);
@@ -92,6 +98,48 @@ describe('the ledger store’s recent-bar snapshots', () => {
       ledger: ledger([1, 2, 3]),
       version: 1,
     });
+  });
+
+  it('commits without waiting for the replaced snapshot’s removal; settled() waits for it and reports its failure', async () => {
+    let releaseDelete: (() => void) | undefined;
+    let failDelete = false;
+    // The store's client: a DeleteCommand is sent once released, and fails when told to.
+    const holdingClient = {
+      send: async (command: unknown) => {
+        if (command instanceof DeleteCommand) {
+          await new Promise<void>((resolve) => {
+            releaseDelete = resolve;
+          });
+          releaseDelete = undefined;
+          if (failDelete) throw new Error('the delete failed');
+        }
+        return client.send(command as DeleteCommand);
+      },
+    } as unknown as DynamoDBDocumentClient;
+    const store = new DynamoLedgerStore(holdingClient, table);
+    await store.put(ledger([1]), undefined);
+    await store.get(symbol);
+    expect(await store.put(ledger([1, 2]), 0)).toBe(true);
+    // Committed, the old snapshot still there: its removal waits.
+    expect((await itemsOfSymbol()).snapshots).toHaveLength(2);
+    let settled = false;
+    const settling = store.settled().then(() => {
+      settled = true;
+    });
+    await vi.waitFor(() => expect(releaseDelete).toBeDefined());
+    expect(settled).toBe(false);
+    releaseDelete?.();
+    await settling;
+    const { snapshots, ledgerItem } = await itemsOfSymbol();
+    expect(snapshots).toEqual([ledgerItem?.recentKey]);
+
+    failDelete = true;
+    expect(await store.put(ledger([1, 2, 3]), 1)).toBe(true);
+    await vi.waitFor(() => expect(releaseDelete).toBeDefined());
+    releaseDelete?.();
+    await expect(store.settled()).rejects.toThrow('the delete failed');
+    // Reported once: the next writer starts clean.
+    await expect(store.settled()).resolves.toBeUndefined();
   });
 
   it('keeps the winner’s snapshot when two writers race for one version with different bars', async () => {
@@ -155,6 +203,7 @@ describe('the ledger store’s recent-bar snapshots', () => {
     expect((await slowRead).get(symbol)?.version).toBe(0);
 
     expect(await store.put(ledger([1, 2]), 1)).toBe(true);
+    await store.settled();
     const { snapshots, ledgerItem } = await itemsOfSymbol();
     expect(snapshots).toEqual([ledgerItem?.recentKey]);
   });

@@ -18,6 +18,7 @@ import type { SymbolPrice } from '#domain/market-data/prices';
 import type { InForceAlertBody, SimultaneousBreakBody } from '#domain/strat/alerts';
 import type {
   EventFeed,
+  FeedAppendOptions,
   FeedEvent,
   FeedReadQuery,
   SetupStore,
@@ -199,6 +200,9 @@ export class InMemoryLedgerStore<Pending = unknown> implements LedgerStore<Pendi
     );
   }
 
+  /** Nothing is left running: a put here is whole when it returns. */
+  async settled(): Promise<void> {}
+
   async put(ledger: SymbolLedger, previousVersion: number | undefined, pending?: Pending) {
     if (this.ledgers.get(ledger.symbol)?.version !== previousVersion) return false;
     this.ledgers.set(ledger.symbol, {
@@ -225,9 +229,9 @@ export class InMemoryEventFeed<Body> implements EventFeed<Body> {
 
   /**
    * As the adapter: a marked event is looked for among the events after its mark only, an unmarked one among
-   * the keys kept (so a mark read too late appends twice here too).
+   * the keys kept (so a mark read too late appends twice here too). Where it starts needs no hint here.
    */
-  async append(events: readonly FeedEvent<Body>[]) {
+  async append(events: readonly FeedEvent<Body>[], _options?: FeedAppendOptions) {
     let appended = 0;
     for (const event of events) {
       const { onceKey, madeAfterId } = event;

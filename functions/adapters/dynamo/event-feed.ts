@@ -8,7 +8,14 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { TABLES } from '#contracts/tables';
-import type { EventFeed, FeedEvent, FeedPage, FeedReadQuery, StoredEvent } from '#domain/strat/ports';
+import type {
+  EventFeed,
+  FeedAppendOptions,
+  FeedEvent,
+  FeedPage,
+  FeedReadQuery,
+  StoredEvent,
+} from '#domain/strat/ports';
 import { batchGetAll, batchPutAll } from './batch.ts';
 
 /**
@@ -140,7 +147,7 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
     private readonly nowMs: () => number = Date.now,
   ) {}
 
-  async append(all: readonly FeedEvent<Body>[]): Promise<number> {
+  async append(all: readonly FeedEvent<Body>[], options: FeedAppendOptions = {}): Promise<number> {
     // An event named twice in one call is appended once, where it first comes.
     const named = new Set<string>();
     let pending = all.filter(({ onceKey }) => !named.has(onceKey) && named.add(onceKey));
@@ -159,11 +166,13 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
         throw new Error(
           `could not reserve ids in feed ${this.feedName} after ${MAX_RESERVE_ATTEMPTS} attempts`,
         );
-      const lastId = await this.committedThrough();
+      // The caller's head first, as it stands: a block another writer reserved since makes the reservation fail.
+      const fromKnownHead = attempt === 1 && options.knownHead !== undefined;
+      const lastId = fromKnownHead ? (options.knownHead as number) : await this.committedThrough();
       // Every block up to lastId is complete, so its events' items and once-key records are there to be read,
       // at once with the look past the head: when a block is found there, it is completed and all is read again.
       const [reserved, notAppended] = await Promise.all([
-        this.readBlock(lastId + 1),
+        fromKnownHead ? undefined : this.readBlock(lastId + 1),
         this.notAppended(pending, lastId, since),
       ]);
       if (reserved !== undefined) {
@@ -504,7 +513,8 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
           TableName: this.tables.guards,
           Key: { key: this.headKey() },
           UpdateExpression: 'SET lastId = :end',
-          ConditionExpression: 'lastId < :end',
+          // No head yet (a feed appended before blocks, reached from a known head): it starts here.
+          ConditionExpression: 'attribute_not_exists(lastId) OR lastId < :end',
           ExpressionAttributeValues: { ':end': end },
         }),
       );

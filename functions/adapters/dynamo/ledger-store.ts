@@ -62,6 +62,8 @@ export class DynamoLedgerStore<Pending = unknown> implements LedgerStore<Pending
    * every ledger, sharing this store with the ingest) must not make the commit's predecessor look unknown.
    */
   private readonly lastSeen = new Map<string, { version: number; recentKey?: string }>();
+  /** Deletions of replaced snapshots, running since the last settled(). */
+  private cleanups: Promise<void>[] = [];
 
   constructor(
     private readonly client: DynamoDBDocumentClient,
@@ -133,11 +135,28 @@ export class DynamoLedgerStore<Pending = unknown> implements LedgerStore<Pending
     }
     this.see(ledger.symbol, version, recentKey);
     if (previousKey !== undefined && previousKey !== recentKey) {
-      // No committed ledger names it any more; a crash before this leaves it behind, unnamed and harmless.
-      await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: { symbol: previousKey } }));
-      this.snapshots.delete(previousKey);
+      // No committed ledger names it any more: deleted while the writer goes on to its derived writes
+      // (settled() waits for it); a crash before leaves it behind, unnamed and harmless.
+      this.cleanUp(this.deleteSnapshot(previousKey));
     }
     return true;
+  }
+
+  async settled(): Promise<void> {
+    const running = this.cleanups;
+    this.cleanups = [];
+    await Promise.all(running);
+  }
+
+  private cleanUp(work: Promise<void>): void {
+    // Handled here so a failure before settled() is no unhandled rejection; settled() still rejects with it.
+    work.catch(() => undefined);
+    this.cleanups.push(work);
+  }
+
+  private async deleteSnapshot(key: string): Promise<void> {
+    await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: { symbol: key } }));
+    this.snapshots.delete(key);
   }
 
   /**

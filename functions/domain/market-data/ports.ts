@@ -62,6 +62,11 @@ export interface LedgerStore<Pending = unknown> {
    * another writer got there first.
    */
   put(ledger: SymbolLedger, previousVersion: number | undefined, pending?: Pending): Promise<boolean>;
+  /**
+   * Resolves once the clean-up the earlier puts left running is done (storage no committed ledger needs any
+   * more); rejects as it failed. A writer calls it before it reports its work done.
+   */
+  settled(): Promise<void>;
 }
 
 /** The latest trade per symbol. */

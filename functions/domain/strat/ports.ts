@@ -96,9 +96,19 @@ export interface FeedPage<Body> {
   readonly lastExaminedId?: number;
 }
 
+/** How an append starts. */
+export interface FeedAppendOptions {
+  /**
+   * A head the caller read (EventFeed.head), as the ingest does before the commit that makes its alerts: the
+   * first reservation is tried right after it, without reading the head and the block past it again. When
+   * another writer appended since, that reservation fails and the next attempt reads both.
+   */
+  readonly knownHead?: number;
+}
+
 export interface EventFeed<Body> {
   /** Appends the events not appended before, in order; returns how many it appended. */
-  append(events: readonly FeedEvent<Body>[]): Promise<number>;
+  append(events: readonly FeedEvent<Body>[], options?: FeedAppendOptions): Promise<number>;
   /**
    * At most `limit` accepted events, ids ascending, from the first event of the window (or after `sinceId`),
    * examining at most `maxExamined`.

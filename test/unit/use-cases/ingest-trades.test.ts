@@ -216,7 +216,7 @@ describe('ingestTrades and the Strat engine', () => {
     expect(stores.breaks.events).toHaveLength(breaksBefore);
   });
 
-  it("marks a commit's alerts with the alerts feed's head read before it, so a recovery after a stop appends them once", async () => {
+  it("marks a commit's alerts with the alerts feed's head read before it and appends them from there, so a recovery after a stop appends them once", async () => {
     const stores = inMemoryIngestPorts(at('2024-11-22', '16:00'));
     await ingestTrades([...daily('ES1!', 50), ...daily('NQ1!', 200)], stores);
     // Another writer's alert: the head is past 0.
@@ -247,6 +247,7 @@ describe('ingestTrades and the Strat engine', () => {
         },
         // The writer stops right after appending its alerts, before anything else it derives.
         append: async (...args: Parameters<typeof stores.alerts.append>) => {
+          calls.push(`append after ${args[1]?.knownHead}`);
           const appended = await stores.alerts.append(...args);
           stopped = true;
           throw new Error(`the writer stopped after appending ${appended}`);
@@ -262,7 +263,8 @@ describe('ingestTrades and the Strat engine', () => {
     const batch = [crossing('ES1!', 50, '10'), crossing('NQ1!', 200, '12')];
     await expect(ingestTrades(batch, stopping)).rejects.toThrow('stopped after appending');
     expect(stopped).toBe(true);
-    expect(calls.slice(0, 2)).toEqual(['head', 'put']);
+    // The head read once, before the commits; the alerts appended from it, with no second read.
+    expect(calls).toEqual(['head', 'put', 'put', `append after ${headBefore}`]);
     expect((await stores.ledgers.get('ES1!'))?.pending?.alertsMadeAfterId).toBe(headBefore);
     const appended = stores.alerts.events.length;
     expect(appended).toBeGreaterThan(headBefore);
