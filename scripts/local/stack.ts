@@ -20,6 +20,7 @@ import { LOCAL_STACK_STATE_FILE } from '../lib/project.ts';
 import { seedUniverse } from '../lib/universe.ts';
 import { type VirtualClockSettings, virtualTime } from '../lib/virtual-clock.ts';
 import { type ChangeConsumer, LocalChangeStreams, localStreamTables } from './change-streams.ts';
+import { oncePerClockMinute } from './clock-minute.ts';
 import { CONSOLE_PATH, demoKeyAnswer, LOCAL_DEMO_KEY_PATH, LocalConsoleSite } from './console-site.ts';
 import {
   CONTROL_PREFIX,
@@ -135,8 +136,9 @@ async function handlerModules(logLevel: string | undefined) {
 }
 
 /**
- * The local clock tick's period: short, so a demo at `--speed 60` rolls periods within seconds of real
- * time, yet not so short that reading every ledger crowds out ingestion in dynalite.
+ * How often the local clock tick's timer looks at the service clock: often enough that a demo at
+ * `--speed 60` rolls periods within seconds of real time. The tick runs only when a new minute of the service
+ * clock has begun (startSchedules), as EventBridge runs it once a minute on AWS.
  */
 const DEFAULT_CLOCK_TICK_MS = 5_000;
 
@@ -253,6 +255,7 @@ function startSchedules(
   handlers: Pick<LocalHandlers, 'clockTick' | 'heartbeat'>,
   metrics: LocalMetrics,
   options: LocalStackOptions,
+  nowMs: () => number,
 ): () => void {
   const log = options.log ?? (() => undefined);
   // One run at a time: a run slower than its period is not joined by the next ones (single-flight.ts).
@@ -270,10 +273,12 @@ function startSchedules(
       ),
       ms,
     );
+  // Within the minute of its last run, the tick finds no period to roll and no limit to set: it would only
+  // read every ledger again.
   const ticker = every(
     'clock-tick',
     options.clockTickMs ?? DEFAULT_CLOCK_TICK_MS,
-    handlers.clockTick,
+    oncePerClockMinute(nowMs, handlers.clockTick),
     CLOCK_TICK.timeoutSeconds * 1000,
   );
   const heartbeats = every(
@@ -459,7 +464,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const { server, restUrl, wsUrl } = served;
   origin = served.origin;
 
-  const stopSchedules = startSchedules(handlers, localMetrics, options);
+  const stopSchedules = startSchedules(handlers, localMetrics, options, nowMs);
   const stopping = new AbortController();
   const simulation = options.simulator
     ? startMarketSimulation({
