@@ -22,4 +22,21 @@ describe('oncePerClockMinute', () => {
     expect(await tick(4)).toBe(4);
     expect(runs).toEqual([1, 3, 4]);
   });
+
+  it('runs again within the minute after a run that failed', async () => {
+    const now = Date.parse('2024-11-26T14:30:05Z');
+    let calls = 0;
+    const tick = oncePerClockMinute(
+      () => now,
+      async () => {
+        calls++;
+        if (calls === 1) throw new Error('the tick failed');
+        return calls;
+      },
+    );
+
+    await expect(tick()).rejects.toThrow('the tick failed');
+    expect(await tick()).toBe(2);
+    expect(await tick()).toBeUndefined();
+  });
 });
