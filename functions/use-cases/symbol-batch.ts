@@ -24,7 +24,13 @@ import type {
 import { isAmendment } from '#domain/market-data/bars';
 import type { Interval } from '#domain/market-data/intervals';
 import type { SymbolLedger } from '#domain/market-data/ledger';
-import { intradayStartMs, isInPeriodRange, periodAt, sessionTimesAt } from '#domain/market-data/periods';
+import {
+  intradayStartMs,
+  isInPeriodRange,
+  type Period,
+  periodAt,
+  sessionTimesAt,
+} from '#domain/market-data/periods';
 import type { BarStore, SessionTradeLog, TradeLogEntry } from '#domain/market-data/ports';
 import {
   amendedTrades,
@@ -39,6 +45,12 @@ import {
 } from '#domain/market-data/trade-amendments';
 import type { InForceEvent } from '#domain/strat/in-force';
 import { foldTrades } from '#domain/strat/trade-fold';
+
+/** Whether the ledger's last trade falls in `period`: its bar is the one still forming. */
+function holdsLastTrade(period: Period, ledger: SymbolLedger): boolean {
+  const last = ledger.lastTrade?.timestamp;
+  return last !== undefined && last >= period.startMs && last < period.endMs;
+}
 
 /** Why an amendment changed nothing (docs/candles.md#amendments). */
 export type AmendmentRefusal = 'unknown_trade' | 'other_session' | 'duplicate';
@@ -253,6 +265,11 @@ export class SymbolBatch {
           else next.forming[interval] = { ...bar, startMs: forming.startMs, endMs: forming.endMs };
           continue;
         }
+        if (forming === undefined && bar !== undefined && holdsLastTrade(period, ledger)) {
+          // The bar of the last trade's period, gone with an earlier amendment and back: still forming.
+          next.forming[interval] = { ...bar, startMs: period.startMs, endMs: period.endMs };
+          continue;
+        }
         this.bars.set(barKey(interval, period.time), { interval, time: period.time, bar });
         const recent = next.recent?.[interval];
         if (next.recent !== undefined && recent?.some((kept) => kept.time === period.time)) {
@@ -278,8 +295,9 @@ export class SymbolBatch {
   }
 
   /**
-   * Folds the amended minute again (in `minutes`), then each following minute a volume-only trade opened
-   * while the last sale it opened at changed; returns a time in each minute rebuilt.
+   * Folds the amended minute again (in `minutes`), then each following minute with trades that a volume-only
+   * trade opens, while the last sale it opens at changed (minutes whose trades are all cancelled pass it on);
+   * returns a time in each minute rebuilt.
    */
   private async rebuildMinutes(
     minutes: Map<number, Bar>,
@@ -288,26 +306,57 @@ export class SymbolBatch {
     lastSale: number | undefined,
   ): Promise<number[]> {
     const rebuilt: number[] = [];
-    let fromMs = minuteMs;
+    let time = minuteMs / MS_PER_SECOND;
     let current = trades;
-    let saleBefore = lastSale;
+    // The last sale before the minute, as it was and as it is now (the amended minute's is unchanged).
+    let sale = { was: lastSale, is: lastSale };
     for (;;) {
-      const time = fromMs / MS_PER_SECOND;
       const previous = minutes.get(time);
-      const bar = minuteBarOf(current, time, saleBefore);
+      const bar = minuteBarOf(current, time, sale.is);
       if (bar === undefined) minutes.delete(time);
       else minutes.set(time, bar);
-      rebuilt.push(fromMs);
-      const oldSale = previous?.close ?? saleBefore;
-      saleBefore = bar?.close ?? saleBefore;
-      if (oldSale === saleBefore) return rebuilt;
-      const nextTime = [...minutes.keys()].filter((later) => later > time).sort((a, b) => a - b)[0];
-      if (nextTime === undefined) return rebuilt;
-      const minute = await this.minute(nextTime * MS_PER_SECOND);
-      current = amendedTrades(minute.trades, minute.amendments);
-      if (inTimeOrder(current)[0]?.volumeOnly !== true) return rebuilt;
-      fromMs = nextTime * MS_PER_SECOND;
+      rebuilt.push(time * MS_PER_SECOND);
+      sale = { was: previous?.close ?? sale.was, is: bar?.close ?? sale.is };
+      if (sale.was === sale.is) return rebuilt;
+      const next = await this.nextMinuteWithTrades(time, minutes);
+      if (next === undefined || inTimeOrder(next.trades)[0]?.volumeOnly !== true) return rebuilt;
+      ({ time, trades: current } = next);
     }
+  }
+
+  /** The first minute after `time` (seconds) with trades left after its amendments, and those trades. */
+  private async nextMinuteWithTrades(
+    time: number,
+    minutes: ReadonlyMap<number, Bar>,
+  ): Promise<{ time: number; trades: LoggedTrade[] } | undefined> {
+    for (let after = time; ; ) {
+      const next = await this.nextTradedMinute(after, minutes);
+      if (next === undefined) return undefined;
+      const minute = await this.minute(next * MS_PER_SECOND);
+      const trades = amendedTrades(minute.trades, minute.amendments);
+      if (trades.length > 0) return { time: next, trades };
+      after = next;
+    }
+  }
+
+  /**
+   * The first minute after `time` (seconds) that holds trades: one with a bar, or one whose trades are all
+   * volume-only with no sale before them (no bar, only its log entries), in the log or this batch.
+   */
+  private async nextTradedMinute(
+    time: number,
+    minutes: ReadonlyMap<number, Bar>,
+  ): Promise<number | undefined> {
+    const afterMs = time * MS_PER_SECOND;
+    const stored = await this.ports.tradeLog.nextMinute(this.symbol, afterMs);
+    const later = [
+      ...[...minutes.keys()].filter((minute) => minute > time),
+      ...[...this.log.keys()]
+        .filter((minuteMs) => minuteMs > afterMs)
+        .map((minuteMs) => minuteMs / MS_PER_SECOND),
+      ...(stored === undefined ? [] : [stored / MS_PER_SECOND]),
+    ];
+    return later.length === 0 ? undefined : Math.min(...later);
   }
 
   /** The last counting trade at or before the amended minute, searched back minute by minute in the session. */

@@ -144,6 +144,15 @@ export class InMemoryTradeLog implements SessionTradeLog {
       .map((entry) => structuredClone(entry));
   }
 
+  async nextMinute(symbol: string, afterMinuteMs: number) {
+    const day = new Date(afterMinuteMs).toISOString().slice(0, 10);
+    const later = [...this.entries.values()]
+      .filter((entry) => entry.symbol === symbol && entry.minuteMs > afterMinuteMs)
+      .map(({ minuteMs }) => minuteMs)
+      .filter((minuteMs) => new Date(minuteMs).toISOString().slice(0, 10) === day);
+    return later.length === 0 ? undefined : Math.min(...later);
+  }
+
   async write(entries: readonly TradeLogEntry[]) {
     for (const entry of entries) {
       this.writes++;

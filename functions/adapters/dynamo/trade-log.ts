@@ -66,6 +66,24 @@ export class DynamoTradeLog implements SessionTradeLog {
     return entries;
   }
 
+  async nextMinute(symbol: string, afterMinuteMs: number): Promise<number | undefined> {
+    const output = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        // Entry keys are `<minuteMs>#<version>`, thirteen digits for any minute of these centuries: past
+        // every entry of the minute (`~` sorts after the digits) is the next minute's first.
+        KeyConditionExpression: '#day = :day AND #entry > :after',
+        ExpressionAttributeNames: { '#day': 'day', '#entry': 'entry' },
+        ExpressionAttributeValues: { ':day': dayKey(symbol, afterMinuteMs), ':after': `${afterMinuteMs}#~` },
+        ProjectionExpression: '#entry',
+        ConsistentRead: true,
+        Limit: 1,
+      }),
+    );
+    const entry = output.Items?.[0]?.entry as string | undefined;
+    return entry === undefined ? undefined : Number(entry.split('#')[0]);
+  }
+
   async write(entries: readonly TradeLogEntry[]): Promise<void> {
     if (entries.length === 0) return;
     await batchPutAll(this.client, this.tableName, entries.map(toStoredEntry));

@@ -101,6 +101,8 @@ export interface TradeLogEntry {
 export interface SessionTradeLog {
   /** One minute of a symbol: its entries in commit order. */
   readMinute(symbol: string, minuteMs: number): Promise<TradeLogEntry[]>;
+  /** The first minute after `afterMinuteMs` of the same session date that holds an entry of the symbol. */
+  nextMinute(symbol: string, afterMinuteMs: number): Promise<number | undefined>;
   write(entries: readonly TradeLogEntry[]): Promise<void>;
 }
 

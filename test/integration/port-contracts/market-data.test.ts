@@ -383,6 +383,25 @@ describe.each(
     expect(await log.readMinute('NVDA', minuteMs)).toEqual([]);
   });
 
+  it('finds the next minute holding an entry of the symbol, within the same session date', async () => {
+    const log = await create();
+    const nextDay = minuteMs + 86_400_000;
+    await log.write([
+      logEntry('AAPL', minuteMs, 1),
+      logEntry('AAPL', minuteMs, 2),
+      logEntry('AAPL', minuteMs + 3 * 60_000, 3),
+      logEntry('AAPL', minuteMs + 5 * 60_000, 4),
+      logEntry('MSFT', minuteMs + 60_000, 1),
+      logEntry('AAPL', nextDay, 5),
+    ]);
+    expect(await log.nextMinute('AAPL', minuteMs - 60_000)).toBe(minuteMs);
+    expect(await log.nextMinute('AAPL', minuteMs)).toBe(minuteMs + 3 * 60_000);
+    expect(await log.nextMinute('AAPL', minuteMs + 60_000)).toBe(minuteMs + 3 * 60_000);
+    expect(await log.nextMinute('AAPL', minuteMs + 3 * 60_000)).toBe(minuteMs + 5 * 60_000);
+    expect(await log.nextMinute('AAPL', minuteMs + 5 * 60_000)).toBeUndefined();
+    expect(await log.nextMinute('NVDA', minuteMs)).toBeUndefined();
+  });
+
   it('changes nothing when an entry is written again (its version is its identity)', async () => {
     const log = await create();
     await log.write([logEntry('AAPL', minuteMs, 1)]);

@@ -285,4 +285,57 @@ describe('ingestTrades: cancels, errors and corrections (docs/candles.md#amendme
     ]);
     expect(outcome).toMatchObject({ applied: 1, amendmentsRefused: { unknown_trade: 3, other_session: 0 } });
   });
+
+  it('brings back the bar of a minute of volume-only trades when a correction gives the session a sale before it again', async () => {
+    const stores = inMemoryIngestPorts();
+    const sale = trade(minute(0), 180, { size: 100, ids });
+    const volumeOnly = trade(minute(1), 181, { size: 50, volumeOnly: true, ids });
+    await ingest(stores, [sale, volumeOnly]);
+    const opened = { time: minuteTime(1), open: 180, high: 180, low: 180, close: 180, volume: 50 };
+    expect(await barAt(stores, '1m', minuteTime(1))).toEqual(opened);
+
+    // The session's only sale corrected to volume-only: no sale opens either minute, so neither has a bar.
+    await ingest(stores, [correction(sale, 180, 100, true)]);
+    expect(await barAt(stores, '1m', minuteTime(0))).toBeUndefined();
+    expect(await barAt(stores, '1m', minuteTime(1))).toBeUndefined();
+
+    // Corrected again to a sale: the volume-only minute after it opens at it again, as the minute still forming.
+    await ingest(stores, [{ ...correction(sale, 180, 100), amends: `${sale.tradeId}c` }]);
+    expect(await barAt(stores, '1m', minuteTime(0))).toMatchObject({ close: 180, volume: 100 });
+    expect(await barAt(stores, '1m', minuteTime(1))).toEqual(opened);
+    const ledger = (await stores.ledgers.get('AAPL'))?.ledger;
+    expect(ledger?.forming['1m']).toMatchObject({ ...opened, startMs: minute(1), endMs: minute(2) });
+  });
+
+  it('opens a volume-only minute at the corrected last sale across a minute whose trades were all cancelled', async () => {
+    const stores = inMemoryIngestPorts();
+    const first = trade(minute(0), 100, { size: 10, ids });
+    const second = trade(minute(0, 1_000), 100, { size: 10, ids });
+    const cancelled = trade(minute(1), 100, { size: 10, ids });
+    await ingest(stores, [
+      first,
+      second,
+      cancelled,
+      trade(minute(2), 100, { size: 5, volumeOnly: true, ids }),
+      trade(minute(2, 1_000), 100, { size: 10, ids }),
+    ]);
+
+    await ingest(
+      stores,
+      [correction(first, 100.01, 10)],
+      [cancel(cancelled)],
+      [correction(second, 100, 10, true)],
+    );
+
+    expect(await barAt(stores, '1m', minuteTime(0))).toMatchObject({ open: 100.01, close: 100.01 });
+    expect(await barAt(stores, '1m', minuteTime(1))).toBeUndefined();
+    expect(await barAt(stores, '1m', minuteTime(2))).toEqual({
+      time: minuteTime(2),
+      open: 100.01,
+      high: 100.01,
+      low: 100,
+      close: 100,
+      volume: 15,
+    });
+  });
 });
