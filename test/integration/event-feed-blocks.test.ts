@@ -4,6 +4,7 @@ import { DynamoEventFeed } from '#adapters/dynamo/event-feed';
 import type { FeedEvent } from '#domain/strat/ports';
 import { localDocumentClient } from '../../scripts/local/dynamo.ts';
 import { localTableName, scanLocalTable } from '../../scripts/local/tables.ts';
+import { everyEvent } from '../support/event-feeds.ts';
 import { useLocalDynamo } from '../support/local-dynamo.ts';
 import { stoppingClient } from '../support/stopping-client.ts';
 
@@ -40,14 +41,7 @@ const feedOf = (name: string, client = localDocumentClient(dynamo().endpoint), l
   new DynamoEventFeed<Body>(client, TABLES, name, () => Date.now() + laterMs);
 
 async function readAll(name: string) {
-  const page = await feedOf(name).read({
-    sinceId: 0,
-    fromMs: 0,
-    limit: 100_000,
-    accept: () => true,
-    maxExamined: 100_000,
-  });
-  return page.events.map(({ id, body }) => ({ id, n: body.n }));
+  return (await everyEvent(feedOf(name))).map(({ id, body }) => ({ id, n: body.n }));
 }
 
 describe('appending a batch as blocks', () => {

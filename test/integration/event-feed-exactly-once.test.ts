@@ -5,6 +5,7 @@ import { DynamoEventFeed } from '#adapters/dynamo/event-feed';
 import type { FeedEvent } from '#domain/strat/ports';
 import { localDocumentClient } from '../../scripts/local/dynamo.ts';
 import { localTableName } from '../../scripts/local/tables.ts';
+import { keysAndIds, writerKeysArb } from '../support/event-feeds.ts';
 import { useLocalDynamo } from '../support/local-dynamo.ts';
 
 /**
@@ -48,16 +49,7 @@ const event = (key: string): FeedEvent<Body> => ({
   body: { key },
 });
 
-async function stored(name: string) {
-  const all = await feedOf(name).read({
-    sinceId: 0,
-    fromMs: 0,
-    limit: 10_000,
-    accept: () => true,
-    maxExamined: 100_000,
-  });
-  return { keys: all.events.map(({ body }) => body.key), ids: all.events.map(({ id }) => id) };
-}
+const stored = (name: string) => keysAndIds(feedOf(name));
 
 describe('retention (docs/storage.md#alerts-and-breaks)', () => {
   it('gives an item its expiry only once a newer one exists, so the newest is kept and ids never restart', async () => {
@@ -117,10 +109,7 @@ describe('exactly-once appends', () => {
       fc.asyncProperty(
         fc.array(
           fc.record({
-            keys: fc.uniqueArray(fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f'), {
-              minLength: 1,
-              maxLength: 4,
-            }),
+            keys: writerKeysArb,
             crashAt: fc.option(fc.nat({ max: 14 }), { nil: undefined }),
           }),
           { minLength: 2, maxLength: 3 },

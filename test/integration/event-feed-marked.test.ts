@@ -6,6 +6,7 @@ import { TABLES as TABLE_DEFINITIONS } from '#contracts/tables';
 import type { FeedEvent } from '#domain/strat/ports';
 import { localDocumentClient } from '../../scripts/local/dynamo.ts';
 import { localTableName, scanLocalTable } from '../../scripts/local/tables.ts';
+import { keysAndIds, writerKeysArb } from '../support/event-feeds.ts';
 import { useLocalDynamo } from '../support/local-dynamo.ts';
 import { StoppedDead, stoppingClient } from '../support/stopping-client.ts';
 
@@ -47,16 +48,7 @@ const marked = (
   body: { key },
 });
 
-async function stored(name: string) {
-  const all = await feedOf(name).read({
-    sinceId: 0,
-    fromMs: 0,
-    limit: 10_000,
-    accept: () => true,
-    maxExamined: 100_000,
-  });
-  return { keys: all.events.map(({ body }) => body.key), ids: all.events.map(({ id }) => id) };
-}
+const stored = (name: string) => keysAndIds(feedOf(name));
 
 /** The feed's once-key records (`<feed>#<key>`): marked events leave none. */
 async function onceKeyRecords(name: string) {
@@ -130,10 +122,7 @@ describe('marked events: no once-key record each', () => {
       fc.asyncProperty(
         fc.array(
           fc.record({
-            keys: fc.uniqueArray(fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f'), {
-              minLength: 1,
-              maxLength: 4,
-            }),
+            keys: writerKeysArb,
             crashAt: fc.option(fc.nat({ max: 10 }), { nil: undefined }),
             // As the ingest appends: from the head it read before its commit (1), or reading it.
             fromReadHead: fc.boolean(),

@@ -180,15 +180,15 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
         continue;
       }
       pending = notAppended;
-      const events = this.firstBlockOf(pending);
-      if (events.length === 0) break;
+      if (pending.length === 0) break;
+      const { events, packed } = this.firstBlockOf(pending);
       const block: Block<Body> = {
         key: this.blockKey(lastId + 1),
         start: lastId + 1,
         createdAt: this.nowMs(),
         events,
       };
-      if (!(await this.reserve(block))) continue;
+      if (!(await this.reserve(block, packed))) continue;
       await this.complete(block);
       // Searched through lastId: the block just written holds none of what is left.
       if (since.through === lastId) since.through = lastId + events.length;
@@ -436,25 +436,30 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
   }
 
   /**
-   * The longest prefix of `events`, at most MAX_BLOCK_EVENTS, whose block record stays under the item size
-   * limit (at least one event).
+   * The longest prefix of `events` (at least one), at most MAX_BLOCK_EVENTS, whose block record stays under
+   * the item size limit, and its events as the record stores them: packed once, here.
    */
-  private firstBlockOf(events: readonly FeedEvent<Body>[]): FeedEvent<Body>[] {
+  private firstBlockOf(events: readonly FeedEvent<Body>[]): { events: FeedEvent<Body>[]; packed: Buffer } {
     let count = Math.min(events.length, MAX_BLOCK_EVENTS);
-    while (count > 1 && packEvents(events.slice(0, count)).byteLength > MAX_BLOCK_BYTES) {
+    let packed = packEvents(events.slice(0, count));
+    while (count > 1 && packed.byteLength > MAX_BLOCK_BYTES) {
       count = Math.ceil(count / 2);
+      packed = packEvents(events.slice(0, count));
     }
-    return events.slice(0, count);
+    return { events: events.slice(0, count), packed };
   }
 
-  /** Takes the block's ids: a put that fails when another writer reserved them first. */
-  private async reserve(block: Block<Body>): Promise<boolean> {
-    const { events, ...rest } = block;
+  /**
+   * Takes the block's ids: a put that fails when another writer reserved them first. `packed` is its events
+   * as firstBlockOf packed them.
+   */
+  private async reserve(block: Block<Body>, packed: Buffer): Promise<boolean> {
+    const { events: _events, ...rest } = block;
     try {
       await this.client.send(
         new PutCommand({
           TableName: this.tables.guards,
-          Item: { ...rest, packed: packEvents(events), expiresAt: this.expiresAt() },
+          Item: { ...rest, packed, expiresAt: this.expiresAt() },
           ConditionExpression: 'attribute_not_exists(#key)',
           ExpressionAttributeNames: { '#key': 'key' },
         }),
