@@ -49,7 +49,7 @@ export const REST_ROUTES = [
     path: '/prices/latest',
     scope: 'prices:read',
     handler: 'functions/handlers/rest/get-latest-prices.ts',
-    tables: [{ table: 'prices', access: 'read' }],
+    tables: [{ table: 'ledgers', access: 'read' }],
   },
   {
     id: 'getCandles',
@@ -121,7 +121,7 @@ export const AUTHORIZER = {
 } as const satisfies { handler: string; timeoutSeconds?: number; tables: readonly TableBinding[] };
 
 /**
- * The ingest Lambda: Kinesis batches of trades folded into prices, ledgers and bars
+ * The ingest Lambda: Kinesis batches of trades folded into ledgers (with the latest prices) and bars
  * (docs/architecture.md#ingestion-a-kinesis-stream-of-trades-one-ingest-lambda).
  */
 export const INGEST = {
@@ -129,7 +129,6 @@ export const INGEST = {
   /** The function's timeout, on AWS and in the local stack (a batch past it is failed and delivered again). */
   timeoutSeconds: 60,
   tables: [
-    { table: 'prices', access: 'write' },
     { table: 'ledgers', access: 'write' },
     { table: 'bars', access: 'write' },
     { table: 'tradeLog', access: 'write' },

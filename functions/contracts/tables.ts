@@ -72,19 +72,15 @@ export const TABLES = {
       },
     ],
   },
-  /** The latest trade per symbol; its stream feeds the `quotes` channel. */
-  prices: {
-    envVar: 'PRICES_TABLE',
-    partitionKey: { name: 'symbol', type: 'S' },
-    stream: 'NEW_AND_OLD_IMAGES',
-  },
   /**
-   * The ingest path's state per symbol, written once per batch: the watermark of applied trades and the
-   * latest (forming) bar of every interval.
+   * The ingest path's state per symbol, written once per batch: the watermark of applied trades, the latest
+   * (forming) bar of every interval and the latest price, the one copy of it (ADR 0023). Its stream feeds the
+   * `quotes` channel: a commit that moved the price pushes a quote.
    */
   ledgers: {
     envVar: 'LEDGERS_TABLE',
     partitionKey: { name: 'symbol', type: 'S' },
+    stream: 'NEW_AND_OLD_IMAGES',
   },
   /** Bars that a later period replaced in the ledger: one item per bar, `series` = `<symbol>#<interval>`. */
   bars: {

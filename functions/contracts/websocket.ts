@@ -46,7 +46,7 @@ export interface ChannelDefinition {
  * symbols rule.
  */
 export const CHANNELS = {
-  quotes: { scope: 'prices:read', source: 'prices', symbols: 'required' },
+  quotes: { scope: 'prices:read', source: 'ledgers', symbols: 'required' },
   states: { scope: 'states:read', source: 'states', symbols: 'required' },
   'alerts.in_force': { scope: 'alerts:read', source: 'alerts', symbols: 'optional' },
   'alerts.simultaneous_breaks': { scope: 'alerts:read', source: 'breaks', symbols: 'optional' },
@@ -146,13 +146,14 @@ export const POST_CONCURRENCY = 32;
  */
 export const FAN_OUT = {
   handler: 'functions/handlers/stream/fan-out.ts',
-  sources: ['prices', 'states', 'alerts', 'breaks'],
+  sources: ['ledgers', 'states', 'alerts', 'breaks'],
   tables: [
     { table: 'subscriptions', access: 'write' },
     { table: 'connections', access: 'write' },
     // Not the usage table: the usage rows go to the Firehose stream (functions/contracts/usage.ts).
     { table: 'instruments', access: 'read' },
-    { table: 'prices', access: 'read' },
+    // The latest price a state push carries is the ledger's.
+    { table: 'ledgers', access: 'read' },
     // Each subscriber's key and account, checked before a push (access withdrawn stops it).
     { table: 'apiKeys', access: 'get' },
     { table: 'accounts', access: 'get' },

@@ -4,8 +4,8 @@ import type { BarFile, BarFileInterval, FileBar } from '#domain/market-data/bar-
 import { DERIVED_INTERVALS, deriveBars, periodOfBar } from '#domain/market-data/bar-history';
 import { type Bar, barOf, type FormingBar } from '#domain/market-data/bars';
 import type { Interval } from '#domain/market-data/intervals';
-import type { BarStore, LedgerStore, PriceStore, Series } from '#domain/market-data/ports';
-import { HISTORY_TRADE_ID, ledgerKey, mergeHistoryIntoLedger } from '#domain/strat/history-ledger';
+import type { BarStore, LedgerStore, Series } from '#domain/market-data/ports';
+import { ledgerKey, mergeHistoryIntoLedger } from '#domain/strat/history-ledger';
 import { type StateSyncPorts, syncStates } from './sync-states.ts';
 
 /**
@@ -18,8 +18,8 @@ import { type StateSyncPorts, syncStates } from './sync-states.ts';
  *   stays; counted and reported). So an import never counts a session twice, and repeating one writes nothing.
  * - The other sessions are `added`: their bars, and every longer period holding one of them recomputed from all
  *   the daily bars of that period (the stored ones and the added ones: a week half live, half imported is the
- *   merge of both), are written; then the ledger gets them (functions/domain/strat/history-ledger.ts), then the
- *   latest price (only if the import is newer than the ledger's), then the Strat state and setup rows.
+ *   merge of both), are written; then the ledger gets them (functions/domain/strat/history-ledger.ts), with the
+ *   latest price when the import is newer than the ledger's, then the Strat state and setup rows.
  * - No in-force alert or simultaneous break is appended (docs/backfill.md#why-no-alerts-fire).
  *
  * Faults: bars are absolute values, written before the ledger, and each session's `1d` bar last of its bars,
@@ -31,7 +31,6 @@ import { type StateSyncPorts, syncStates } from './sync-states.ts';
 export interface HistoryImportPorts extends StateSyncPorts {
   readonly ledgers: LedgerStore;
   readonly bars: BarStore;
-  readonly prices: PriceStore;
   readonly sectorOf: (symbol: string) => string;
   /** The service clock, Unix ms ("now" of the derived states). */
   readonly nowMs: () => number;
@@ -305,12 +304,11 @@ function planBarWrites(
 }
 
 /**
- * Writes the bars, then the ledger (if it changed; undefined when another writer changed it meanwhile), then
- * the latest price and the Strat state, which are brought in line even when the ledger already was (a run
- * stopped after its ledger commit); both are skipped when the stored values are already these.
+ * Writes the bars, then the ledger (if it changed; undefined when another writer changed it meanwhile) and its
+ * latest price with it, then the Strat state, which is brought in line even when the ledger already was (a
+ * run stopped after its ledger commit), and skipped when the stored one is already this.
  */
 async function commit(
-  symbol: string,
   stages: readonly BarWrite[][],
   merge: LedgerMerge,
   versioned: VersionedLedger,
@@ -326,13 +324,6 @@ async function commit(
     // redelivery of the batch that committed them must still find them.
     if (!(await ports.ledgers.put(merge.ledger, versioned?.version, versioned?.pending))) return undefined;
     version++;
-  }
-  const price = merge.ledger.price;
-  if (price?.tradeId === HISTORY_TRADE_ID) {
-    const [stored] = await ports.prices.getMany([symbol]);
-    if (stored === undefined || stored.timestamp < price.timestamp) {
-      await ports.prices.putMany([{ symbol, ...price }]);
-    }
   }
   const [states] = await Promise.all([
     syncStates([{ ledger: merge.ledger, version }], ports.nowMs(), ports.sectorOf, ports),
@@ -366,7 +357,7 @@ async function importSymbol(
     const derived = deriveSeries(base, classified, periodsDaily(held, range, classified.imported));
     const merge = mergeLedger(symbol, base, classified.imported, derived.series, held.versioned);
     const stages = planBarWrites(symbol, derived, merge, keepBar);
-    const committed = await commit(symbol, stages, merge, held.versioned, ports);
+    const committed = await commit(stages, merge, held.versioned, ports);
     if (committed !== undefined) return { ...result, ...committed };
   }
   throw new Error(`the ledger of ${symbol} kept changing during the import (${MAX_ATTEMPTS} attempts)`);

@@ -13,13 +13,11 @@ import { periodAt } from '#domain/market-data/periods';
 import type {
   BarStore,
   LedgerStore,
-  PriceStore,
   Series,
   SessionTradeLog,
   TradeLogEntry,
   VersionedLedger,
 } from '#domain/market-data/ports';
-import type { SymbolPrice } from '#domain/market-data/prices';
 import { type CompactLogEntry, compactLogEntry, expandLogEntry } from '#domain/market-data/trade-log';
 import {
   breakFeedEvent,
@@ -40,8 +38,9 @@ import { type AmendmentRefusal, itemMark, SymbolBatch } from './symbol-batch.ts'
 import { type LedgerAtVersion, syncStates } from './sync-states.ts';
 
 /**
- * The derived writes of one ledger commit: the bars it completed (or an amendment rewrote or emptied), its new
- * latest price, the in-force alerts it fired and its entries of the session trade log. Stored with the
+ * The derived writes of one ledger commit: the bars it completed (or an amendment rewrote or emptied), the
+ * in-force alerts it fired and its entries of the session trade log. (The latest price is no derived write:
+ * it is part of the ledger, docs/adr/0023-latest-price-in-the-ledger.md.) Stored with the
  * ledger (its `pending`), applied after the commit, and applied again when the batch that committed them is
  * delivered again (the writer may have stopped in between).
  */
@@ -49,9 +48,6 @@ export interface CommittedWrites {
   readonly bars: readonly (Series & { bar: Bar })[];
   /** Bars an amendment left without a trade. */
   readonly removedBars?: readonly (Series & { time: number })[];
-  readonly price?: SymbolPrice;
-  /** Amended trades the stored price is restated from, when it is one of them (docs/candles.md#amendments). */
-  readonly restates?: readonly string[];
   readonly alerts: readonly InForceEvent[];
   /**
    * The alerts feed's head read before the commit (set when it fired alerts): they can only be appended past
@@ -67,7 +63,6 @@ export interface CommittedWrites {
 export interface IngestPorts {
   readonly ledgers: LedgerStore<CommittedWrites>;
   readonly bars: BarStore;
-  readonly prices: PriceStore;
   readonly tradeLog: SessionTradeLog;
   readonly alerts: EventFeed<InForceAlertBody>;
   readonly breaks: EventFeed<SimultaneousBreakBody>;
@@ -195,10 +190,8 @@ function redelivers(items: readonly StreamItem[], pending: CommittedWrites | und
 
 /**
  * Applies committed writes (idempotent: a second application writes the same), in three independent lines
- * at once, so a batch waits for the longest, not their sum: the trade log and bars; the prices (a
- * restatement first, as it may move a price back, then the forward-only write), then the states of the
- * ledgers (a state's push carries the latest price); the in-force alerts, then the simultaneous breaks they
- * make (appended once by their natural keys).
+ * at once, so a batch waits for the longest, not their sum: the trade log and bars; the states of the
+ * ledgers; the in-force alerts, then the simultaneous breaks they make (appended once by their natural keys).
  */
 async function applyCommitted(
   commits: readonly (LedgerAtVersion & { writes: CommittedWrites })[],
@@ -207,7 +200,6 @@ async function applyCommitted(
 ): Promise<{ alerts: number; breaks: number; statesChanged: number; candlesCompleted: number }> {
   const writes = commits.map(({ writes }) => writes);
   const bars = writes.flatMap(({ bars }) => bars);
-  const restated = writes.filter(({ price, restates }) => price !== undefined && (restates?.length ?? 0) > 0);
   const fired = writes
     .flatMap(({ alerts, alertsMadeAfterId }) => alerts.map((alert) => ({ alert, alertsMadeAfterId })))
     .sort((a, b) => a.alert.triggeredAt - b.alert.triggeredAt);
@@ -218,20 +210,7 @@ async function applyCommitted(
       ports.bars.putMany(bars),
       ports.bars.deleteMany(writes.flatMap(({ removedBars }) => removedBars ?? [])),
     ]),
-    (async () => {
-      // The stored states are read while the prices are written: the states are written after the prices.
-      const [storedStates] = await Promise.all([
-        ports.states.getMany([...latest.keys()]),
-        (async () => {
-          await Promise.all(
-            restated.map(({ price, restates }) => ports.prices.restate(price as SymbolPrice, restates ?? [])),
-          );
-          await ports.prices.putMany(writes.flatMap(({ price }) => price ?? []));
-        })(),
-      ]);
-      const ledgers = [...latest.values()];
-      return (await syncStates(ledgers, ports.nowMs(), ports.sectorOf, ports, storedStates)).length;
-    })(),
+    (async () => (await syncStates([...latest.values()], ports.nowMs(), ports.sectorOf, ports)).length)(),
     (async () => {
       const alerts = await ports.alerts.append(
         fired.map(({ alert, alertsMadeAfterId }) => ({
@@ -373,13 +352,7 @@ export async function ingestTrades(items: readonly StreamItem[], ports: IngestPo
           limit(async () => {
             const ledger = fold.batch.ledger as SymbolLedger;
             const version = (fold.previousVersion ?? -1) + 1;
-            const writes = committedWrites(
-              fold.batch,
-              ledger,
-              version,
-              fold.chunk.at(-1) as StreamItem,
-              alertsHead,
-            );
+            const writes = committedWrites(fold.batch, version, fold.chunk.at(-1) as StreamItem, alertsHead);
             return {
               ...fold,
               ledger,
@@ -441,7 +414,6 @@ function inCommits(items: readonly StreamItem[]): StreamItem[][] {
 /** What a symbol's commit at `version` carries for after it. */
 function committedWrites(
   batch: SymbolBatch,
-  ledger: SymbolLedger,
   version: number,
   last: StreamItem,
   alertsHead: number,
@@ -451,13 +423,9 @@ function committedWrites(
   const removedBars = bars.flatMap(({ interval, time, bar }) =>
     bar === undefined ? [{ symbol, interval, time }] : [],
   );
-  const restates = batch.restates;
-  const priced = (batch.pricedByTrade || restates.length > 0) && ledger.price !== undefined;
   return {
     bars: bars.flatMap(({ interval, bar }) => (bar === undefined ? [] : [{ symbol, interval, bar }])),
     ...(removedBars.length > 0 ? { removedBars } : {}),
-    ...(priced ? { price: { symbol, ...(ledger.price as NonNullable<SymbolLedger['price']>) } } : {}),
-    ...(restates.length > 0 ? { restates } : {}),
     alerts: batch.inForce,
     ...(batch.inForce.length > 0 ? { alertsMadeAfterId: alertsHead } : {}),
     log: batch.logEntries(version).map(compactLogEntry),

@@ -91,10 +91,6 @@ export class SymbolBatch {
   readonly inForce: InForceEvent[] = [];
   /** Completed bars to put (absolute values), by interval and time; undefined: to delete. */
   readonly bars = new Map<string, { interval: Interval; time: number; bar: Bar | undefined }>();
-  /** Whether a trade moved the latest price forward. */
-  pricedByTrade = false;
-  /** Trades whose stored latest price an amendment replaces (restated, earlier or not). */
-  readonly restates: string[] = [];
   /** Per minute: this batch's applied trades and amendments, in order (the log entries of its commit). */
   readonly log = new Map<number, { trades: LoggedTrade[]; amendments: LoggedAmendment[] }>();
   private readonly storedMinutes = new Map<number, TradeLogEntry[]>();
@@ -163,7 +159,6 @@ export class SymbolBatch {
     this.unpriced += fold.unpriced;
     if (fold.applied + fold.latePrints === 0) return;
     this.ledger = fold.ledger;
-    if (fold.applied > 0 && fold.ledger.price !== undefined) this.pricedByTrade = true;
     this.inForce.push(...fold.inForce);
     for (const { interval, bar } of fold.completed as CompletedBar[]) {
       this.bars.set(barKey(interval, bar.time), { interval, time: bar.time, bar });
@@ -288,7 +283,6 @@ export class SymbolBatch {
           timestamp: trade.timestamp,
           tradeId: trade.tradeId,
         };
-        this.restates.push(amendment.amends);
       }
     }
     this.ledger = next;

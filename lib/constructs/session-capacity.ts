@@ -14,7 +14,7 @@ import type { TableId } from '#contracts/tables';
  *
  * The figures are write units a second at 8,000 symbols and 100 M trades a day (docs/storage.md#a-trading-day-on-paper):
  * about 1,500 symbol-batches a second on average, twice that at the open, times each item's write units as
- * measured by `npm run bench -- session` (a ledger 1, a price 1; a state for one batch in five).
+ * measured by `npm run bench -- session` (a ledger 1, its latest price within; a state for one batch in five).
  */
 export const SESSION_CAPACITY_CONTEXT = 'sessionCapacity';
 
@@ -30,8 +30,8 @@ interface TableCapacity {
 }
 
 export const SESSION_CAPACITY = {
-  ledgers: { openWrites: 3_000, sessionWrites: 2_200, maxWrites: 10_000, minReads: 1_000, maxReads: 20_000 },
-  prices: { openWrites: 3_000, sessionWrites: 2_200, maxWrites: 10_000, minReads: 500, maxReads: 20_000 },
+  // Reads: the ingest's and the clock tick's, and the latest prices (`/prices/latest`, a state push's).
+  ledgers: { openWrites: 3_000, sessionWrites: 2_200, maxWrites: 10_000, minReads: 1_500, maxReads: 20_000 },
   states: { openWrites: 700, sessionWrites: 450, maxWrites: 4_000, minReads: 100, maxReads: 10_000 },
 } as const satisfies Partial<Record<TableId, TableCapacity>>;
 

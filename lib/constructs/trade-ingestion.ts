@@ -23,8 +23,9 @@ export interface TradeIngestionProps {
 
 /**
  * Trade ingestion (docs/architecture.md#ingestion-a-kinesis-stream-of-trades-one-ingest-lambda): the Kinesis
- * stream producers put trades on, the ingest Lambda that folds each shard batch into prices, ledgers and
- * bars, the dead-letter queue for batches it gives up on, and the alarms that show an operator a stuck shard.
+ * stream producers put trades on, the ingest Lambda that folds each shard batch into ledgers (with the latest
+ * prices) and bars, the dead-letter queue for batches it gives up on, and the alarms that show an operator a
+ * stuck shard.
  *
  * Producers (the provider collector, the simulator, `npm run replay -- --stack`) use the trade's symbol as
  * the partition key: Kinesis keeps the records of one partition key on one shard, in order, so every trade
@@ -58,7 +59,7 @@ export class TradeIngestion extends Construct implements EventSourceFailures {
 
     this.ingestFunction = new ServiceFunction(this, 'Ingest', {
       entry: INGEST.handler,
-      description: 'Kinesis trades: one shard batch folded into prices, ledgers and bars',
+      description: 'Kinesis trades: one shard batch folded into ledgers (latest prices within) and bars',
       tables: props.tables,
       bindings: INGEST.tables,
       // A full batch (up to 10,000 records of up to 100 trades each) reads and writes the ledgers and bars of

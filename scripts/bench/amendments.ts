@@ -13,7 +13,6 @@ import { DynamoBarStore } from '#adapters/dynamo/bar-store';
 import { DynamoEventFeed } from '#adapters/dynamo/event-feed';
 import { encodeLedger } from '#adapters/dynamo/ledger-codec';
 import { DynamoLedgerStore } from '#adapters/dynamo/ledger-store';
-import { DynamoPriceStore } from '#adapters/dynamo/price-store';
 import { DynamoSetupStore, DynamoStateStore } from '#adapters/dynamo/strat-state-stores';
 import { DynamoTradeLog, toStoredEntry } from '#adapters/dynamo/trade-log';
 import type { StreamItem, Trade } from '#domain/market-data/bars';
@@ -121,7 +120,6 @@ function portsOn(endpoint: string, nowMs: number) {
   const ports: IngestPorts = {
     ledgers: new DynamoLedgerStore<CommittedWrites>(client, localTableName('ledgers')),
     bars: new DynamoBarStore(client, localTableName('bars')),
-    prices: new DynamoPriceStore(client, localTableName('prices')),
     tradeLog: new DynamoTradeLog(client, localTableName('tradeLog')),
     alerts: new DynamoEventFeed<InForceAlertBody>(
       client,

@@ -40,8 +40,8 @@ export async function ledgerCommits(stack: LocalStack): Promise<number> {
 }
 
 /**
- * The write units of what the ingest writes, from the stored items (write-units.ts): a ledger and a price item
- * per symbol and batch, bars, and a state for `stateWrites` of the `ledgerWrites` ledger commits (states are
+ * The write units of what the ingest writes, from the stored items (write-units.ts): a ledger item (with its
+ * latest price) per symbol and batch, bars, and a state for `stateWrites` of the `ledgerWrites` ledger commits (states are
  * written when they change).
  */
 export async function ingestWriteUnits(
@@ -49,9 +49,8 @@ export async function ingestWriteUnits(
   writes: { readonly stateWrites: number; readonly ledgerWrites: number },
 ) {
   const sizesOf = async (table: TableId) => itemSizes(await scanAll(stack, table));
-  const [{ ledgers, snapshots }, price, state, bars] = await Promise.all([
+  const [{ ledgers, snapshots }, state, bars] = await Promise.all([
     ledgerItems(stack),
-    sizesOf('prices'),
     sizesOf('states'),
     scanAll(stack, 'bars'),
   ]);
@@ -64,8 +63,6 @@ export async function ingestWriteUnits(
     writeUnitsPerLedger: ledger.writeUnits,
     recentSnapshotBytesMean: snapshot.bytesMean,
     writeUnitsPerRecentSnapshot: snapshot.writeUnits,
-    priceBytesMean: price.bytesMean,
-    writeUnitsPerPrice: price.writeUnits,
     stateBytesMean: state.bytesMean,
     writeUnitsPerState: state.writeUnits,
     stateWritesPerLedgerWrite: Number((writes.stateWrites / Math.max(1, writes.ledgerWrites)).toFixed(3)),

@@ -53,7 +53,6 @@ export interface MeasuredUnits {
     readonly writeUnitsPerLedger: number;
     /** The Strat's recent bars, an item of their own written when a bar of 15 minutes or more completes. */
     readonly writeUnitsPerRecentSnapshot: number;
-    readonly writeUnitsPerPrice: number;
     readonly writeUnitsPerState: number;
     readonly stateWritesPerLedgerWrite: number;
     readonly writeUnitsPerBar: number;
@@ -218,8 +217,8 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
   const recordKb = Math.ceil((ASSUMPTIONS.tradesPerRecord * ASSUMPTIONS.tradeBytes) / 1024);
   const streamGb = (records * recordKb * 1024) / GB;
   const batches = (ASSUMPTIONS.shards * SESSION_SECONDS) / ASSUMPTIONS.batchWindowSeconds;
-  const ledgerPriceUnits =
-    symbolBatches * (units.ingest.writeUnitsPerLedger + units.ingest.writeUnitsPerPrice);
+  // The latest price is part of the ledger item (ADR 0023): no write of its own.
+  const ledgerUnits = symbolBatches * units.ingest.writeUnitsPerLedger;
   const snapshots = market.symbols * ASSUMPTIONS.recentSnapshotsPerSymbol;
   const snapshotUnits = snapshots * 2 * units.ingest.writeUnitsPerRecentSnapshot;
   const stateUnits = symbolBatches * units.ingest.stateWritesPerLedgerWrite * units.ingest.writeUnitsPerState;
@@ -271,9 +270,9 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
     },
     {
       group: 'ingest',
-      part: `DynamoDB writes, ledgers and prices (${capacity})`,
-      volume: `${millions(symbolBatches)} symbol-batches × (${units.ingest.writeUnitsPerLedger} + ${units.ingest.writeUnitsPerPrice}) units`,
-      dollars: writeDollars(ledgerPriceUnits, design),
+      part: `DynamoDB writes, ledgers with their latest prices (${capacity})`,
+      volume: `${millions(symbolBatches)} symbol-batches × ${units.ingest.writeUnitsPerLedger} units`,
+      dollars: writeDollars(ledgerUnits, design),
     },
     {
       group: 'ingest',
@@ -307,9 +306,10 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
     },
     {
       group: 'fan-out',
-      // Each price record's topic marker, then its Query, as if every symbol were followed (the most it costs).
+      // Each ledger record's quote topic marker, then its Query, as if every symbol were followed (the most it
+      // costs).
       part: 'Subscription lookups (marker, then Query)',
-      volume: `${millions(symbolBatches)} price records × (0.5 + 0.5) read unit`,
+      volume: `${millions(symbolBatches)} ledger records × (0.5 + 0.5) read unit`,
       dollars: symbolBatches * (0.5 + 0.5) * PRICES.dynamoReadRequestUnit,
     },
     {

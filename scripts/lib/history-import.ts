@@ -2,7 +2,6 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoBarStore } from '#adapters/dynamo/bar-store';
 import { DynamoInstrumentCatalog } from '#adapters/dynamo/instrument-catalog';
 import { DynamoLedgerStore } from '#adapters/dynamo/ledger-store';
-import { DynamoPriceStore } from '#adapters/dynamo/price-store';
 import { DynamoSetupStore, DynamoStateStore } from '#adapters/dynamo/strat-state-stores';
 import type { TableId } from '#contracts/tables';
 import { type BarFile, type BarFileInterval, readBarFile } from '#domain/market-data/bar-file';
@@ -40,7 +39,6 @@ export async function historyPorts(
     ports: {
       ledgers: new DynamoLedgerStore(documents, tableNames.ledgers),
       bars: new DynamoBarStore(documents, tableNames.bars),
-      prices: new DynamoPriceStore(documents, tableNames.prices),
       states: new DynamoStateStore(documents, tableNames.states),
       setups: new DynamoSetupStore(documents, tableNames.setups),
       sectorOf: (symbol) => sectors.get(symbol) ?? '',

@@ -22,7 +22,8 @@ const PINNED_LOGICAL_IDS = {
     'TablesfeedPositions427A0C41',
     'Tablesinstruments5DA94062',
     'TablesledgersF82D9F1A',
-    'Tablesprices3C42C3A8',
+    // No `prices` table (Tablesprices3C42C3A8) since the latest price moved into the ledger item: a deploy
+    // leaves it retained and unused, for an operator to delete (docs/adr/0023-latest-price-in-the-ledger.md).
     'Tablessetups12DD070D',
     'Tablesstates339CB0AB',
     'TablessubscriptionsEF09C325',

@@ -20,7 +20,7 @@ const changes: CapturedChange[] = [];
 beforeAll(async () => {
   dynamo = await startLocalDynamo({
     port: 0,
-    captureTables: ['prices', 'alerts'],
+    captureTables: ['states', 'alerts'],
     onChange: (change) => changes.push(change),
   });
   await ensureTables(localDynamoClient(dynamo.endpoint));
@@ -42,20 +42,20 @@ async function settledChanges(): Promise<CapturedChange[]> {
 
 describe('capturing committed writes in the local DynamoDB', () => {
   it('captures a PutItem of a new item as a change with only the new image', async () => {
-    await documents().send(new PutCommand({ TableName: 'prices', Item: { symbol: 'PUT', price: 1 } }));
+    await documents().send(new PutCommand({ TableName: 'states', Item: { symbol: 'PUT', price: 1 } }));
 
     expect(await settledChanges()).toEqual([
-      { table: 'prices', newImage: { symbol: { S: 'PUT' }, price: { N: '1' } } },
+      { table: 'states', newImage: { symbol: { S: 'PUT' }, price: { N: '1' } } },
     ]);
   });
 
   it('captures a PutItem over an item with both images', async () => {
     const client = documents();
-    await client.send(new PutCommand({ TableName: 'prices', Item: { symbol: 'OVER', price: 1 } }));
-    await client.send(new PutCommand({ TableName: 'prices', Item: { symbol: 'OVER', size: 5 } }));
+    await client.send(new PutCommand({ TableName: 'states', Item: { symbol: 'OVER', price: 1 } }));
+    await client.send(new PutCommand({ TableName: 'states', Item: { symbol: 'OVER', size: 5 } }));
 
     expect((await settledChanges())[1]).toEqual({
-      table: 'prices',
+      table: 'states',
       oldImage: { symbol: { S: 'OVER' }, price: { N: '1' } },
       newImage: { symbol: { S: 'OVER' }, size: { N: '5' } },
     });
@@ -63,10 +63,10 @@ describe('capturing committed writes in the local DynamoDB', () => {
 
   it('captures an UpdateItem as a MODIFY with both images', async () => {
     const client = documents();
-    await client.send(new PutCommand({ TableName: 'prices', Item: { symbol: 'UPD', price: 1, volume: 10 } }));
+    await client.send(new PutCommand({ TableName: 'states', Item: { symbol: 'UPD', price: 1, volume: 10 } }));
     await client.send(
       new UpdateCommand({
-        TableName: 'prices',
+        TableName: 'states',
         Key: { symbol: 'UPD' },
         UpdateExpression: 'SET price = :price ADD volume :more',
         ExpressionAttributeValues: { ':price': 2, ':more': 5 },
@@ -74,7 +74,7 @@ describe('capturing committed writes in the local DynamoDB', () => {
     );
 
     expect((await settledChanges())[1]).toEqual({
-      table: 'prices',
+      table: 'states',
       oldImage: { symbol: { S: 'UPD' }, price: { N: '1' }, volume: { N: '10' } },
       newImage: { symbol: { S: 'UPD' }, price: { N: '2' }, volume: { N: '15' } },
     });
@@ -83,7 +83,7 @@ describe('capturing committed writes in the local DynamoDB', () => {
   it('captures an UpdateItem of a missing item as an insert', async () => {
     await documents().send(
       new UpdateCommand({
-        TableName: 'prices',
+        TableName: 'states',
         Key: { symbol: 'UPSERT' },
         UpdateExpression: 'SET price = :price',
         ExpressionAttributeValues: { ':price': 3 },
@@ -91,28 +91,28 @@ describe('capturing committed writes in the local DynamoDB', () => {
     );
 
     expect(await settledChanges()).toEqual([
-      { table: 'prices', newImage: { symbol: { S: 'UPSERT' }, price: { N: '3' } } },
+      { table: 'states', newImage: { symbol: { S: 'UPSERT' }, price: { N: '3' } } },
     ]);
   });
 
   it('captures a DeleteItem as a REMOVE with only the old image, and a delete of nothing not at all', async () => {
     const client = documents();
-    await client.send(new PutCommand({ TableName: 'prices', Item: { symbol: 'DEL', price: 4 } }));
-    await client.send(new DeleteCommand({ TableName: 'prices', Key: { symbol: 'DEL' } }));
-    await client.send(new DeleteCommand({ TableName: 'prices', Key: { symbol: 'DEL' } }));
+    await client.send(new PutCommand({ TableName: 'states', Item: { symbol: 'DEL', price: 4 } }));
+    await client.send(new DeleteCommand({ TableName: 'states', Key: { symbol: 'DEL' } }));
+    await client.send(new DeleteCommand({ TableName: 'states', Key: { symbol: 'DEL' } }));
 
     expect((await settledChanges()).slice(1)).toEqual([
-      { table: 'prices', oldImage: { symbol: { S: 'DEL' }, price: { N: '4' } } },
+      { table: 'states', oldImage: { symbol: { S: 'DEL' }, price: { N: '4' } } },
     ]);
   });
 
   it('captures a BatchWriteItem as one change per item, of captured tables only', async () => {
     const client = documents();
-    await client.send(new PutCommand({ TableName: 'prices', Item: { symbol: 'B2', price: 1 } }));
+    await client.send(new PutCommand({ TableName: 'states', Item: { symbol: 'B2', price: 1 } }));
     await client.send(
       new BatchWriteCommand({
         RequestItems: {
-          prices: [
+          states: [
             { PutRequest: { Item: { symbol: 'B1', price: 1 } } },
             { DeleteRequest: { Key: { symbol: 'B2' } } },
           ],
@@ -126,8 +126,8 @@ describe('capturing committed writes in the local DynamoDB', () => {
     expect(batch).toHaveLength(3);
     expect(batch).toEqual(
       expect.arrayContaining([
-        { table: 'prices', newImage: { symbol: { S: 'B1' }, price: { N: '1' } } },
-        { table: 'prices', oldImage: { symbol: { S: 'B2' }, price: { N: '1' } } },
+        { table: 'states', newImage: { symbol: { S: 'B1' }, price: { N: '1' } } },
+        { table: 'states', oldImage: { symbol: { S: 'B2' }, price: { N: '1' } } },
         { table: 'alerts', newImage: { feed: { S: 'alerts' }, id: { N: '1' }, symbol: { S: 'B1' } } },
       ]),
     );
@@ -135,10 +135,10 @@ describe('capturing committed writes in the local DynamoDB', () => {
 
   it('captures nothing for a failed conditional put', async () => {
     const client = documents();
-    await client.send(new PutCommand({ TableName: 'prices', Item: { symbol: 'COND', price: 1 } }));
+    await client.send(new PutCommand({ TableName: 'states', Item: { symbol: 'COND', price: 1 } }));
     const conditional = client.send(
       new PutCommand({
-        TableName: 'prices',
+        TableName: 'states',
         Item: { symbol: 'COND', price: 2 },
         ConditionExpression: 'attribute_not_exists(symbol)',
       }),
@@ -150,17 +150,17 @@ describe('capturing committed writes in the local DynamoDB', () => {
 
   it('captures nothing for a write that changes nothing', async () => {
     const client = documents();
-    await client.send(new PutCommand({ TableName: 'prices', Item: { symbol: 'SAME', price: 1 } }));
-    await client.send(new PutCommand({ TableName: 'prices', Item: { price: 1, symbol: 'SAME' } }));
+    await client.send(new PutCommand({ TableName: 'states', Item: { symbol: 'SAME', price: 1 } }));
+    await client.send(new PutCommand({ TableName: 'states', Item: { price: 1, symbol: 'SAME' } }));
 
     expect(await settledChanges()).toHaveLength(1);
   });
 
   it('captures nothing for tables it was not asked to, even those with a stream on AWS', async () => {
     const client = documents();
-    await client.send(new PutCommand({ TableName: 'ledgers', Item: { symbol: 'UNC', watermark: 1 } }));
-    await client.send(new PutCommand({ TableName: 'states', Item: { symbol: 'UNC', tfc: 'up' } }));
-    await client.send(new DeleteCommand({ TableName: 'states', Key: { symbol: 'UNC' } }));
+    await client.send(new PutCommand({ TableName: 'bars', Item: { series: 'UNC#1m', time: 1 } }));
+    await client.send(new PutCommand({ TableName: 'ledgers', Item: { symbol: 'UNC', tfc: 'up' } }));
+    await client.send(new DeleteCommand({ TableName: 'ledgers', Key: { symbol: 'UNC' } }));
 
     expect(await settledChanges()).toEqual([]);
   });
@@ -172,7 +172,7 @@ describe('capturing committed writes in the local DynamoDB', () => {
       Array.from({ length: writes }, () =>
         client.send(
           new UpdateCommand({
-            TableName: 'prices',
+            TableName: 'states',
             Key: { symbol: 'ORDER' },
             UpdateExpression: 'ADD n :one',
             ExpressionAttributeValues: { ':one': 1 },

@@ -3,7 +3,7 @@ import type { ApiKeyRecord } from '#domain/access/api-keys';
 import type { AccountStore, ApiKeyStore } from '#domain/access/ports';
 import type { Bar } from '#domain/market-data/bars';
 import { compareBySymbol, type Instrument, symbolContains } from '#domain/market-data/instruments';
-import type { SymbolLedger } from '#domain/market-data/ledger';
+import { emptyLedger, type SymbolLedger } from '#domain/market-data/ledger';
 import type {
   BarStore,
   InstrumentCatalog,
@@ -112,23 +112,23 @@ export function countingBytes(seed = 0) {
   return (size: number) => Uint8Array.from({ length: size }, () => next++ % 256);
 }
 
+/** The latest prices as the ledgers hold them (docs/adr/0023-latest-price-in-the-ledger.md). */
 export class InMemoryPriceStore implements PriceStore {
-  readonly prices = new Map<string, SymbolPrice>();
+  constructor(readonly ledgers: InMemoryLedgerStore<unknown> = new InMemoryLedgerStore()) {}
 
   async getMany(symbols: readonly string[]) {
-    return [...new Set(symbols)].flatMap((symbol) => this.prices.get(symbol) ?? []);
+    return [...new Set(symbols)].flatMap((symbol) => {
+      const price = this.ledgers.ledgers.get(symbol)?.ledger.price;
+      return price === undefined ? [] : [{ symbol, ...price }];
+    });
   }
 
-  async putMany(prices: readonly SymbolPrice[]) {
-    for (const price of prices) {
-      const stored = this.prices.get(price.symbol);
-      if (!stored || stored.timestamp <= price.timestamp) this.prices.set(price.symbol, price);
+  /** Test set-up: each symbol's ledger holds `price` (a new ledger when it had none). */
+  async seed(prices: readonly SymbolPrice[]) {
+    for (const { symbol, ...price } of prices) {
+      const stored = this.ledgers.ledgers.get(symbol);
+      await this.ledgers.put({ ...(stored?.ledger ?? emptyLedger(symbol)), price }, stored?.version);
     }
-  }
-
-  async restate(price: SymbolPrice, replaces: readonly string[]) {
-    const stored = this.prices.get(price.symbol);
-    if (stored && replaces.includes(stored.tradeId)) this.prices.set(price.symbol, price);
   }
 }
 
@@ -352,10 +352,11 @@ export function losingLedgers<Store extends object>(store: Store, symbol: string
 
 /** Every port of the ingest path, in memory. */
 export function inMemoryIngestPorts(nowMs = Date.parse('2024-11-26T20:00:00Z')) {
+  const ledgers = new InMemoryLedgerStore<CommittedWrites>();
   return {
-    ledgers: new InMemoryLedgerStore<CommittedWrites>(),
+    ledgers,
     bars: new InMemoryBarStore(),
-    prices: new InMemoryPriceStore(),
+    prices: new InMemoryPriceStore(ledgers),
     tradeLog: new InMemoryTradeLog(),
     alerts: new InMemoryEventFeed<InForceAlertBody>(),
     breaks: new InMemoryEventFeed<SimultaneousBreakBody>(),

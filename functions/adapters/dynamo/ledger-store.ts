@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { LatestPrice } from '#domain/market-data/bars';
 import type { SymbolLedger } from '#domain/market-data/ledger';
 import type { LedgerStore, VersionedLedger } from '#domain/market-data/ports';
 import { batchGetAll } from './batch.ts';
@@ -39,14 +40,16 @@ const hasBars = (recent: RecentBars | undefined): recent is RecentBars =>
 
 /**
  * One item per symbol, replaced whole on each batch, guarded by its version, read strongly consistent: a
- * writer never folds onto a stale copy. The item is `{ symbol, version, data, recentKey? }`: `data` the
- * ledger without its Strat recent bars and the pending writes, encoded (ledger-codec.ts); the recent bars,
+ * writer never folds onto a stale copy. The item is `{ symbol, version, data, price?, recentKey? }`: `data` the
+ * ledger without its latest price and Strat recent bars, and the pending writes, encoded (ledger-codec.ts);
+ * `price` the latest price as a plain map, which `/prices/latest` reads and the ledgers' stream pushes as a
+ * quote when a commit moves it (DynamoLatestPrices, docs/adr/0023-latest-price-in-the-ledger.md); the recent bars,
  * which change only when a bar of 15 minutes or more completes, live in a snapshot item of their own
  * (`recentKey`, immutable), written before the ledger that names it and removed after the ledger that
  * replaces it (docs/storage.md#ledgers). A batch that completes no such bar writes the small item only.
  *
- * Items of earlier layouts still read: an encoded ledger holding its recent bars, and a ledger stored as
- * attributes before the encoding; their next commit stores them as above.
+ * Items of earlier layouts still read: an encoded ledger holding its recent bars or its price, and a ledger
+ * stored as attributes before the encoding; their next commit stores them as above.
  */
 export class DynamoLedgerStore<Pending = unknown> implements LedgerStore<Pending> {
   /**
@@ -102,7 +105,7 @@ export class DynamoLedgerStore<Pending = unknown> implements LedgerStore<Pending
   }
 
   async put(ledger: SymbolLedger, previousVersion: number | undefined, pending?: Pending): Promise<boolean> {
-    const { recent, ...hot } = ledger;
+    const { recent, price, ...hot } = ledger;
     const version = (previousVersion ?? -1) + 1;
     const previous = this.lastSeen.get(ledger.symbol);
     const previousKey = previous?.version === previousVersion ? previous?.recentKey : undefined;
@@ -117,6 +120,7 @@ export class DynamoLedgerStore<Pending = unknown> implements LedgerStore<Pending
             symbol: ledger.symbol,
             version,
             data: encodeLedger({ ledger: hot, ...(pending === undefined ? {} : { pending }) }),
+            ...(price === undefined ? {} : { price }),
             ...(recentKey === undefined ? {} : { recentKey }),
           },
           ...(previousVersion === undefined
@@ -229,13 +233,15 @@ export class DynamoLedgerStore<Pending = unknown> implements LedgerStore<Pending
       return fromAttributes<Pending>(item);
     }
     const { ledger, pending } = decodeLedger<Pending>(item.data);
-    let stored: SymbolLedger = ledger;
+    // The price attribute; a ledger stored before it had one keeps its price in `data`.
+    let stored: SymbolLedger =
+      item.price === undefined ? ledger : { ...ledger, price: item.price as LatestPrice };
     if (recentKey !== undefined) {
       const snapshot = snapshots.get(recentKey);
       if (snapshot === undefined) return undefined;
       const recent = decodeRecentBars(snapshot);
       this.keyOfRecent.set(recent, recentKey);
-      stored = { ...ledger, recent };
+      stored = { ...stored, recent };
     }
     this.see(symbol, version, recentKey);
     return { version, ledger: stored, ...(pending === undefined ? {} : { pending }) };

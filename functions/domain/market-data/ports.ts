@@ -69,17 +69,13 @@ export interface LedgerStore<Pending = unknown> {
   settled(): Promise<void>;
 }
 
-/** The latest trade per symbol. */
+/**
+ * The latest trade per symbol, as the ledgers hold it: a ledger commit writes it with the ledger, so there is
+ * no other copy to keep in step (docs/adr/0023-latest-price-in-the-ledger.md).
+ */
 export interface PriceStore {
-  /** The stored prices among `symbols`, in no particular order. */
+  /** The latest prices among `symbols` (a symbol never traded has none), in no particular order. */
   getMany(symbols: readonly string[]): Promise<SymbolPrice[]>;
-  /** Writes each price unless the stored one is of a later trade: a replayed write never moves a price back. */
-  putMany(prices: readonly SymbolPrice[]): Promise<void>;
-  /**
-   * Replaces the stored price with `price`, earlier or not, only while the stored one is of a trade in
-   * `replaces` (amended trades: docs/candles.md#amendments); otherwise changes nothing.
-   */
-  restate(price: SymbolPrice, replaces: readonly string[]): Promise<void>;
 }
 
 /** The trades (and amendments) one ledger commit applied in one minute of a symbol's session. */

@@ -24,7 +24,7 @@ export interface ChannelEvent {
 
 /** A committed change of a source table, as its stream reports it (images already plain objects). */
 export interface SourceChange {
-  readonly table: 'prices' | 'states' | 'alerts' | 'breaks';
+  readonly table: 'ledgers' | 'states' | 'alerts' | 'breaks';
   readonly eventId: string;
   readonly recordedAtMs: number;
   readonly kind: 'INSERT' | 'MODIFY' | 'REMOVE';
@@ -45,7 +45,8 @@ interface FeedItem<Body> {
 
 /**
  * The message a change pushes, if any (docs/websocket.md#channels-and-pushed-messages): every new latest
- * price is a quote; a state pushes when its TFC or setups changed, not when it was only re-derived; an alert
+ * price is a quote (a ledger commit that moved it: not a commit that only closed bars, nor a recent-bar
+ * snapshot); a state pushes when its TFC or setups changed, not when it was only re-derived; an alert
  * or a break pushes once, when appended. Deletions push nothing.
  */
 export function channelEventOf(change: SourceChange, context: ChangeContext): ChannelEvent | undefined {
@@ -53,8 +54,9 @@ export function channelEventOf(change: SourceChange, context: ChangeContext): Ch
   if (change.kind === 'REMOVE' || !newItem) return undefined;
   const common = { eventId: change.eventId, recordedAtMs: change.recordedAtMs };
   switch (change.table) {
-    case 'prices': {
-      const price = newItem as unknown as SymbolPrice;
+    case 'ledgers': {
+      const price = movedPrice(newItem, change.oldItem);
+      if (!price) return undefined;
       return {
         ...common,
         tradedAtMs: price.timestamp,
@@ -105,3 +107,22 @@ export function channelEventOf(change: SourceChange, context: ChangeContext): Ch
     }
   }
 }
+
+/**
+ * The latest price a ledger item holds (its `price` attribute, ADR 0023) when it differs from the one the
+ * item held before; undefined when the commit left it as it was, or the item holds none (a recent-bar
+ * snapshot, a ledger stored before the price had its own attribute).
+ */
+function movedPrice(
+  newItem: Record<string, unknown>,
+  oldItem: Record<string, unknown> | undefined,
+): SymbolPrice | undefined {
+  const price = newItem.price as LatestPrice | undefined;
+  if (price === undefined || typeof price !== 'object') return undefined;
+  const old = oldItem?.price as LatestPrice | undefined;
+  if (old !== undefined && samePrice(old, price)) return undefined;
+  return { symbol: String(newItem.symbol), ...price };
+}
+
+const samePrice = (a: LatestPrice, b: LatestPrice) =>
+  a.tradeId === b.tradeId && a.timestamp === b.timestamp && a.price === b.price && a.volume === b.volume;

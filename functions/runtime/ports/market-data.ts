@@ -42,7 +42,7 @@ export function marketDataPorts({ documents, tableName }: TableContext): MarketD
   const instrumentCatalog = memo(() => new DynamoInstrumentCatalog(documents(), tableName('instruments')));
   return {
     instrumentCatalog,
-    priceStore: memo(() => new DynamoPriceStore(documents(), tableName('prices'))),
+    priceStore: memo(() => new DynamoPriceStore(documents(), tableName('ledgers'))),
     barStore: memo(() => new DynamoBarStore(documents(), tableName('bars'))),
     tradeLog: memo(() => new DynamoTradeLog(documents(), tableName('tradeLog'))),
     ledgerStore: memo(() => new DynamoLedgerStore<CommittedWrites>(documents(), tableName('ledgers'))),

@@ -71,8 +71,6 @@ function pending(symbol: string): CommittedWrites {
   return {
     bars: [{ symbol, interval: '15m', bar: bar(minuteMs / 1_000 - 900) }],
     removedBars: [{ symbol, interval: '1m', time: minuteMs / 1_000 - 60 }],
-    price: { symbol, price: 100, volume: 100, timestamp: minuteMs + 5_000, tradeId: `${symbol}-1` },
-    restates: ['amended-1'],
     alerts: [],
     log: [compactLogEntry(entry)],
     batchMark: { timestamp: minuteMs + 5_000, tradeId: `${symbol}-1` },
@@ -171,18 +169,33 @@ function price(symbol: string, timestamp: number, tradeId: string, value = 100):
   return { symbol, price: value, volume: 100, timestamp, tradeId };
 }
 
+/** A ledger committed with `latest` as its price. */
+const pricedLedger = ({ symbol, ...latest }: SymbolPrice): SymbolLedger => ({
+  ...ledger(symbol),
+  price: latest,
+});
+
 describe.each(
-  implementations<PriceStore>(
-    () => new InMemoryPriceStore(),
-    async ({ client, table }) => new DynamoPriceStore(client, await table('prices')),
+  implementations<{ ledgers: LedgerStore; prices: PriceStore }>(
+    () => {
+      const ledgers = new InMemoryLedgerStore();
+      return { ledgers, prices: new InMemoryPriceStore(ledgers) };
+    },
+    async ({ client, table }) => {
+      const name = await table('ledgers');
+      return { ledgers: new DynamoLedgerStore(client, name), prices: new DynamoPriceStore(client, name) };
+    },
   ),
-)('PriceStore: $name', ({ create }) => {
+)("PriceStore, the ledgers' prices: $name", ({ create }) => {
   const sorted = (prices: SymbolPrice[]) => [...prices].sort((a, b) => a.symbol.localeCompare(b.symbol));
 
-  it('gives the stored prices among the symbols asked for, none for a symbol never put', async () => {
-    const prices = await create();
-    await prices.putMany([price('AAPL', minuteMs, 'a1'), price('MSFT', minuteMs, 'm1')]);
-    expect(sorted(await prices.getMany(['MSFT', 'NVDA', 'AAPL']))).toEqual([
+  it('gives the price of each committed ledger among the symbols asked for, none for a symbol without one', async () => {
+    const { ledgers, prices } = await create();
+    await ledgers.put(pricedLedger(price('AAPL', minuteMs, 'a1')), undefined);
+    await ledgers.put(pricedLedger(price('MSFT', minuteMs, 'm1')), undefined);
+    await ledgers.put({ symbol: 'TSLA', forming: {} }, undefined);
+
+    expect(sorted(await prices.getMany(['MSFT', 'NVDA', 'AAPL', 'TSLA', 'AAPL']))).toEqual([
       price('AAPL', minuteMs, 'a1'),
       price('MSFT', minuteMs, 'm1'),
     ]);
@@ -190,41 +203,20 @@ describe.each(
     expect(await prices.getMany([])).toEqual([]);
   });
 
-  it('keeps the latest of two prices of one symbol in one write, whatever their order', async () => {
-    const prices = await create();
-    await prices.putMany([price('AAPL', minuteMs + 1, 'a2', 101), price('AAPL', minuteMs, 'a1', 100)]);
-    await prices.putMany([price('MSFT', minuteMs, 'm1', 100), price('MSFT', minuteMs + 1, 'm2', 101)]);
-    expect(sorted(await prices.getMany(['AAPL', 'MSFT', 'AAPL']))).toEqual([
-      price('AAPL', minuteMs + 1, 'a2', 101),
-      price('MSFT', minuteMs + 1, 'm2', 101),
-    ]);
-  });
+  it('gives the price of the latest commit, an earlier trade included (an amendment restated it)', async () => {
+    const { ledgers, prices } = await create();
+    await ledgers.put(pricedLedger(price('AAPL', minuteMs, 'a2', 101)), undefined);
+    await ledgers.put(pricedLedger(price('AAPL', minuteMs - 10, 'a1', 99)), 0);
 
-  it('never moves a price back: a write of an earlier trade changes nothing, a later or equal one lands', async () => {
-    const prices = await create();
-    await prices.putMany([price('AAPL', minuteMs, 'a2', 101)]);
-    await prices.putMany([price('AAPL', minuteMs - 1, 'a1', 100)]);
-    expect(await prices.getMany(['AAPL'])).toEqual([price('AAPL', minuteMs, 'a2', 101)]);
-    await prices.putMany([price('AAPL', minuteMs, 'a3', 102)]);
-    expect(await prices.getMany(['AAPL'])).toEqual([price('AAPL', minuteMs, 'a3', 102)]);
-    await prices.putMany([price('AAPL', minuteMs + 1, 'a4', 103)]);
-    expect(await prices.getMany(['AAPL'])).toEqual([price('AAPL', minuteMs + 1, 'a4', 103)]);
-  });
-
-  it('restates a price, earlier or not, only while the stored one is of an amended trade', async () => {
-    const prices = await create();
-    await prices.putMany([price('AAPL', minuteMs, 'a2', 101)]);
-    await prices.restate(price('AAPL', minuteMs - 10, 'a1', 99), ['other']);
-    await prices.restate(price('AAPL', minuteMs - 10, 'a1', 99), []);
-    expect(await prices.getMany(['AAPL'])).toEqual([price('AAPL', minuteMs, 'a2', 101)]);
-    await prices.restate(price('AAPL', minuteMs - 10, 'a1', 99), ['other', 'a2']);
     expect(await prices.getMany(['AAPL'])).toEqual([price('AAPL', minuteMs - 10, 'a1', 99)]);
   });
 
-  it('restates nothing for a symbol without a stored price', async () => {
-    const prices = await create();
-    await prices.restate(price('AAPL', minuteMs, 'a1'), ['a0']);
-    expect(await prices.getMany(['AAPL'])).toEqual([]);
+  it('is unchanged by a commit another writer lost', async () => {
+    const { ledgers, prices } = await create();
+    await ledgers.put(pricedLedger(price('AAPL', minuteMs, 'a1', 100)), undefined);
+    expect(await ledgers.put(pricedLedger(price('AAPL', minuteMs + 1, 'a2', 101)), undefined)).toBe(false);
+
+    expect(await prices.getMany(['AAPL'])).toEqual([price('AAPL', minuteMs, 'a1', 100)]);
   });
 });
 

@@ -44,15 +44,15 @@ describe('the service clock', () => {
 
 describe('the production ports', () => {
   it('fail naming the variable when their table’s name is not set, rather than guessing one', async () => {
-    delete process.env[TABLES.prices.envVar];
+    delete process.env[TABLES.ledgers.envVar];
     const { priceStore } = await import('#runtime/ports/market-data');
-    expect(() => priceStore()).toThrow(new RegExp(`${TABLES.prices.envVar}.*not set`));
+    expect(() => priceStore()).toThrow(new RegExp(`${TABLES.ledgers.envVar}.*not set`));
   });
 
   it('use the table the environment names', async () => {
-    process.env[TABLES.prices.envVar] = 'prices-in-aws';
+    process.env[TABLES.ledgers.envVar] = 'ledgers-in-aws';
     process.env.AWS_REGION = 'us-east-1';
     const { priceStore } = await import('#runtime/ports/market-data');
-    expect(priceStore()).toMatchObject({ tableName: 'prices-in-aws' });
+    expect(priceStore()).toMatchObject({ ledgersTable: 'ledgers-in-aws' });
   });
 });

@@ -14,7 +14,6 @@ const UNITS: MeasuredUnits = {
     ledgerBytesMean: 6_000,
     writeUnitsPerLedger: 6,
     writeUnitsPerRecentSnapshot: 2,
-    writeUnitsPerPrice: 1,
     writeUnitsPerState: 1,
     stateWritesPerLedgerWrite: 0.1,
     writeUnitsPerBar: 1,
@@ -35,11 +34,11 @@ describe('the cost model (docs/storage.md#a-trading-day-on-paper)', () => {
     expect(symbolBatchesPerDay(MARKET)).toBeLessThan(8_000 * SESSION_SECONDS);
   });
 
-  it('prices ledger and price writes from the measured write units, on demand', () => {
+  it('prices the ledger writes (their latest prices within) from the measured write units, on demand', () => {
     const line = dayCost(MARKET, UNITS, DESIGNS['on-demand']).find((entry) =>
       entry.part.startsWith('DynamoDB writes, ledgers'),
     );
-    expect(line?.dollars).toBeCloseTo((symbolBatchesPerDay(MARKET) * 7 * 0.625) / 1e6, 6);
+    expect(line?.dollars).toBeCloseTo((symbolBatchesPerDay(MARKET) * 6 * 0.625) / 1e6, 6);
   });
 
   it('prices a recent-bar snapshot per symbol and 15-minute close, written and removed', () => {
@@ -67,7 +66,7 @@ describe('the cost model (docs/storage.md#a-trading-day-on-paper)', () => {
       lines.find((line) => line.part.startsWith('DynamoDB writes, ledgers'))?.dollars ?? 0;
     // Provisioned for the session: the open's hour at twice the average rate, the next six at 70%
     // utilization, the rest of the day at 5% of the average; about half of the same writes on demand.
-    const average = (symbolBatchesPerDay(MARKET) * 7) / SESSION_SECONDS;
+    const average = (symbolBatchesPerDay(MARKET) * 6) / SESSION_SECONDS;
     const wcuHours = average * 2 + (average / 0.7) * 6 + average * 0.05 * 17;
     expect(writes(levers)).toBeCloseTo(wcuHours * 0.000_65, 6);
     expect(writes(levers)).toBeLessThan(writes(deployed) * 0.55);

@@ -4,8 +4,9 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DynamoBarStore } from '#adapters/dynamo/bar-store';
 import { documentClientFor } from '#adapters/dynamo/document-client';
-import { encodeLedger } from '#adapters/dynamo/ledger-codec';
+import { decodeLedger, encodeLedger } from '#adapters/dynamo/ledger-codec';
 import { DynamoLedgerStore } from '#adapters/dynamo/ledger-store';
+import { DynamoPriceStore } from '#adapters/dynamo/price-store';
 
 const documents = mockClient(DynamoDBDocumentClient);
 const client = documentClientFor(new DynamoDBClient({}));
@@ -59,9 +60,10 @@ describe('DynamoBarStore.query', () => {
   });
 });
 
-describe('DynamoLedgerStore.put', () => {
-  const ledger = { symbol: 'AAPL', forming: {} };
+const ledger = { symbol: 'AAPL', forming: {} };
+const latest = { price: 190.5, volume: 100, timestamp: 1_732_635_000_000, tradeId: 't-9' };
 
+describe('DynamoLedgerStore.put', () => {
   it('creates a new ledger only if none exists, as version 0', async () => {
     documents.on(PutCommand).resolves({});
     expect(await new DynamoLedgerStore(client, 'ledgers').put(ledger, undefined)).toBe(true);
@@ -106,8 +108,65 @@ describe('DynamoLedgerStore.put', () => {
     });
   });
 
+  it('keeps the latest price out of `data`, as a plain map the price reads and the quotes stream see', async () => {
+    documents.on(PutCommand).resolves({});
+    await new DynamoLedgerStore(client, 'ledgers').put({ ...ledger, price: latest }, 1);
+
+    const item = documents.commandCalls(PutCommand)[0]?.args[0].input.Item as Record<string, unknown>;
+    expect(item.price).toEqual(latest);
+    expect(decodeLedger(item.data as Uint8Array).ledger).toEqual(ledger);
+  });
+
+  it('reads the price back into the ledger, and a price encoded in `data` from before it had its own attribute', async () => {
+    documents.on(BatchGetCommand).resolves({
+      Responses: {
+        ledgers: [
+          { symbol: 'AAPL', version: 3, data: encodeLedger({ ledger }), price: latest },
+          {
+            symbol: 'MSFT',
+            version: 9,
+            data: encodeLedger({ ledger: { ...ledger, symbol: 'MSFT', price: latest } }),
+          },
+        ],
+      },
+    });
+    const read = await new DynamoLedgerStore(client, 'ledgers').getMany(['AAPL', 'MSFT']);
+    expect(read.get('AAPL')?.ledger).toEqual({ ...ledger, price: latest });
+    expect(read.get('MSFT')?.ledger).toEqual({ ...ledger, symbol: 'MSFT', price: latest });
+  });
+
   it('answers false when another writer got there first', async () => {
     documents.on(PutCommand).rejects(new ConditionalCheckFailedException({ message: 'no', $metadata: {} }));
     expect(await new DynamoLedgerStore(client, 'ledgers').put(ledger, 4)).toBe(false);
+  });
+});
+
+describe('DynamoPriceStore.getMany', () => {
+  it('reads the ledgers eventually consistent: the price attribute, else the price encoded in an older item', async () => {
+    documents.on(BatchGetCommand).resolves({
+      Responses: {
+        ledgers: [
+          { symbol: 'AAPL', version: 3, data: encodeLedger({ ledger }), price: latest },
+          {
+            symbol: 'MSFT',
+            version: 9,
+            data: encodeLedger({ ledger: { ...ledger, symbol: 'MSFT', price: latest } }),
+          },
+          { symbol: 'NVDA', version: 1, data: encodeLedger({ ledger: { ...ledger, symbol: 'NVDA' } }) },
+          { symbol: 'TSLA', version: 1, forming: {}, price: { ...latest, extra: 'dropped' } },
+        ],
+      },
+    });
+
+    const prices = await new DynamoPriceStore(client, 'ledgers').getMany(['AAPL', 'MSFT', 'NVDA', 'TSLA']);
+
+    expect(prices).toEqual([
+      { symbol: 'AAPL', ...latest },
+      { symbol: 'MSFT', ...latest },
+      { symbol: 'TSLA', ...latest },
+    ]);
+    expect(
+      documents.commandCalls(BatchGetCommand)[0]?.args[0].input.RequestItems?.ledgers,
+    ).not.toHaveProperty('ConsistentRead', true);
   });
 });

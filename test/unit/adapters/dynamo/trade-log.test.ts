@@ -1,10 +1,9 @@
-import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BatchWriteCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DynamoBarStore } from '#adapters/dynamo/bar-store';
 import { documentClientFor } from '#adapters/dynamo/document-client';
-import { DynamoPriceStore } from '#adapters/dynamo/price-store';
 import { DynamoTradeLog, toStoredEntry } from '#adapters/dynamo/trade-log';
 import type { TradeLogEntry } from '#domain/market-data/ports';
 
@@ -48,23 +47,6 @@ describe('DynamoTradeLog', () => {
       KeyConditionExpression: '#day = :day AND begins_with(#entry, :minute)',
       ExpressionAttributeValues: { ':day': 'AAPL#2024-11-26', ':minute': `${minuteMs}#` },
       ConsistentRead: true,
-    });
-  });
-});
-
-describe('DynamoPriceStore.restate', () => {
-  it('puts the price only while the stored one is of an amended trade, and takes a refusal quietly', async () => {
-    documents.on(PutCommand).rejects(new ConditionalCheckFailedException({ message: 'no', $metadata: {} }));
-    const price = { symbol: 'AAPL', price: 180, volume: 5, timestamp: minuteMs, tradeId: 'D-1' };
-
-    await new DynamoPriceStore(client, 'prices').restate(price, ['D-9', 'D-8']);
-
-    expect(documents.commandCalls(PutCommand)[0]?.args[0].input).toEqual({
-      TableName: 'prices',
-      Item: price,
-      ConditionExpression: '#tradeId IN (:replaced0, :replaced1)',
-      ExpressionAttributeNames: { '#tradeId': 'tradeId' },
-      ExpressionAttributeValues: { ':replaced0': 'D-9', ':replaced1': 'D-8' },
     });
   });
 });

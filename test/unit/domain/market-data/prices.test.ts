@@ -6,7 +6,7 @@ import { parseParams } from '#domain/requests/query-params';
 import { InMemoryPriceStore } from '../../../support/fakes.ts';
 
 const store = new InMemoryPriceStore();
-await store.putMany(
+await store.seed(
   ['AAPL', 'MSFT', 'ES1!'].map((symbol, index) => ({
     symbol,
     price: 100 + index,

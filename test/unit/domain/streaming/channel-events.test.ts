@@ -27,12 +27,13 @@ function change(
   return { table, kind, eventId: 'ev-1', recordedAtMs: RECORDED_AT_MS, ...images };
 }
 
-const priceItem = (price: number) => ({
+/** A ledger item as the ledger store writes it: the encoded ledger, and its latest price as a plain map. */
+const ledgerItem = (price: number, overrides: Record<string, unknown> = {}) => ({
   symbol: 'AAPL',
-  price,
-  volume: 100,
-  timestamp: Date.parse('2024-11-26T15:29:59Z'),
-  tradeId: `t-${price}`,
+  version: 7,
+  data: new Uint8Array([1, 2, 3]),
+  price: { price, volume: 100, timestamp: Date.parse('2024-11-26T15:29:59Z'), tradeId: `t-${price}` },
+  ...overrides,
 });
 
 const row = (overrides: Partial<SetupRow> = {}): SetupRow => ({
@@ -86,14 +87,14 @@ const breakItem = {
   },
 };
 
-describe('channelEventOf: prices', () => {
+describe('channelEventOf: ledgers (quotes)', () => {
   it.each(['INSERT', 'MODIFY'] as const)(
-    'returns a quotes event with the price item when a price is written (%s)',
+    'returns a quotes event with the price item when a ledger commit moves the price (%s)',
     (kind) => {
       const event = channelEventOf(
-        change('prices', kind, {
-          newItem: priceItem(190.5),
-          oldItem: kind === 'MODIFY' ? priceItem(190) : undefined,
+        change('ledgers', kind, {
+          newItem: ledgerItem(190.5),
+          oldItem: kind === 'MODIFY' ? ledgerItem(190, { version: 6 }) : undefined,
         }),
         context,
       );
@@ -109,6 +110,57 @@ describe('channelEventOf: prices', () => {
       expect(z.strictObject(pushSchemas.quotes.shape).parse(event?.message)).toEqual(event?.message);
     },
   );
+});
+
+describe('channelEventOf: ledgers that push no quote', () => {
+  const moved = (price: Record<string, unknown>) => ({ ...ledgerItem(190).price, ...price });
+
+  it('pushes nothing when the commit left the price as it was (the clock tick closing bars)', () => {
+    const event = channelEventOf(
+      change('ledgers', 'MODIFY', { oldItem: ledgerItem(190, { version: 6 }), newItem: ledgerItem(190) }),
+      context,
+    );
+
+    expect(event).toBeUndefined();
+  });
+
+  it.each([
+    ['the size of the last trade', { volume: 5 }],
+    ['the trade behind it, at the same price', { tradeId: 't-other' }],
+    ['its time', { timestamp: Date.parse('2024-11-26T15:30:00Z') }],
+  ])('pushes a quote when only %s changed', (_case, change_) => {
+    const event = channelEventOf(
+      change('ledgers', 'MODIFY', {
+        oldItem: ledgerItem(190),
+        newItem: ledgerItem(190, { price: moved(change_) }),
+      }),
+      context,
+    );
+
+    expect(event?.channel).toBe('quotes');
+  });
+
+  it.each([
+    ['a recent-bar snapshot', { symbol: 'AAPL#recent#7#abc', data: new Uint8Array([1]) }],
+    ['a ledger that has no price yet', { symbol: 'AAPL', version: 0, data: new Uint8Array([1]) }],
+  ])('pushes nothing for %s', (_case, item) => {
+    expect(channelEventOf(change('ledgers', 'INSERT', { newItem: item }), context)).toBeUndefined();
+  });
+
+  it('pushes the price of a ledger written before the price had its own attribute once, at its next commit', () => {
+    const legacy = { symbol: 'AAPL', version: 6, data: new Uint8Array([1]) };
+
+    const event = channelEventOf(
+      change('ledgers', 'MODIFY', { oldItem: legacy, newItem: ledgerItem(190) }),
+      context,
+    );
+
+    expect(event?.message).toEqual({
+      channel: 'quotes',
+      symbol: 'AAPL',
+      data: { symbol: 'AAPL', price: 190, volume: 100 },
+    });
+  });
 });
 
 describe('channelEventOf: states', () => {
@@ -264,7 +316,7 @@ describe('channelEventOf: breaks', () => {
 
 describe('channelEventOf: deletions', () => {
   it.each<[SourceChange['table'], Record<string, unknown>]>([
-    ['prices', priceItem(190)],
+    ['ledgers', ledgerItem(190)],
     ['states', state()],
     ['alerts', alertItem],
     ['breaks', breakItem],

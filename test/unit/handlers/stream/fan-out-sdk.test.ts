@@ -63,19 +63,20 @@ function handler() {
     }),
     universe: async () => new Map([['AAPL', instrument('AAPL')]]),
     prices: () => new InMemoryPriceStore(),
-    sources: () => new Map([['prices-table', 'prices' as const]]),
+    sources: () => new Map([['ledgers-table', 'ledgers' as const]]),
     nowMs: () => Date.now(),
   });
 }
 
 function priceRecord(sequenceNumber: string, price: number): DynamoDBRecord {
-  const item = { symbol: 'AAPL', price, volume: 5, timestamp: RECORD_TIME_S * 1000, tradeId: `t${price}` };
+  const latest = { price, volume: 5, timestamp: RECORD_TIME_S * 1000, tradeId: `t${price}` };
+  const item = { symbol: 'AAPL', version: price, price: latest };
   return {
     eventID: `event-${sequenceNumber}`,
     eventName: 'MODIFY',
     eventSource: 'aws:dynamodb',
     eventSourceARN:
-      'arn:aws:dynamodb:us-east-1:123456789012:table/prices-table/stream/2024-11-26T00:00:00.000',
+      'arn:aws:dynamodb:us-east-1:123456789012:table/ledgers-table/stream/2024-11-26T00:00:00.000',
     dynamodb: {
       ApproximateCreationDateTime: RECORD_TIME_S,
       SequenceNumber: sequenceNumber,

@@ -13,7 +13,7 @@ import { FakeClientConnections, fanOutPorts, subscriber } from '../../../support
 const CREATED_AT_S = 1_732_635_000;
 const NOW_MS = Date.parse('2024-11-26T15:30:02Z');
 const SOURCES = new Map<string, SourceChange['table']>([
-  ['prices', 'prices'],
+  ['ledgers', 'ledgers'],
   ['states', 'states'],
   ['alerts', 'alerts'],
   ['breaks', 'breaks'],
@@ -51,8 +51,14 @@ const price = (symbol: string, value: number) => ({
   timestamp: CREATED_AT_S * 1000 - 1000,
   tradeId: `t-${value}`,
 });
-const priceRecord = (sequenceNumber: string, symbol: string, value: number) =>
-  streamRecord('prices', sequenceNumber, 'MODIFY', { newItem: price(symbol, value) });
+/** A ledger commit that moved the symbol's latest price to `value` (the ledger item's `price`, ADR 0023). */
+const priceRecord = (sequenceNumber: string, symbol: string, value: number) => {
+  const { symbol: _, ...latest } = price(symbol, value);
+  return streamRecord('ledgers', sequenceNumber, 'MODIFY', {
+    oldItem: { symbol, version: 1, price: { ...latest, price: value - 1, tradeId: 't-old' } },
+    newItem: { symbol, version: 2, price: latest },
+  });
+};
 
 async function setup(subscribed: [Subscriber, Subscription[]][], clients = new FakeClientConnections()) {
   const ports = await fanOutPorts(subscribed, { clients, nowMs: NOW_MS });
@@ -102,7 +108,7 @@ describe('fan-out handler', () => {
     const result = await handle([
       priceRecord('201', 'AAPL', 1),
       priceRecord('202', 'MSFT', 1),
-      streamRecord('prices', '203', 'REMOVE', { oldItem: price('AAPL', 1) }),
+      streamRecord('ledgers', '203', 'REMOVE', { oldItem: { symbol: 'AAPL#recent#1#x', data: 'x' } }),
       priceRecord('204', 'AAPL', 2),
       priceRecord('205', 'MSFT', 2),
     ]);
@@ -115,7 +121,7 @@ describe('fan-out handler', () => {
     const { ports, handle } = await setup([[subscriber('c1'), [{ channel: 'quotes', symbol: 'AAPL' }]]]);
 
     const result = await handle([
-      streamRecord('ledgers', '301', 'MODIFY', { newItem: price('AAPL', 1) }),
+      streamRecord('bars', '301', 'MODIFY', { newItem: price('AAPL', 1) }),
       { ...priceRecord('302', 'AAPL', 1), eventSourceARN: undefined },
     ]);
 
@@ -128,7 +134,7 @@ describe('fan-out handler', () => {
     const { ports, prices, handle } = await setup([
       [subscriber('c1'), [{ channel: 'states', symbol: 'AAPL' }]],
     ]);
-    await prices.putMany([price('AAPL', 190.5)]);
+    await prices.seed([price('AAPL', 190.5)]);
     const getMany = vi.spyOn(prices, 'getMany');
     const state = { symbol: 'AAPL', updatedAtMs: 1, tfc: { D: 'green' }, setups: [] };
 

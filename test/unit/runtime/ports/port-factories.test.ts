@@ -59,7 +59,7 @@ describe('the port factories', () => {
       messageRate: tablesOf(ports.messageRate),
     }).toEqual({
       instrumentCatalog: ['instruments'],
-      priceStore: ['prices'],
+      priceStore: ['ledgers'],
       barStore: ['bars'],
       tradeLog: ['tradeLog'],
       ledgerStore: ['ledgers'],
@@ -78,7 +78,7 @@ describe('the port factories', () => {
   it('map the physical names of the fan-out’s source tables back to the tables', () => {
     const { tables } = recordingTables('stack');
     expect([...streamingPorts(tables).changeSources()]).toEqual([
-      ['stack-prices', 'prices'],
+      ['stack-ledgers', 'ledgers'],
       ['stack-states', 'states'],
       ['stack-alerts', 'alerts'],
       ['stack-breaks', 'breaks'],
