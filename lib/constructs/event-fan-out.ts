@@ -47,7 +47,8 @@ export class EventFanOut extends Construct implements EventSourceFailures {
 
     this.fanOutFunction = new ServiceFunction(this, 'FanOut', {
       entry: FAN_OUT.handler,
-      description: 'DynamoDB Streams of ledgers (quotes), states, alerts and breaks pushed to subscribed connections',
+      description:
+        'DynamoDB Streams of ledgers (quotes), states, alerts and breaks pushed to subscribed connections',
       tables: props.tables,
       bindings: FAN_OUT.tables,
       // The work is I/O: up to 100 records, a Query per topic and POST_CONCURRENCY PostToConnection
