@@ -12,6 +12,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { formatNewYorkIso } from '#domain/calendar/time-zone';
 import type { MetricPoint } from '#runtime/metric-points';
 import { observeMetrics } from '../local/metric-points.ts';
 import { startLocalStack } from '../local/stack.ts';
@@ -33,8 +34,24 @@ function percentile(sorted: readonly number[], fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] as number;
 }
 
+/** The three slowest batches, when they were reported on the service clock (New York time) and their real lag. */
+function slowest(lagsAt: SessionCounts['lagsAt'], speed: number): string {
+  return [...lagsAt]
+    .sort((a, b) => b.lagMs - a.lagMs)
+    .slice(0, 3)
+    .map(
+      ({ lagMs, atMs }) =>
+        `${formatNewYorkIso(new Date(atMs)).slice(11, 19)}: ${(lagMs / speed / 1000).toFixed(1)} s`,
+    )
+    .join(', ');
+}
+
 class SessionCounts {
   readonly lags: number[] = [];
+  /** Each batch's lag with the service clock when it was reported: where the slowest batches fall. */
+  readonly lagsAt: { readonly lagMs: number; readonly atMs: number }[] = [];
+
+  constructor(private readonly nowMs: () => number) {}
   applied = 0;
   latePrints = 0;
   handedBack = 0;
@@ -42,8 +59,10 @@ class SessionCounts {
   readonly refused = new Map<string, number>();
 
   take(point: MetricPoint): void {
-    if (point.id === 'ingestLag') this.lags.push(point.value);
-    else if (point.id === 'tradesApplied') this.applied += point.value;
+    if (point.id === 'ingestLag') {
+      this.lags.push(point.value);
+      this.lagsAt.push({ lagMs: point.value, atMs: this.nowMs() });
+    } else if (point.id === 'tradesApplied') this.applied += point.value;
     else if (point.id === 'latePrints') this.latePrints += point.value;
     else if (point.id === 'tradesHandedBack') this.handedBack += point.value;
     else if (point.id === 'stateChanges') this.stateChanges += point.value;
@@ -103,7 +122,7 @@ export const benchSession: Bench = async (options): Promise<BenchResult[]> => {
   const stack = await startStack(new Date(stoppedAtMs + RESTART_AFTER_MS), speed);
   try {
     const commitsBefore = await ledgerCommits(stack);
-    counts = new SessionCounts();
+    counts = new SessionCounts(() => stack.nowMs());
     const queuedAtStart = stack.trades.queued;
     const watchMs = (minutes * 60_000) / speed;
     const watchStart = Date.now();
@@ -156,6 +175,7 @@ export const benchSession: Bench = async (options): Promise<BenchResult[]> => {
           'trades handed back': watched.handedBack,
           'refused late (share of received)': `${((100 * late) / Math.max(1, watched.received)).toFixed(3)} %`,
           'trades queued when the watch began / at its end': `${queuedAtStart} / ${stack.trades.queued}`,
+          'the slowest batches (New York time: real lag)': slowest(watched.lagsAt, speed),
         },
       },
     ];

@@ -1,6 +1,6 @@
 import {
   BatchGetCommand,
-  DeleteCommand,
+  BatchWriteCommand,
   type DynamoDBDocumentClient,
   PutCommand,
 } from '@aws-sdk/lib-dynamodb';
@@ -103,17 +103,22 @@ describe('the ledger store’s recent-bar snapshots', () => {
   it('commits without waiting for the replaced snapshot’s removal; settled() waits for it and reports its failure', async () => {
     let releaseDelete: (() => void) | undefined;
     let failDelete = false;
-    // The store's client: a DeleteCommand is sent once released, and fails when told to.
+    // The store's client: a batch of deletes is sent once released, and fails when told to.
+    const deletes = (command: unknown) =>
+      command instanceof BatchWriteCommand &&
+      Object.values(command.input.RequestItems ?? {}).some((requests) =>
+        requests.some((request) => request.DeleteRequest !== undefined),
+      );
     const holdingClient = {
       send: async (command: unknown) => {
-        if (command instanceof DeleteCommand) {
+        if (deletes(command)) {
           await new Promise<void>((resolve) => {
             releaseDelete = resolve;
           });
           releaseDelete = undefined;
           if (failDelete) throw new Error('the delete failed');
         }
-        return client.send(command as DeleteCommand);
+        return client.send(command as BatchWriteCommand);
       },
     } as unknown as DynamoDBDocumentClient;
     const store = new DynamoLedgerStore(holdingClient, table);
@@ -142,6 +147,39 @@ describe('the ledger store’s recent-bar snapshots', () => {
     await expect(store.settled()).resolves.toBeUndefined();
   });
 
+  it('writes the snapshots of a close together, 25 to a BatchWriteItem, and removes every one replaced', async () => {
+    const sent: string[] = [];
+    const countingClient = {
+      send: async (command: { constructor: { name: string } }) => {
+        sent.push(command.constructor.name);
+        return client.send(command as PutCommand);
+      },
+    } as unknown as DynamoDBDocumentClient;
+    const store = new DynamoLedgerStore(countingClient, table);
+    const symbols = Array.from({ length: 30 }, (_, index) => `${symbol}X${index}`);
+    const ledgerOf = (name: string, closes: number[]) => ({ ...ledger(closes), symbol: name });
+    await Promise.all(symbols.map((name) => store.put(ledgerOf(name, [1]), undefined)));
+    await store.settled();
+    sent.length = 0;
+
+    // A 15-minute close: every symbol's recent bars change at once.
+    const committed = await Promise.all(symbols.map((name) => store.put(ledgerOf(name, [1, 2]), 0)));
+    await store.settled();
+
+    expect(committed.every(Boolean)).toBe(true);
+    // 30 snapshots in two calls, then 30 conditional ledger puts, then the deletes in batches.
+    expect(sent.filter((name) => name === 'PutCommand')).toHaveLength(30);
+    expect(sent.slice(0, 2)).toEqual(['BatchWriteCommand', 'BatchWriteCommand']);
+    expect(sent.filter((name) => name === 'DeleteCommand')).toEqual([]);
+    const { snapshots } = await itemsOfSymbol();
+    expect(snapshots.filter((key) => key.includes('#recent#'))).toHaveLength(30);
+    const reader = new DynamoLedgerStore(client, table);
+    const read = await reader.getMany(symbols);
+    expect([...read.values()].map(({ ledger: stored }) => stored.recent)).toEqual(
+      symbols.map(() => ledger([1, 2]).recent),
+    );
+  });
+
   it('keeps the winner’s snapshot when two writers race for one version with different bars', async () => {
     const [first, second] = [new DynamoLedgerStore(client, table), new DynamoLedgerStore(client, table)];
     await first.put(ledger([1]), undefined);
@@ -160,7 +198,8 @@ describe('the ledger store’s recent-bar snapshots', () => {
     await writer.put(ledger([1]), undefined);
     await writer.get(symbol);
     let raced = false;
-    // The reader's client: right after the reader's first read of the ledger, the writer commits version 1.
+    // The reader's client: right after the reader's first read of the ledger, the writer commits version 1
+    // and removes the snapshot version 0 named.
     const racingClient = {
       send: async (command: unknown) => {
         const output = await client.send(command as BatchGetCommand);
@@ -168,6 +207,7 @@ describe('the ledger store’s recent-bar snapshots', () => {
         if (!raced && command instanceof BatchGetCommand && keys.some((key) => key.symbol === symbol)) {
           raced = true;
           await writer.put(ledger([1, 2]), 0);
+          await writer.settled();
         }
         return output;
       },

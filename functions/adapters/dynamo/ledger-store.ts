@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import DataLoader from 'dataloader';
 import type { LatestPrice } from '#domain/market-data/bars';
 import type { SymbolLedger } from '#domain/market-data/ledger';
 import type { LedgerStore, VersionedLedger } from '#domain/market-data/ports';
-import { batchGetAll } from './batch.ts';
+import { batchDeleteAll, batchGetAll, batchPutAll, lastOfEachKey } from './batch.ts';
 import {
   decodeLedger,
   decodeRecentBars,
@@ -20,6 +21,34 @@ import {
 const SNAPSHOT_CACHE_SIZE = 10_000;
 /** Reads of a ledger whose snapshot a newer commit removed between the two reads, before giving up. */
 const READ_ATTEMPTS = 5;
+/**
+ * How long a snapshot's put (or a replaced one's delete) waits for others to share its BatchWriteItem: a
+ * 15-minute close completes a bar of every symbol of a batch, and their snapshots go 25 to a call instead of
+ * one call each.
+ */
+const SNAPSHOT_BATCH_WINDOW_MS = 2;
+/** BatchWriteItem's limit. */
+const WRITES_PER_BATCH = 25;
+
+interface SnapshotItem {
+  readonly symbol: string;
+  readonly data: Uint8Array;
+}
+
+/** Collects the writes of one short window into BatchWriteItem calls (each resolves once its call did). */
+function snapshotBatcher<Key>(write: (keys: readonly Key[]) => Promise<void>): DataLoader<Key, void> {
+  return new DataLoader<Key, void>(
+    async (keys) => {
+      await write(keys);
+      return keys.map(() => undefined);
+    },
+    {
+      cache: false,
+      maxBatchSize: WRITES_PER_BATCH,
+      batchScheduleFn: (flush) => setTimeout(flush, SNAPSHOT_BATCH_WINDOW_MS),
+    },
+  );
+}
 
 /**
  * A snapshot's key in the ledgers table: never a symbol (symbols have no `#`), unique to the commit that wrote
@@ -40,13 +69,15 @@ const hasBars = (recent: RecentBars | undefined): recent is RecentBars =>
 
 /**
  * One item per symbol, replaced whole on each batch, guarded by its version, read strongly consistent: a
- * writer never folds onto a stale copy. The item is `{ symbol, version, data, price?, recentKey? }`: `data` the
- * ledger without its latest price and Strat recent bars, and the pending writes, encoded (ledger-codec.ts);
- * `price` the latest price as a plain map, which `/prices/latest` reads and the ledgers' stream pushes as a
- * quote when a commit moves it (DynamoLatestPrices, docs/adr/0023-latest-price-in-the-ledger.md); the recent bars,
- * which change only when a bar of 15 minutes or more completes, live in a snapshot item of their own
- * (`recentKey`, immutable), written before the ledger that names it and removed after the ledger that
- * replaces it (docs/storage.md#ledgers). A batch that completes no such bar writes the small item only.
+ * writer never folds onto a stale copy. The item is `{ symbol, version, data, price?, recentKey? }`:
+ * - `data`: the ledger without its latest price and Strat recent bars, and the pending writes, encoded
+ *   (ledger-codec.ts);
+ * - `price`: the latest price as a plain map, which DynamoPriceStore reads and the ledgers' stream pushes as a
+ *   quote when a commit moves it (docs/adr/0023-latest-price-in-the-ledger.md);
+ * - `recentKey`: the recent bars, which change only when a bar of 15 minutes or more completes, live in a
+ *   snapshot item of their own (immutable), written before the ledger that names it and removed after the
+ *   ledger that replaces it (docs/storage.md#ledgers). A batch that completes no such bar writes the small
+ *   item only.
  *
  * Items of earlier layouts still read: an encoded ledger holding its recent bars or its price, and a ledger
  * stored as attributes before the encoding; their next commit stores them as above.
@@ -67,6 +98,24 @@ export class DynamoLedgerStore<Pending = unknown> implements LedgerStore<Pending
   private readonly lastSeen = new Map<string, { version: number; recentKey?: string }>();
   /** Deletions of replaced snapshots, running since the last settled(). */
   private cleanups: Promise<void>[] = [];
+  /**
+   * Snapshot puts: unconditional (each key is unique to its content), so they batch. A key put twice at once
+   * (two writers of one version with the same bars) holds the same bytes: it is written once.
+   */
+  private readonly snapshotPuts = snapshotBatcher<SnapshotItem>((items) =>
+    batchPutAll(
+      this.client,
+      this.tableName,
+      lastOfEachKey(items, (item) => item.symbol),
+    ),
+  );
+  private readonly snapshotDeletes = snapshotBatcher<string>((keys) =>
+    batchDeleteAll(
+      this.client,
+      this.tableName,
+      keys.map((symbol) => ({ symbol })),
+    ),
+  );
 
   constructor(
     private readonly client: DynamoDBDocumentClient,
@@ -159,7 +208,7 @@ export class DynamoLedgerStore<Pending = unknown> implements LedgerStore<Pending
   }
 
   private async deleteSnapshot(key: string): Promise<void> {
-    await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: { symbol: key } }));
+    await this.snapshotDeletes.load(key);
     this.snapshots.delete(key);
   }
 
@@ -179,7 +228,7 @@ export class DynamoLedgerStore<Pending = unknown> implements LedgerStore<Pending
     if (previousKey !== undefined && digestIn(previousKey) === digest) return previousKey;
     const key = snapshotKey(symbol, version, digest);
     const data = encodeRecentBars(recent);
-    await this.client.send(new PutCommand({ TableName: this.tableName, Item: { symbol: key, data } }));
+    await this.snapshotPuts.load({ symbol: key, data });
     this.remember(key, data);
     this.keyOfRecent.set(recent, key);
     return key;
