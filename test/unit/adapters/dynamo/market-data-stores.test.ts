@@ -62,6 +62,15 @@ describe('DynamoBarStore.query', () => {
 
 const ledger = { symbol: 'AAPL', forming: {} };
 const latest = { price: 190.5, volume: 100, timestamp: 1_732_635_000_000, tradeId: 't-9' };
+/** AAPL's ledger item with the price attribute; MSFT's from before it, its price encoded in `data`. */
+const PRICED_ITEMS = [
+  { symbol: 'AAPL', version: 3, data: encodeLedger({ ledger }), price: latest },
+  {
+    symbol: 'MSFT',
+    version: 9,
+    data: encodeLedger({ ledger: { ...ledger, symbol: 'MSFT', price: latest } }),
+  },
+];
 
 describe('DynamoLedgerStore.put', () => {
   it('creates a new ledger only if none exists, as version 0', async () => {
@@ -118,18 +127,7 @@ describe('DynamoLedgerStore.put', () => {
   });
 
   it('reads the price back into the ledger, and a price encoded in `data` from before it had its own attribute', async () => {
-    documents.on(BatchGetCommand).resolves({
-      Responses: {
-        ledgers: [
-          { symbol: 'AAPL', version: 3, data: encodeLedger({ ledger }), price: latest },
-          {
-            symbol: 'MSFT',
-            version: 9,
-            data: encodeLedger({ ledger: { ...ledger, symbol: 'MSFT', price: latest } }),
-          },
-        ],
-      },
-    });
+    documents.on(BatchGetCommand).resolves({ Responses: { ledgers: [...PRICED_ITEMS] } });
     const read = await new DynamoLedgerStore(client, 'ledgers').getMany(['AAPL', 'MSFT']);
     expect(read.get('AAPL')?.ledger).toEqual({ ...ledger, price: latest });
     expect(read.get('MSFT')?.ledger).toEqual({ ...ledger, symbol: 'MSFT', price: latest });
@@ -146,12 +144,7 @@ describe('DynamoPriceStore.getMany', () => {
     documents.on(BatchGetCommand).resolves({
       Responses: {
         ledgers: [
-          { symbol: 'AAPL', version: 3, data: encodeLedger({ ledger }), price: latest },
-          {
-            symbol: 'MSFT',
-            version: 9,
-            data: encodeLedger({ ledger: { ...ledger, symbol: 'MSFT', price: latest } }),
-          },
+          ...PRICED_ITEMS,
           { symbol: 'NVDA', version: 1, data: encodeLedger({ ledger: { ...ledger, symbol: 'NVDA' } }) },
           { symbol: 'TSLA', version: 1, forming: {}, price: { ...latest, extra: 'dropped' } },
         ],
