@@ -34,10 +34,10 @@ export interface FanOutDeps {
 
 /**
  * The fan-out Lambda (docs/architecture.md#fan-out-dynamodb-streams-to-the-connections): one DynamoDB Streams
- * batch of the prices, states, alerts or breaks table, pushed to the subscribed connections. A record whose
- * pushes or usage rows failed is reported as a batch item failure (with every later record of its symbols):
- * Lambda delivers it again, and its usage rows, keyed by the stream's event id, are written again and counted
- * once by the usage report (docs/storage.md#usage-rows).
+ * batch of the ledgers (quotes), states, alerts or breaks table, pushed to the subscribed connections. A
+ * record whose pushes or usage rows failed is reported as a batch item failure (with every later record of its
+ * symbols): Lambda delivers it again, and its usage rows, keyed by the stream's event id, are written again
+ * and counted once by the usage report (docs/storage.md#usage-rows).
  */
 export const createHandler =
   (deps: FanOutDeps) =>
