@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
-import DataLoader from 'dataloader';
 import type { LatestPrice } from '#domain/market-data/bars';
 import type { SymbolLedger } from '#domain/market-data/ledger';
 import type { LedgerStore, VersionedLedger } from '#domain/market-data/ports';
@@ -13,6 +12,7 @@ import {
   encodeRecentBars,
   type RecentBars,
 } from './ledger-codec.ts';
+import { WriteWindow } from './write-window.ts';
 
 /**
  * Recent-bar snapshots kept per process as stored (immutable, so never stale): about 1.5 KB each, where
@@ -26,28 +26,11 @@ const READ_ATTEMPTS = 5;
  * 15-minute close completes a bar of every symbol of a batch, and their snapshots go 25 to a call instead of
  * one call each.
  */
-const SNAPSHOT_BATCH_WINDOW_MS = 2;
-/** BatchWriteItem's limit. */
-const WRITES_PER_BATCH = 25;
+const SNAPSHOT_WRITES = { windowMs: 2, maxBatch: 25 } as const;
 
 interface SnapshotItem {
   readonly symbol: string;
   readonly data: Uint8Array;
-}
-
-/** Collects the writes of one short window into BatchWriteItem calls (each resolves once its call did). */
-function snapshotBatcher<Key>(write: (keys: readonly Key[]) => Promise<void>): DataLoader<Key, void> {
-  return new DataLoader<Key, void>(
-    async (keys) => {
-      await write(keys);
-      return keys.map(() => undefined);
-    },
-    {
-      cache: false,
-      maxBatchSize: WRITES_PER_BATCH,
-      batchScheduleFn: (flush) => setTimeout(flush, SNAPSHOT_BATCH_WINDOW_MS),
-    },
-  );
 }
 
 /**
@@ -102,19 +85,23 @@ export class DynamoLedgerStore<Pending = unknown> implements LedgerStore<Pending
    * Snapshot puts: unconditional (each key is unique to its content), so they batch. A key put twice at once
    * (two writers of one version with the same bars) holds the same bytes: it is written once.
    */
-  private readonly snapshotPuts = snapshotBatcher<SnapshotItem>((items) =>
-    batchPutAll(
-      this.client,
-      this.tableName,
-      lastOfEachKey(items, (item) => item.symbol),
-    ),
+  private readonly snapshotPuts = new WriteWindow<SnapshotItem>(
+    (items) =>
+      batchPutAll(
+        this.client,
+        this.tableName,
+        lastOfEachKey(items, (item) => item.symbol),
+      ),
+    SNAPSHOT_WRITES,
   );
-  private readonly snapshotDeletes = snapshotBatcher<string>((keys) =>
-    batchDeleteAll(
-      this.client,
-      this.tableName,
-      keys.map((symbol) => ({ symbol })),
-    ),
+  private readonly snapshotDeletes = new WriteWindow<string>(
+    (keys) =>
+      batchDeleteAll(
+        this.client,
+        this.tableName,
+        keys.map((symbol) => ({ symbol })),
+      ),
+    SNAPSHOT_WRITES,
   );
 
   constructor(
@@ -208,7 +195,7 @@ export class DynamoLedgerStore<Pending = unknown> implements LedgerStore<Pending
   }
 
   private async deleteSnapshot(key: string): Promise<void> {
-    await this.snapshotDeletes.load(key);
+    await this.snapshotDeletes.add(key);
     this.snapshots.delete(key);
   }
 
@@ -228,7 +215,7 @@ export class DynamoLedgerStore<Pending = unknown> implements LedgerStore<Pending
     if (previousKey !== undefined && digestIn(previousKey) === digest) return previousKey;
     const key = snapshotKey(symbol, version, digest);
     const data = encodeRecentBars(recent);
-    await this.snapshotPuts.load({ symbol: key, data });
+    await this.snapshotPuts.add({ symbol: key, data });
     this.remember(key, data);
     this.keyOfRecent.set(recent, key);
     return key;
