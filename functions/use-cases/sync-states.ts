@@ -26,11 +26,9 @@ export async function syncStates(
   nowMs: number,
   sectorOf: (symbol: string) => string,
   ports: StateSyncPorts,
-  /** The stored states of the ledgers' symbols when the caller has read them already. */
-  read?: ReadonlyMap<string, StoredState>,
 ): Promise<StoredState[]> {
   if (ledgers.length === 0) return [];
-  const stored = read ?? (await ports.states.getMany(ledgers.map(({ ledger }) => ledger.symbol)));
+  const stored = await ports.states.getMany(ledgers.map(({ ledger }) => ledger.symbol));
   const changed: StoredState[] = [];
   for (const { ledger, version } of ledgers) {
     const next = deriveSymbolState(ledger, nowMs, sectorOf(ledger.symbol));
