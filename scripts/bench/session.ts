@@ -47,7 +47,6 @@ function slowest(lagsAt: SessionCounts['lagsAt'], speed: number): string {
 }
 
 class SessionCounts {
-  readonly lags: number[] = [];
   /** Each batch's lag with the service clock when it was reported: where the slowest batches fall. */
   readonly lagsAt: { readonly lagMs: number; readonly atMs: number }[] = [];
 
@@ -59,10 +58,8 @@ class SessionCounts {
   readonly refused = new Map<string, number>();
 
   take(point: MetricPoint): void {
-    if (point.id === 'ingestLag') {
-      this.lags.push(point.value);
-      this.lagsAt.push({ lagMs: point.value, atMs: this.nowMs() });
-    } else if (point.id === 'tradesApplied') this.applied += point.value;
+    if (point.id === 'ingestLag') this.lagsAt.push({ lagMs: point.value, atMs: this.nowMs() });
+    else if (point.id === 'tradesApplied') this.applied += point.value;
     else if (point.id === 'latePrints') this.latePrints += point.value;
     else if (point.id === 'tradesHandedBack') this.handedBack += point.value;
     else if (point.id === 'stateChanges') this.stateChanges += point.value;
@@ -154,7 +151,7 @@ export const benchSession: Bench = async (options): Promise<BenchResult[]> => {
       })),
       source: `npm run bench -- session (${minutes} simulated minutes of the simulated market, ${first.seededInstruments} symbols, at ${speed}x)`,
     });
-    const lags = [...watched.lags].sort((a, b) => a - b);
+    const lags = watched.lagsAt.map(({ lagMs }) => lagMs).sort((a, b) => a - b);
     const real = (simulatedMs: number) => Math.round(simulatedMs / speed);
     const late = watched.refused.get('late') ?? 0;
     const refusedTotal = [...watched.refused.values()].reduce((a, b) => a + b, 0);

@@ -269,9 +269,8 @@ export class DynamoLedgerStore<Pending = unknown> implements LedgerStore<Pending
       return fromAttributes<Pending>(item);
     }
     const { ledger, pending } = decodeLedger<Pending>(item.data);
-    // The price attribute; a ledger stored before it had one keeps its price in `data`.
-    let stored: SymbolLedger =
-      item.price === undefined ? ledger : { ...ledger, price: item.price as LatestPrice };
+    const price = latestPriceOf(item, ledger);
+    let stored: SymbolLedger = price === undefined ? ledger : { ...ledger, price };
     if (recentKey !== undefined) {
       const snapshot = snapshots.get(recentKey);
       if (snapshot === undefined) return undefined;
@@ -282,6 +281,19 @@ export class DynamoLedgerStore<Pending = unknown> implements LedgerStore<Pending
     this.see(symbol, version, recentKey);
     return { version, ledger: stored, ...(pending === undefined ? {} : { pending }) };
   }
+}
+
+/**
+ * A ledger item's latest price: its `price` attribute, or, in an item stored before that attribute, the price
+ * encoded in `data` (`decoded`: that ledger, when the caller has decoded it already).
+ */
+export function latestPriceOf(
+  item: Record<string, unknown>,
+  decoded?: SymbolLedger,
+): LatestPrice | undefined {
+  if (item.price !== undefined) return item.price as LatestPrice;
+  if (decoded !== undefined) return decoded.price;
+  return item.data instanceof Uint8Array ? decodeLedger(item.data).ledger.price : undefined;
 }
 
 /** A ledger stored before the encoding: its fields as attributes. */

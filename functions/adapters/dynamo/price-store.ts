@@ -3,13 +3,13 @@ import type { LatestPrice } from '#domain/market-data/bars';
 import type { PriceStore } from '#domain/market-data/ports';
 import type { SymbolPrice } from '#domain/market-data/prices';
 import { batchGetAll } from './batch.ts';
-import { decodeLedger } from './ledger-codec.ts';
+import { latestPriceOf } from './ledger-store.ts';
 
 /**
  * The latest prices, read from the ledgers table (docs/adr/0023-latest-price-in-the-ledger.md): each ledger
- * item carries its symbol's price as a plain `price` map, written with the ledger (DynamoLedgerStore). A ledger
- * stored before the price had its attribute still holds it in its encoded `data`, read there until the
- * symbol's next commit. Eventually consistent, as a latest price read always was.
+ * item carries its symbol's price as a plain `price` map, written with the ledger (DynamoLedgerStore; an item
+ * from before that attribute holds it in its encoded `data`, latestPriceOf). Eventually consistent, as a
+ * latest price read always was.
  */
 export class DynamoPriceStore implements PriceStore {
   constructor(
@@ -24,19 +24,10 @@ export class DynamoPriceStore implements PriceStore {
       symbols.map((symbol) => ({ symbol })),
     );
     return items.flatMap((item) => {
-      const price = priceOf(item);
-      return price === undefined ? [] : [{ symbol: item.symbol as string, ...price }];
+      const price = latestPriceOf(item);
+      return price === undefined ? [] : [{ symbol: item.symbol as string, ...toLatestPrice(price) }];
     });
   }
-}
-
-function priceOf(item: Record<string, unknown>): LatestPrice | undefined {
-  if (item.price !== undefined) return toLatestPrice(item.price as LatestPrice);
-  if (item.data instanceof Uint8Array) {
-    const { price } = decodeLedger(item.data).ledger;
-    return price === undefined ? undefined : toLatestPrice(price);
-  }
-  return undefined;
 }
 
 const toLatestPrice = ({ price, volume, timestamp, tradeId }: LatestPrice): LatestPrice => ({
