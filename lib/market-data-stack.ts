@@ -110,7 +110,10 @@ export class MarketDataStack extends Stack {
       new CfnOutput(this, STACK_OUTPUTS.webSocketUrl, { value: this.webSocketApi.url });
       new CfnOutput(this, STACK_OUTPUTS.webSocketApiId, { value: this.webSocketApi.api.apiId });
     }
-    this.ingestion = new TradeIngestion(this, 'Ingestion', { tables: this.data.tables });
+    this.ingestion = new TradeIngestion(this, 'Ingestion', {
+      tables: this.data.tables,
+      ...(this.webSocketApi ? { quotes: { stage: this.webSocketApi.stage, usage: this.usage } } : {}),
+    });
     this.clockTick = new ClockTick(this, 'ClockTick', {
       tables: this.data.tables,
       usagePlan: this.restApi.usagePlan,

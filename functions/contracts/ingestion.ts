@@ -6,8 +6,11 @@
 export const INGEST_BATCH = {
   /** Records per batch: Lambda's maximum for Kinesis. */
   size: 10_000,
-  /** Seconds Lambda waits to fill a batch: a trade reaches candles and quotes within about this. */
-  windowSeconds: 1,
+  /**
+   * Seconds Lambda waits to fill a batch: none, so a batch holds what arrived while the one before ran, and a
+   * quote follows its trade by about an invocation (docs/adr/0024-quotes-posted-by-the-ingest.md).
+   */
+  windowSeconds: 0,
 } as const;
 
 /**

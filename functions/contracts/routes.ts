@@ -128,6 +128,8 @@ export const INGEST = {
   handler: 'functions/handlers/ingest/trades.ts',
   /** The function's timeout, on AWS and in the local stack (a batch past it is failed and delivered again). */
   timeoutSeconds: 60,
+  /** Its enhanced fan-out consumer's name on the trades stream. */
+  streamConsumerName: 'ingest',
   tables: [
     { table: 'ledgers', access: 'write' },
     { table: 'bars', access: 'write' },
@@ -139,7 +141,12 @@ export const INGEST = {
     { table: 'breaks', access: 'write' },
     { table: 'eventGuards', access: 'write' },
   ],
-} as const satisfies { handler: string; timeoutSeconds?: number; tables: readonly TableBinding[] };
+} as const satisfies {
+  handler: string;
+  timeoutSeconds?: number;
+  streamConsumerName: string;
+  tables: readonly TableBinding[];
+};
 
 /**
  * The clock tick (EventBridge schedule on AWS, the local stack's clock locally): derives every symbol's

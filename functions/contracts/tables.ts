@@ -74,13 +74,12 @@ export const TABLES = {
   },
   /**
    * The ingest path's state per symbol, written once per batch: the watermark of applied trades, the latest
-   * (forming) bar of every interval and the latest price, the one copy of it (ADR 0023). Its stream feeds the
-   * `quotes` channel: a commit that moved the price pushes a quote.
+   * (forming) bar of every interval and the latest price, the one copy of it (ADR 0023). No stream: the
+   * ingest posts the quote of a commit that moved the price itself (ADR 0024).
    */
   ledgers: {
     envVar: 'LEDGERS_TABLE',
     partitionKey: { name: 'symbol', type: 'S' },
-    stream: 'NEW_AND_OLD_IMAGES',
   },
   /** Bars that a later period replaced in the ledger: one item per bar, `series` = `<symbol>#<interval>`. */
   bars: {
@@ -170,8 +169,8 @@ export const TABLES = {
   },
   /**
    * Billing: one `ws_message` row per pushed event (docs/websocket.md#metering), by account. `messageId` =
-   * `<stream record time>#<stream event id>` sorts an account's rows by time and makes a retried fan-out
-   * batch overwrite its rows instead of billing twice.
+   * `<stream record time>#<stream event id>` (a quote's: `<trade time>#<symbol>#<ledger version>`) sorts an
+   * account's rows by time and makes a retried push overwrite its rows instead of billing twice.
    */
   usage: {
     envVar: 'USAGE_TABLE',

@@ -30,8 +30,9 @@ export interface ChannelDefinition {
    */
   readonly scope: Scope;
   /**
-   * The table whose stream feeds the channel
-   * (docs/architecture.md#fan-out-dynamodb-streams-to-the-connections).
+   * The table whose commits feed the channel: a ledger commit that moves the latest price is posted by the
+   * ingest itself (docs/adr/0024-quotes-posted-by-the-ingest.md); the other tables' changes come through their
+   * streams (docs/architecture.md#fan-out-dynamodb-streams-to-the-connections).
    */
   readonly source: TableId;
   /**
@@ -142,11 +143,11 @@ export const POST_CONCURRENCY = 32;
 /**
  * The fan-out Lambda (docs/architecture.md#fan-out-dynamodb-streams-to-the-connections): the source tables'
  * streams, posted to subscribed connections. `batch` is the event source mappings' setting, the same on AWS
- * and in the local stack.
+ * and in the local stack. Quotes are not among them: the ingest posts them (QUOTE_PUSH).
  */
 export const FAN_OUT = {
   handler: 'functions/handlers/stream/fan-out.ts',
-  sources: ['ledgers', 'states', 'alerts', 'breaks'],
+  sources: ['states', 'alerts', 'breaks'],
   tables: [
     { table: 'subscriptions', access: 'write' },
     { table: 'connections', access: 'write' },
@@ -174,6 +175,20 @@ export const FAN_OUT = {
   tables: readonly TableBinding[];
   batch: Record<string, number>;
 };
+
+/**
+ * What the ingest Lambda needs besides its own tables to post the quotes of its commits
+ * (docs/adr/0024-quotes-posted-by-the-ingest.md): the subscriptions and connections, as the fan-out reads and
+ * cleans them up, and each subscriber's key and account. Bound only where the stack has the WebSocket API.
+ */
+export const QUOTE_PUSH = {
+  tables: [
+    { table: 'subscriptions', access: 'write' },
+    { table: 'connections', access: 'write' },
+    { table: 'apiKeys', access: 'get' },
+    { table: 'accounts', access: 'get' },
+  ],
+} as const satisfies { tables: readonly TableBinding[] };
 
 /**
  * The heartbeat: `{"op":"heartbeat"}` to every connection, so API Gateway's 10-minute idle timeout never

@@ -46,3 +46,20 @@ export function recordCounts(id: MetricId, counts: Readonly<Record<string, numbe
     if (value > 0) recordMetric(id, value, dimensionValue);
   }
 }
+
+/** What one invocation's pushes came to (the fan-out's, the ingest's quotes), as the push metrics. */
+export function recordPushCounts(counts: {
+  readonly sent: number;
+  readonly gone: number;
+  /** Events that did not reach every subscriber. */
+  readonly failed: number;
+  /** Connections closed because their access was withdrawn. */
+  readonly closed: number;
+  readonly usageUnrecorded: number;
+}): void {
+  recordMetric('pushesSent', counts.sent);
+  recordMetric('pushesGone', counts.gone);
+  recordMetric('pushesFailed', counts.failed);
+  if (counts.usageUnrecorded > 0) recordMetric('usageRowsUnrecorded', counts.usageUnrecorded);
+  if (counts.closed > 0) recordMetric('refusals', counts.closed, 'access-withdrawn');
+}

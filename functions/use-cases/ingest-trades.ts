@@ -4,6 +4,7 @@ import {
   type Bar,
   groupBySymbol,
   isAmendment,
+  type LatestPrice,
   type StreamItem,
   type Trade,
   type TradeMark,
@@ -13,6 +14,8 @@ import { periodAt } from '#domain/market-data/periods';
 import type {
   BarStore,
   LedgerStore,
+  PriceMove,
+  QuotePublisher,
   Series,
   SessionTradeLog,
   TradeLogEntry,
@@ -34,6 +37,7 @@ import {
 import type { InForceEvent } from '#domain/strat/in-force';
 import type { EventFeed, SetupStore, StateStore } from '#domain/strat/ports';
 import { isTimeframe, TIMEFRAME_INTERVAL } from '#domain/strat/timeframes';
+import { priceMoved } from '#domain/streaming/channel-events';
 import { type AmendmentRefusal, itemMark, SymbolBatch } from './symbol-batch.ts';
 import { type LedgerAtVersion, syncStates } from './sync-states.ts';
 
@@ -73,6 +77,11 @@ export interface IngestPorts {
   /** The service clock, Unix ms: "now" for the derived states, and what a trade may not be stamped after. */
   readonly nowMs: () => number;
   readonly breakWindowMs?: number;
+  /**
+   * Where the quotes of the price moves go, right after their commits (docs/adr/0024-quotes-posted-by-the-ingest.md);
+   * none where nobody streams (a stack without the WebSocket API, a history import).
+   */
+  readonly quotes?: QuotePublisher;
 }
 
 /** Why a trade was not applied (docs/candles.md#late-and-early-prints). */
@@ -316,6 +325,9 @@ export async function ingestTrades(items: readonly StreamItem[], ports: IngestPo
       },
     );
     const committed: (LedgerAtVersion & { writes: CommittedWrites })[] = [];
+    // A redelivered batch pushes its recovered commits' quotes again, first: the first delivery may have
+    // stopped before it pushed them (a duplicate keeps its id, so it is billed once).
+    const moves: PriceMove[] = round === 0 ? recovered.flatMap((commit) => priceMove(commit) ?? []) : [];
     // A commit that lost its ledger to another writer is folded again onto that writer's ledger, read anew,
     // and committed again: the batch merges what the other writer did instead of failing and coming back
     // (docs/candles.md#late-and-early-prints). Counted only once its commit is decided.
@@ -333,6 +345,7 @@ export async function ingestTrades(items: readonly StreamItem[], ports: IngestPo
         symbol: string;
         chunk: readonly StreamItem[];
         previousVersion: number | undefined;
+        previousPrice: LatestPrice | undefined;
         batch: SymbolBatch;
       }[] = [];
       for (const { symbol, chunk } of pending) {
@@ -343,7 +356,13 @@ export async function ingestTrades(items: readonly StreamItem[], ports: IngestPo
           countBatch(batch);
           continue;
         }
-        folded.push({ symbol, chunk, previousVersion: previous?.version, batch });
+        folded.push({
+          symbol,
+          chunk,
+          previousVersion: previous?.version,
+          previousPrice: previous?.ledger.price,
+          batch,
+        });
       }
 
       const limit = pLimit(LEDGER_WRITE_CONCURRENCY);
@@ -371,6 +390,8 @@ export async function ingestTrades(items: readonly StreamItem[], ports: IngestPo
           // Logged once the round's committed writes are applied, before the next round folds.
           unlogged.delete(outcome.symbol);
           committed.push({ ledger: outcome.ledger, version: outcome.version, writes: outcome.writes });
+          const move = priceMoved(outcome.previousPrice, outcome.ledger.price) && priceMove(outcome);
+          if (move) moves.push(move);
         } else if (attempt < COMMIT_ATTEMPTS) {
           pending.push({ symbol: outcome.symbol, chunk: outcome.chunk });
         } else {
@@ -382,9 +403,11 @@ export async function ingestTrades(items: readonly StreamItem[], ports: IngestPo
       }
     }
     // Before the next round commits: a stop after it finds only its own writes pending.
+    // The quotes go out while the derived writes are made: a quote needs only its ledger's commit.
     const [derived] = await Promise.all([
       applyCommitted(round === 0 ? [...recovered, ...committed] : committed, alertsHead, ports),
       ports.ledgers.settled(),
+      moves.length > 0 ? ports.quotes?.publish(moves) : undefined,
     ]);
     for (const key of Object.keys(totals) as (keyof typeof totals)[]) totals[key] += derived[key];
   }
@@ -400,6 +423,11 @@ export async function ingestTrades(items: readonly StreamItem[], ports: IngestPo
     handedBack,
     failedSymbols,
   };
+}
+
+/** The price move of a commit whose ledger holds a latest price. */
+function priceMove({ ledger, version }: LedgerAtVersion): PriceMove | undefined {
+  return ledger.price === undefined ? undefined : { symbol: ledger.symbol, ...ledger.price, version };
 }
 
 /** A symbol's items in runs of at most ITEMS_PER_COMMIT, in order. */

@@ -47,8 +47,7 @@ export class EventFanOut extends Construct implements EventSourceFailures {
 
     this.fanOutFunction = new ServiceFunction(this, 'FanOut', {
       entry: FAN_OUT.handler,
-      description:
-        'DynamoDB Streams of ledgers (quotes), states, alerts and breaks pushed to subscribed connections',
+      description: 'DynamoDB Streams of states, alerts and breaks pushed to subscribed connections',
       tables: props.tables,
       bindings: FAN_OUT.tables,
       // The work is I/O: up to 100 records, a Query per topic and POST_CONCURRENCY PostToConnection
@@ -65,7 +64,7 @@ export class EventFanOut extends Construct implements EventSourceFailures {
       reason:
         'Besides X-Ray (xray:PutTraceSegments, xray:PutTelemetryRecords), the event source mappings need ' +
         'dynamodb:ListStreams, which supports no resource-level permissions; stream reads are scoped to the ' +
-        'four source streams.',
+        'three source streams.',
     });
 
     const failures = addEventSourceFailures(this, {

@@ -38,7 +38,7 @@ export const ALARM_THRESHOLDS = {
   rest5xx: 5,
   /** The oldest trade of a batch older than this at commit, 3 minutes running: quotes and candles are late. */
   ingestLagMs: 60_000,
-  /** Failed pushes in 5 minutes (retried by the stream; a run of them means a partner misses messages). */
+  /** Failed pushes in 5 minutes (a run of them means a partner misses messages). */
   pushFailures: 10,
   /** Throttled DynamoDB requests of a table in 5 minutes (on-demand tables throttle only at a hot key). */
   dynamoThrottles: 1,
@@ -150,7 +150,9 @@ export class Operations extends Construct {
     if (props.fanOut) {
       this.alarm('PushFailuresAlarm', serviceMetric('pushesFailed', { period: Duration.minutes(5) }), {
         threshold: ALARM_THRESHOLDS.pushFailures,
-        description: 'WebSocket pushes fail: partners miss messages until the stream delivers them again.',
+        description:
+          'WebSocket pushes fail: partners miss messages. States and alerts are delivered again by their ' +
+          'streams; a quote is not (the next quote replaces it, and /prices/latest has it).',
       });
     }
     for (const tableId of TABLE_IDS) {

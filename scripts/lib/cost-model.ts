@@ -4,6 +4,7 @@
  * (us-east-1), each a named constant with its source. Pure: `npm run cost` (scripts/cost.ts) prints it.
  */
 
+import { INGEST_BATCH } from '#contracts/ingestion';
 import { USAGE_DELIVERY } from '#contracts/usage';
 import { USAGE_RECORD_BYTES } from '#domain/streaming/usage-records';
 
@@ -24,8 +25,12 @@ export const PRICES = {
   dynamoStorageGbMonth: 0.25,
   /** Amazon Kinesis Data Streams pricing, on-demand: $0.08 per GB written, each record rounded up to 1 KB. */
   kinesisIngestGb: 0.08,
-  /** Amazon Kinesis Data Streams pricing, on-demand: $0.04 per GB read by standard consumers. */
-  kinesisRetrievalGb: 0.04,
+  /**
+   * Amazon Kinesis Data Streams pricing, on-demand: $0.05 per GB read by an enhanced fan-out consumer, and
+   * $0.015 per consumer-shard hour. Both are billed here, the larger bill if on-demand streams charge only one.
+   */
+  kinesisEnhancedFanOutGb: 0.05,
+  kinesisConsumerShardHour: 0.015,
   /** Amazon Kinesis Data Streams pricing, on-demand: $0.04 per stream-hour. */
   kinesisStreamHour: 0.04,
   /** AWS Lambda pricing, Arm: $0.0000133334 per GB-second. */
@@ -72,9 +77,9 @@ export interface Market {
   readonly partners: number;
   readonly symbolsPerPartner: number;
   /**
-   * The share of batching windows in which a partner's symbol changes. Default: the universe's average from
+   * The share of batches in which a partner's symbol trades. Default: the universe's average from
    * the Zipf model (partners streaming a cross-section); partners that stream only the most liquid names see
-   * more (storage.md's earlier figure was 0.4).
+   * more.
    */
   readonly partnerChangeShare?: number;
 }
@@ -91,8 +96,11 @@ export interface Design {
 export const ASSUMPTIONS = {
   /** Trades are spread over symbols by rank, as 1/rank (a Zipf law): a few names trade most. */
   zipfExponent: 1,
-  /** The ingest's batching window (contracts INGEST_BATCH.windowSeconds). */
-  batchWindowSeconds: 1,
+  /**
+   * A batch's span: with no batching window (INGEST_BATCH.windowSeconds), what arrived while the batch before
+   * it ran, about one invocation of the ingest (ingestSecondsPerBatch).
+   */
+  batchSeconds: 0.3 + INGEST_BATCH.windowSeconds,
   /** Trades per Kinesis record: the feed connector puts a symbol's trades of one flush together. */
   tradesPerRecord: 4,
   /** A trade as JSON on the stream. */
@@ -106,11 +114,13 @@ export const ASSUMPTIONS = {
   recentSnapshotsPerSymbol: 26,
   /** In-force alerts per symbol and day, over all timeframes. */
   alertsPerSymbol: 4,
-  /** Ingest Lambda: 1,024 MB, about 0.3 s per shard batch, one batch per shard and window. */
+  /**
+   * Ingest Lambda: 1,024 MB, about 0.3 s per shard batch, one batch per shard at a time, back to back: it is
+   * busy through the session on every shard. It posts the quotes (ADR 0024).
+   */
   ingestGb: 1,
-  ingestSecondsPerBatch: 0.3,
   shards: 8,
-  /** Fan-out Lambda: 512 MB, posts of about 15 ms, 32 in flight; one invocation per 100 stream records. */
+  /** Fan-out Lambda (states and alerts): 512 MB; posts of about 15 ms, 32 in flight; 100 stream records a call. */
   fanOutGb: 0.5,
   postSeconds: 0.015,
   postsInFlight: 32,
@@ -143,11 +153,11 @@ export const ASSUMPTIONS = {
 } as const;
 
 /**
- * Symbol-batches a day: each symbol's expected number of batching windows with at least one trade, its trades
+ * Symbol-batches a day: each symbol's expected number of batches with at least one trade, its trades
  * arriving as a Poisson stream at its Zipf share of the day's rate.
  */
 export function symbolBatchesPerDay(market: Pick<Market, 'symbols' | 'tradesPerDay'>): number {
-  const windows = SESSION_SECONDS / ASSUMPTIONS.batchWindowSeconds;
+  const windows = SESSION_SECONDS / ASSUMPTIONS.batchSeconds;
   let harmonic = 0;
   for (let rank = 1; rank <= market.symbols; rank++) harmonic += rank ** -ASSUMPTIONS.zipfExponent;
   let batches = 0;
@@ -212,11 +222,12 @@ export const DESIGNS: Readonly<Record<'deployed' | 'on-demand', Design>> = {
 
 export function dayCost(market: Market, units: MeasuredUnits, design: Design): CostLine[] {
   const symbolBatches = symbolBatchesPerDay(market);
-  const changeShare = symbolBatches / (market.symbols * (SESSION_SECONDS / ASSUMPTIONS.batchWindowSeconds));
+  const windows = SESSION_SECONDS / ASSUMPTIONS.batchSeconds;
+  const changeShare = symbolBatches / (market.symbols * windows);
   const records = market.tradesPerDay / ASSUMPTIONS.tradesPerRecord;
   const recordKb = Math.ceil((ASSUMPTIONS.tradesPerRecord * ASSUMPTIONS.tradeBytes) / 1024);
   const streamGb = (records * recordKb * 1024) / GB;
-  const batches = (ASSUMPTIONS.shards * SESSION_SECONDS) / ASSUMPTIONS.batchWindowSeconds;
+  const batches = ASSUMPTIONS.shards * windows;
   // The latest price is part of the ledger item (ADR 0023): no write of its own.
   const ledgerUnits = symbolBatches * units.ingest.writeUnitsPerLedger;
   const snapshots = market.symbols * ASSUMPTIONS.recentSnapshotsPerSymbol;
@@ -227,8 +238,9 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
   const alertUnits = alerts * units.alerts.writeUnitsPerAlert;
   const capacity = design.writeCapacity === 'on-demand' ? 'on demand' : 'provisioned, scheduled';
 
+  // A quote per batch in which a partner's symbol traded (states and alerts are a small share on top).
   const pushes =
-    market.partners * market.symbolsPerPartner * (market.partnerChangeShare ?? changeShare) * SESSION_SECONDS;
+    market.partners * market.symbolsPerPartner * (market.partnerChangeShare ?? changeShare) * windows;
   const frames = pushes * units.push.framesPerEvent;
   const usageLine: CostLine =
     design.usageSink === 'dynamodb'
@@ -239,11 +251,11 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
           dollars: pushes * units.push.writeUnitsPerUsageRow * PRICES.dynamoWriteRequestUnit,
         }
       : usageToFirehose(pushes, units.push.usageRowBytes);
+  // The ledgers have no stream: the fan-out reads the states' and alerts' (ADR 0024).
   const fanOutInvocations =
-    (symbolBatches + alerts + symbolBatches * units.ingest.stateWritesPerLedgerWrite) /
-    ASSUMPTIONS.streamRecordsPerInvocation;
-  const fanOutGbSeconds =
-    (pushes * ASSUMPTIONS.postSeconds * ASSUMPTIONS.fanOutGb) / ASSUMPTIONS.postsInFlight;
+    (alerts + symbolBatches * units.ingest.stateWritesPerLedgerWrite) / ASSUMPTIONS.streamRecordsPerInvocation;
+  // The quotes' posts run in the ingest, at its memory; the pushes are nearly all quotes.
+  const postGbSeconds = (pushes * ASSUMPTIONS.postSeconds * ASSUMPTIONS.ingestGb) / ASSUMPTIONS.postsInFlight;
 
   const barsGbPerDay = (bars * units.ingest.barBytesMean) / GB;
   const usageGbKept = (pushes * units.push.usageRowBytes * ASSUMPTIONS.usageRowDays) / GB;
@@ -256,16 +268,19 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
     },
     {
       group: 'ingest',
-      part: 'Kinesis on demand: retrieval and stream-hours',
-      volume: `${streamGb.toFixed(1)} GB read, 24 stream-hours`,
-      dollars: streamGb * PRICES.kinesisRetrievalGb + 24 * PRICES.kinesisStreamHour,
+      part: 'Kinesis on demand: enhanced fan-out and stream-hours',
+      volume: `${streamGb.toFixed(1)} GB read, ${ASSUMPTIONS.shards * 24} consumer-shard hours, 24 stream-hours`,
+      dollars:
+        streamGb * PRICES.kinesisEnhancedFanOutGb +
+        ASSUMPTIONS.shards * 24 * PRICES.kinesisConsumerShardHour +
+        24 * PRICES.kinesisStreamHour,
     },
     {
       group: 'ingest',
       part: 'Ingest Lambda',
       volume: `${millions(batches)} invocations`,
       dollars:
-        batches * ASSUMPTIONS.ingestSecondsPerBatch * ASSUMPTIONS.ingestGb * PRICES.lambdaGbSecond +
+        batches * ASSUMPTIONS.batchSeconds * ASSUMPTIONS.ingestGb * PRICES.lambdaGbSecond +
         batches * PRICES.lambdaRequest,
     },
     {
@@ -306,22 +321,21 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
     },
     {
       group: 'fan-out',
-      // Each ledger record's quote topic marker, then its Query, as if every symbol were followed (the most it
-      // costs).
+      // Each quote's topic marker, then its Query, as if every symbol were followed (the most it costs).
       part: 'Subscription lookups (marker, then Query)',
-      volume: `${millions(symbolBatches)} ledger records × (0.5 + 0.5) read unit`,
+      volume: `${millions(symbolBatches)} quotes × (0.5 + 0.5) read unit`,
       dollars: symbolBatches * (0.5 + 0.5) * PRICES.dynamoReadRequestUnit,
     },
     {
       group: 'fan-out',
-      part: 'Fan-out Lambda',
-      volume: `${millions(fanOutInvocations)} invocations, ${(fanOutGbSeconds / 1_000).toFixed(0)} k GB-s`,
-      dollars: fanOutGbSeconds * PRICES.lambdaGbSecond + fanOutInvocations * PRICES.lambdaRequest,
+      part: 'Posting (in the ingest) and the fan-out Lambda',
+      volume: `${(postGbSeconds / 1_000).toFixed(0)} k GB-s of posts, ${millions(fanOutInvocations)} fan-out invocations`,
+      dollars: postGbSeconds * PRICES.lambdaGbSecond + fanOutInvocations * PRICES.lambdaRequest,
     },
     {
       group: 'fan-out',
       part: 'WebSocket messages',
-      volume: `${millions(frames)} frames (${((market.partnerChangeShare ?? changeShare) * 100).toFixed(0)}% of windows)`,
+      volume: `${millions(frames)} frames (${((market.partnerChangeShare ?? changeShare) * 100).toFixed(0)}% of batches)`,
       dollars: frames * PRICES.webSocketMessage,
     },
     {

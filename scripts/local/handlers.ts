@@ -151,8 +151,14 @@ export function loadHandlers(settings: LocalHandlerSettings): LocalHandlers {
       // The wall clock, not the stack's: a client's message rate is real time.
       message: inStack(message.handlerOn({ ...p, nowMs: Date.now }) as WebSocketRouteHandler),
     },
-    ingest: inStack(ingest.handlerOn(p) as StreamConsumer),
-    // The one function that posts in bulk posts in-process; the others through the SDK and loopback HTTP.
+    // The functions that post in bulk post in-process; the others through the SDK and loopback HTTP.
+    ingest: inStack(
+      ingest.handlerOn({
+        ...p,
+        clientConnections: settings.fanOutConnections,
+        streamsQuotes: () => true,
+      }) as StreamConsumer,
+    ),
     fanOut: inStack(
       fanOut.handlerOn({ ...p, clientConnections: settings.fanOutConnections }) as ChangeConsumer,
     ),

@@ -45,9 +45,10 @@ export interface DeadLetter {
 }
 
 /**
- * Shorter than Lambda's one-second window: a few milliseconds let the trades of one put (a simulator tick, a
- * replay's request) share a batch, and a trade reaches its candle, quote and alert without waiting for a
- * window (docs/benchmarks.md#the-latency-budget-hop-by-hop). Under a backlog, batches are full either way.
+ * Lambda has no window here (INGEST_BATCH.windowSeconds is 0) and enhanced fan-out pushes records as they
+ * arrive; a few milliseconds let the trades of one put (a simulator tick, a replay's request) share a batch
+ * without delaying a trade noticeably (docs/benchmarks.md#the-latency-budget-hop-by-hop). Under a backlog,
+ * batches are full either way.
  */
 const LOCAL_BATCH_WINDOW_MS = 10;
 

@@ -4,6 +4,8 @@ import { INGEST_BATCH, TRADE_DEAD_LETTERS_ENV } from '#contracts/ingestion';
 import { METRICS_NAMESPACE, METRICS_NAMESPACE_ENV } from '#contracts/metrics';
 import { INGEST } from '#contracts/routes';
 import { SERVICE_NAME } from '#contracts/runtime-settings';
+import { USAGE_DELIVERY } from '#contracts/usage';
+import { CALLBACK_URL_ENV, QUOTE_PUSH } from '#contracts/websocket';
 import { TABLE_IDS, TABLES, type TableBinding, type TableDefinition } from '#contracts/tables';
 import { ITERATOR_AGE_ALARM_THRESHOLD_MS } from '#lib/constructs/trade-ingestion';
 import { acknowledgementsOf, nagFindingsOf } from './support/cdk-nag.ts';
@@ -28,6 +30,9 @@ const ingestion = stack.ingestion;
 const streamId = logicalIdOf(ingestion.stream);
 const queueId = logicalIdOf(ingestion.deadLetterQueue);
 const functionId = logicalIdOf(ingestion.ingestFunction.lambda);
+const consumerId = logicalIdOf(ingestion.consumer);
+/** What the ingest binds: its own tables, and those it needs to post quotes (the stack has the WebSocket API). */
+const boundTables: readonly TableBinding[] = [...INGEST.tables, ...QUOTE_PUSH.tables];
 
 /** The stack's event source mappings that invoke the ingest function. */
 const ingestMappings = () => eventSourceMappingsOf(template, functionId);
@@ -71,10 +76,22 @@ describe('TradeIngestion stream', () => {
 });
 
 describe('TradeIngestion event source mapping', () => {
-  it('is the one mapping of the ingest function, reading the trades stream', () => {
+  it('is the one mapping of the ingest function, reading the trades stream through its consumer', () => {
     expect(ingestMappings()).toHaveLength(1);
-    expect(mapping().EventSourceArn).toEqual({ 'Fn::GetAtt': [streamId, 'Arn'] });
+    expect(mapping().EventSourceArn).toEqual({ 'Fn::GetAtt': [consumerId, 'ConsumerARN'] });
     expect(mapping().Enabled ?? true).toBe(true);
+  });
+
+  it('is fed by an enhanced fan-out consumer of the trades stream, the stack’s only one', () => {
+    template.resourceCountIs('AWS::Kinesis::StreamConsumer', 1);
+    templateOfResource(template, consumerId).hasResourceProperties('AWS::Kinesis::StreamConsumer', {
+      StreamARN: { 'Fn::GetAtt': [streamId, 'Arn'] },
+      ConsumerName: INGEST.streamConsumerName,
+    });
+  });
+
+  it('has no batching window: it invokes as soon as records arrive', () => {
+    expect(mapping().MaximumBatchingWindowInSeconds ?? 0).toBe(0);
   });
 
   it.each([
@@ -98,7 +115,7 @@ describe('TradeIngestion event source mapping', () => {
 });
 
 describe('TradeIngestion ingest function', () => {
-  const bindings = new Map((INGEST.tables as readonly TableBinding[]).map((b) => [b.table, b.access]));
+  const bindings = new Map(boundTables.map((b) => [b.table, b.access]));
 
   it('has the memory and time for a full batch', () => {
     templateOfResource(template, functionId).hasResourceProperties('AWS::Lambda::Function', {
@@ -109,15 +126,17 @@ describe('TradeIngestion ingest function', () => {
     });
   });
 
-  it('gets exactly the environment of the INGEST tables and its dead-letter queue, naming them', () => {
+  it('gets exactly the environment of its tables, dead-letter queue, @connections and usage stream', () => {
     expect(resourceOf(template, functionId).Properties.Environment.Variables).toEqual({
       NODE_OPTIONS: '--enable-source-maps',
       [TRADE_DEAD_LETTERS_ENV]: { Ref: logicalIdOf(ingestion.deadLetterQueue) },
+      [CALLBACK_URL_ENV]: expect.anything(),
+      [USAGE_DELIVERY.streamEnv]: { Ref: logicalIdOf(stack.usage.deliveryStream) },
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_LOG_LEVEL: 'INFO',
       [METRICS_NAMESPACE_ENV]: METRICS_NAMESPACE,
       ...Object.fromEntries(
-        INGEST.tables.map(({ table }) => [
+        boundTables.map(({ table }) => [
           TABLES[table].envVar,
           { Ref: logicalIdOf(stack.data.tables[table]) },
         ]),
@@ -125,7 +144,7 @@ describe('TradeIngestion ingest function', () => {
     });
   });
 
-  it.each(TABLE_IDS)('has INGEST’s access to %s and nothing more', (tableId) => {
+  it.each(TABLE_IDS)('has INGEST’s and QUOTE_PUSH’s access to %s and nothing more', (tableId) => {
     const actions = tableActionsOf(template, ingestion.ingestFunction, stack.data.tables).get(tableId);
     expect(actions).toBeDefined();
     expectContractAccess(actions ?? [], bindings.get(tableId));
@@ -157,18 +176,29 @@ describe('TradeIngestion ingest function', () => {
     expect(actions).not.toContain('sqs:DeleteMessage');
   });
 
-  it('has Kinesis and SQS permissions on the trades stream and its dead-letter queue only', () => {
+  it('has Kinesis and SQS permissions on the trades stream, its consumer and dead-letter queue only', () => {
     const statements = allowStatementsOf(template, ingestion.ingestFunction).filter((statement) =>
       actionsOf(statement).some((action) => /^(kinesis|sqs):/.test(action)),
     );
-    expect(statements.map((statement) => statement.Resource)).toEqual(
-      expect.arrayContaining([{ 'Fn::GetAtt': [streamId, 'Arn'] }, { 'Fn::GetAtt': [queueId, 'Arn'] }]),
+    const allowed = [
+      { 'Fn::GetAtt': [streamId, 'Arn'] },
+      { 'Fn::GetAtt': [consumerId, 'ConsumerARN'] },
+      { 'Fn::GetAtt': [queueId, 'Arn'] },
+    ];
+    expect(statements.map((statement) => statement.Resource)).toEqual(expect.arrayContaining(allowed));
+    for (const statement of statements) expect(allowed).toContainEqual(statement.Resource);
+  });
+
+  it('may subscribe to the trades through its consumer', () => {
+    expect(actionsOnResource(template, ingestion.ingestFunction, consumerId)).toContain(
+      'kinesis:SubscribeToShard',
     );
-    for (const statement of statements) {
-      expect([{ 'Fn::GetAtt': [streamId, 'Arn'] }, { 'Fn::GetAtt': [queueId, 'Arn'] }]).toContainEqual(
-        statement.Resource,
-      );
-    }
+  });
+
+  it('may put usage rows on the usage delivery stream, one row per quote pushed', () => {
+    expect(
+      actionsOnResource(template, ingestion.ingestFunction, logicalIdOf(stack.usage.deliveryStream)),
+    ).toEqual(expect.arrayContaining(['firehose:PutRecordBatch']));
   });
 });
 
@@ -192,7 +222,7 @@ describe('TradeIngestion cdk-nag', () => {
 
   it('acknowledges only SQS3 on the dead-letter queue beyond the shared function ones, each with a reason', () => {
     const acknowledged = acknowledgementsOf(ingestion);
-    const tablesWithIndexes = INGEST.tables.filter(
+    const tablesWithIndexes = boundTables.filter(
       ({ table }) => (TABLES[table] as TableDefinition).indexes !== undefined,
     );
     const found = acknowledged.map(({ path, rule }) => `${path} ${rule}`);
@@ -200,6 +230,7 @@ describe('TradeIngestion cdk-nag', () => {
       [
         `${ingestion.deadLetterQueue.node.path} AwsSolutions-SQS3`,
         `${ingestion.ingestFunction.node.path} AwsSolutions-IAM5[Resource::*]`,
+        `${ingestion.ingestFunction.node.path} AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<${logicalIdOf(stack.webSocketApi.api)}>/live/*/@connections/*]`,
         `${ingestion.ingestFunction.node.path} AwsSolutions-L1`,
       ].sort(),
     );

@@ -210,6 +210,8 @@ describe('connection management', () => {
     ]),
     ['fan-out', stack.fanOut.fanOutFunction],
     ['heartbeat', stack.heartbeat.heartbeatFunction],
+    // It posts the quotes of its commits (docs/adr/0024-quotes-posted-by-the-ingest.md).
+    ['ingest', stack.ingestion.ingestFunction],
   ];
   const manageStatements = (fn: ServiceFunction) =>
     allowStatementsOf(template, fn).filter((statement) =>
@@ -217,7 +219,7 @@ describe('connection management', () => {
     );
 
   it('is needed by the connect, message, fan-out and heartbeat functions, not by disconnect', () => {
-    expect(managers.map(([name]) => name)).toEqual(['connect', 'message', 'fan-out', 'heartbeat']);
+    expect(managers.map(([name]) => name)).toEqual(['connect', 'message', 'fan-out', 'heartbeat', 'ingest']);
   });
 
   it.each(managers)('%s may manage the live stage’s connections and nothing else in execute-api', (_, fn) => {

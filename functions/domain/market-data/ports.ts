@@ -78,6 +78,24 @@ export interface PriceStore {
   getMany(symbols: readonly string[]): Promise<SymbolPrice[]>;
 }
 
+/**
+ * A ledger commit that moved its symbol's latest price (a new last sale, or a price an amendment restated):
+ * what a quote is pushed for (docs/adr/0024-quotes-posted-by-the-ingest.md).
+ */
+export interface PriceMove extends SymbolPrice {
+  /** The ledger version that committed it: one move per commit. */
+  readonly version: number;
+}
+
+/**
+ * Pushes the quotes of committed price moves to the subscribed connections, right after their commits and
+ * before the batch's derived writes. Never throws: a push that failed is counted, not retried (a quote is the
+ * latest value; the next one, or `/prices/latest`, replaces it).
+ */
+export interface QuotePublisher {
+  publish(moves: readonly PriceMove[]): Promise<void>;
+}
+
 /** The trades (and amendments) one ledger commit applied in one minute of a symbol's session. */
 export interface TradeLogEntry {
   readonly symbol: string;

@@ -1,7 +1,8 @@
 import type { ChannelName } from '#contracts/websocket';
 import type { LatestPrice } from '#domain/market-data/bars';
 import type { Instrument } from '#domain/market-data/instruments';
-import { type SymbolPrice, toPriceItem } from '#domain/market-data/prices';
+import type { PriceMove } from '#domain/market-data/ports';
+import { toPriceItem } from '#domain/market-data/prices';
 import type { InForceAlertBody, SimultaneousBreakBody } from '#domain/strat/alerts';
 import type { StoredState } from '#domain/strat/ports';
 import { stateSnapshotOf } from '#domain/strat/state-snapshot';
@@ -10,9 +11,12 @@ import type { PushMessage } from './messages.ts';
 
 /** One change of a source table, as the message its channel pushes. */
 export interface ChannelEvent {
-  /** Unique per source record (the stream's event id): keys the usage rows, so a retry never bills twice. */
+  /**
+   * Unique per source record (the stream's event id; a quote's symbol and ledger version): keys the usage
+   * rows, so a retry never bills twice.
+   */
   readonly eventId: string;
-  /** When the source record was written (the stream record's time), Unix ms. */
+  /** When the source record was written (the stream record's time; a quote's: its trade's), Unix ms. */
   readonly recordedAtMs: number;
   /** When the trade behind it printed (a quote, an alert), Unix ms: where its latency is measured from. */
   readonly tradedAtMs?: number;
@@ -24,7 +28,7 @@ export interface ChannelEvent {
 
 /** A committed change of a source table, as its stream reports it (images already plain objects). */
 export interface SourceChange {
-  readonly table: 'ledgers' | 'states' | 'alerts' | 'breaks';
+  readonly table: 'states' | 'alerts' | 'breaks';
   readonly eventId: string;
   readonly recordedAtMs: number;
   readonly kind: 'INSERT' | 'MODIFY' | 'REMOVE';
@@ -44,27 +48,15 @@ interface FeedItem<Body> {
 }
 
 /**
- * The message a change pushes, if any (docs/websocket.md#channels-and-pushed-messages): every new latest
- * price is a quote (a ledger commit that moved it: not a commit that only closed bars, nor a recent-bar
- * snapshot); a state pushes when its TFC or setups changed, not when it was only re-derived; an alert
- * or a break pushes once, when appended. Deletions push nothing.
+ * The message a change pushes, if any (docs/websocket.md#channels-and-pushed-messages): a state pushes when its
+ * TFC or setups changed, not when it was only re-derived; an alert or a break pushes once, when appended.
+ * Deletions push nothing. (Quotes come from the ingest's commits, not a stream: `quoteEventOf`.)
  */
 export function channelEventOf(change: SourceChange, context: ChangeContext): ChannelEvent | undefined {
   const { newItem } = change;
   if (change.kind === 'REMOVE' || !newItem) return undefined;
   const common = { eventId: change.eventId, recordedAtMs: change.recordedAtMs };
   switch (change.table) {
-    case 'ledgers': {
-      const price = movedPrice(newItem, change.oldItem);
-      if (!price) return undefined;
-      return {
-        ...common,
-        tradedAtMs: price.timestamp,
-        channel: 'quotes',
-        symbols: [price.symbol],
-        message: { channel: 'quotes', symbol: price.symbol, data: toPriceItem(price) },
-      };
-    }
     case 'states': {
       const state = newItem as unknown as StoredState;
       const old = change.oldItem as unknown as StoredState | undefined;
@@ -109,20 +101,29 @@ export function channelEventOf(change: SourceChange, context: ChangeContext): Ch
 }
 
 /**
- * The latest price a ledger item holds (its `price` attribute, ADR 0023) when it differs from the one the
- * item held before; undefined when the commit left it as it was, or the item holds none (a recent-bar
- * snapshot, a ledger stored before the price had its own attribute).
+ * The quote a committed price move pushes (docs/adr/0024-quotes-posted-by-the-ingest.md). Its id is the
+ * symbol and ledger version, and its time the trade's: both stay the same when a redelivered batch pushes
+ * the commit's quote again, so its usage rows are counted once.
  */
-function movedPrice(
-  newItem: Record<string, unknown>,
-  oldItem: Record<string, unknown> | undefined,
-): SymbolPrice | undefined {
-  const price = newItem.price as LatestPrice | undefined;
-  if (price === undefined || typeof price !== 'object') return undefined;
-  const old = oldItem?.price as LatestPrice | undefined;
-  if (old !== undefined && samePrice(old, price)) return undefined;
-  return { symbol: String(newItem.symbol), ...price };
+export function quoteEventOf(move: PriceMove): ChannelEvent {
+  return {
+    eventId: `${move.symbol}#${move.version}`,
+    recordedAtMs: move.timestamp,
+    tradedAtMs: move.timestamp,
+    channel: 'quotes',
+    symbols: [move.symbol],
+    message: { channel: 'quotes', symbol: move.symbol, data: toPriceItem(move) },
+  };
 }
 
-const samePrice = (a: LatestPrice, b: LatestPrice) =>
-  a.tradeId === b.tradeId && a.timestamp === b.timestamp && a.price === b.price && a.volume === b.volume;
+/** Whether a commit moved the latest price: a new one, or any of its fields other than before. */
+export function priceMoved(before: LatestPrice | undefined, after: LatestPrice | undefined): boolean {
+  if (after === undefined) return false;
+  return (
+    before === undefined ||
+    before.tradeId !== after.tradeId ||
+    before.timestamp !== after.timestamp ||
+    before.price !== after.price ||
+    before.volume !== after.volume
+  );
+}

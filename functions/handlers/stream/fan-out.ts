@@ -13,7 +13,7 @@ import {
 import { nowMs } from '#runtime/clock';
 import { instrumented } from '#runtime/lambda-handler';
 import { logger } from '#runtime/logger';
-import { recordMetric } from '#runtime/metrics';
+import { recordMetric, recordPushCounts } from '#runtime/metrics';
 import { credentialsLookup } from '#runtime/ports/access';
 import { clientConnections } from '#runtime/ports/client-connections';
 import { priceStore, universe } from '#runtime/ports/market-data';
@@ -34,7 +34,8 @@ export interface FanOutDeps {
 
 /**
  * The fan-out Lambda (docs/architecture.md#fan-out-dynamodb-streams-to-the-connections): one DynamoDB Streams
- * batch of the ledgers (quotes), states, alerts or breaks table, pushed to the subscribed connections. A
+ * batch of the states, alerts or breaks table, pushed to the subscribed connections (quotes are the ingest's,
+ * docs/adr/0024-quotes-posted-by-the-ingest.md). A
  * record whose pushes or usage rows failed is reported as a batch item failure (with every later record of its
  * symbols): Lambda delivers it again, and its usage rows, keyed by the stream's event id, are written again
  * and counted once by the usage report (docs/storage.md#usage-rows).
@@ -66,11 +67,7 @@ export const createHandler =
     }
 
     const outcome = await fanOut(events, { ...deps.ports(), concurrency: POST_CONCURRENCY });
-    recordMetric('pushesSent', outcome.sent);
-    recordMetric('pushesGone', outcome.gone);
-    recordMetric('pushesFailed', outcome.failed.length);
-    if (outcome.usageUnrecorded > 0) recordMetric('usageRowsUnrecorded', outcome.usageUnrecorded);
-    if (outcome.closed > 0) recordMetric('refusals', outcome.closed, 'access-withdrawn');
+    recordPushCounts({ ...outcome, failed: outcome.failed.length });
     if (events.length > 0 && outcome.sent > 0) {
       const oldest = Math.min(...events.map(({ recordedAtMs }) => recordedAtMs));
       recordMetric('pushLag', deps.nowMs() - oldest);

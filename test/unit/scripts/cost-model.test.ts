@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  ASSUMPTIONS,
   DESIGNS,
   type Design,
   dayCost,
@@ -26,12 +27,14 @@ const MARKET = { symbols: 8_000, tradesPerDay: 100_000_000, partners: 200, symbo
 /** The stack before lever 2: usage rows in DynamoDB. */
 const BEFORE: Design = { writeCapacity: 'on-demand', usageSink: 'dynamodb' };
 const DEPLOYED = DESIGNS.deployed;
+/** The session's batches per shard: a batch spans about one invocation (no batching window, ADR 0024). */
+const BATCHES = SESSION_SECONDS / ASSUMPTIONS.batchSeconds;
 
 describe('the cost model (docs/storage.md#a-trading-day-on-paper)', () => {
-  it('counts a symbol-batch at most once per window, and every window of a symbol that trades all the time', () => {
-    expect(symbolBatchesPerDay({ symbols: 1, tradesPerDay: 1e9 })).toBeCloseTo(SESSION_SECONDS, -1);
+  it('counts a symbol-batch at most once per batch, and every batch of a symbol that trades all the time', () => {
+    expect(symbolBatchesPerDay({ symbols: 1, tradesPerDay: 1e9 })).toBeCloseTo(BATCHES, -1);
     expect(symbolBatchesPerDay({ symbols: 8_000, tradesPerDay: 1 })).toBeCloseTo(1, 3);
-    expect(symbolBatchesPerDay(MARKET)).toBeLessThan(8_000 * SESSION_SECONDS);
+    expect(symbolBatchesPerDay(MARKET)).toBeLessThan(8_000 * BATCHES);
   });
 
   it('prices the ledger writes (their latest prices within) from the measured write units, on demand', () => {
@@ -46,6 +49,13 @@ describe('the cost model (docs/storage.md#a-trading-day-on-paper)', () => {
       entry.part.startsWith('DynamoDB writes, recent-bar snapshots'),
     );
     expect(line?.dollars).toBeCloseTo((8_000 * 26 * 2 * 2 * 0.625) / 1e6, 6);
+  });
+
+  it('prices the ingest’s reads as enhanced fan-out: per GB read, per consumer-shard hour, and stream-hours', () => {
+    const line = dayCost(MARKET, UNITS, DEPLOYED).find((entry) => entry.part.includes('enhanced fan-out'));
+    // 25 M records of 4 trades, each billed as 1 KB.
+    const gb = (25_000_000 * 1024) / 1024 ** 3;
+    expect(line?.dollars).toBeCloseTo(gb * 0.05 + 8 * 24 * 0.015 + 24 * 0.04, 6);
   });
 
   it('totals every part, and each group adds up to the total', () => {
@@ -74,7 +84,7 @@ describe('the cost model (docs/storage.md#a-trading-day-on-paper)', () => {
 
   it('prices the deployed usage rows as Firehose ingestion of 4 KB records billed as 5 KB, plus an S3 PUT per buffer', () => {
     expect(DEPLOYED.usageSink).toBe('firehose');
-    const pushes = 200 * 50 * 0.4 * SESSION_SECONDS;
+    const pushes = 200 * 50 * 0.4 * BATCHES;
     const lines = dayCost({ ...MARKET, partnerChangeShare: 0.4 }, UNITS, DEPLOYED);
     const usage = lines.find((line) => line.part === 'Usage rows to Firehose and S3');
     // 20 rows of 200 bytes fill a 4,096-byte record; each record is billed 5 KB at $0.029 per GB.
@@ -95,14 +105,14 @@ describe('the cost model (docs/storage.md#a-trading-day-on-paper)', () => {
     expect(usage?.volume).toContain(`${SESSION_SECONDS / 60} objects`);
   });
 
-  it("takes a partner symbol's share of changing windows when given", () => {
+  it("takes the share of batches a partner's symbols trade in when given", () => {
     const messages = (share?: number) =>
       dayCost(
         { ...MARKET, ...(share === undefined ? {} : { partnerChangeShare: share }) },
         UNITS,
         DEPLOYED,
       ).find((line) => line.part === 'WebSocket messages')?.dollars;
-    expect(messages(0.4)).toBeCloseTo((200 * 50 * 0.4 * SESSION_SECONDS) / 1e6, 6);
+    expect(messages(0.4)).toBeCloseTo((200 * 50 * 0.4 * BATCHES) / 1e6, 6);
     expect(messages()).toBeLessThan(messages(0.4) ?? 0);
   });
 });

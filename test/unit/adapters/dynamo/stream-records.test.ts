@@ -60,8 +60,8 @@ describe('tableNameOf', () => {
 
 describe('sourceChangeOf', () => {
   it('returns the change with plain images, the event id, kind and record time in ms', () => {
-    expect(sourceChangeOf(record(), 'ledgers')).toEqual({
-      table: 'ledgers',
+    expect(sourceChangeOf(record(), 'states')).toEqual({
+      table: 'states',
       eventId: 'ev-1',
       recordedAtMs: 1_732_635_000_000,
       kind: 'MODIFY',
@@ -89,7 +89,7 @@ describe('sourceChangeOf', () => {
   it('returns a REMOVE with only the old image', () => {
     const change = sourceChangeOf(
       record({ eventName: 'REMOVE', dynamodb: { OldImage: image({ symbol: 'AAPL' }), SequenceNumber: '2' } }),
-      'ledgers',
+      'alerts',
     );
 
     expect(change).toMatchObject({ kind: 'REMOVE', newItem: undefined, oldItem: { symbol: 'AAPL' } });
@@ -100,6 +100,6 @@ describe('sourceChangeOf', () => {
     ['no event name', { eventName: undefined }],
     ['no stream data', { dynamodb: undefined }],
   ])('returns undefined for a record with %s', (_case, overrides) => {
-    expect(sourceChangeOf(record(overrides), 'ledgers')).toBeUndefined();
+    expect(sourceChangeOf(record(overrides), 'states')).toBeUndefined();
   });
 });

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import type { LatestPrice } from '#domain/market-data/bars';
 import type { SetupRow } from '#domain/strat/setups';
-import { type ChangeContext, channelEventOf, type SourceChange } from '#domain/streaming/channel-events';
+import {
+  type ChangeContext,
+  channelEventOf,
+  priceMoved,
+  quoteEventOf,
+  type SourceChange,
+} from '#domain/streaming/channel-events';
 import { pushSchemas } from '#domain/streaming/messages';
 import { instrument } from '../../../support/builders.ts';
 
@@ -27,12 +33,12 @@ function change(
   return { table, kind, eventId: 'ev-1', recordedAtMs: RECORDED_AT_MS, ...images };
 }
 
-/** A ledger item as the ledger store writes it: the encoded ledger, and its latest price as a plain map. */
-const ledgerItem = (price: number, overrides: Record<string, unknown> = {}) => ({
-  symbol: 'AAPL',
-  version: 7,
-  data: new Uint8Array([1, 2, 3]),
-  price: { price, volume: 100, timestamp: Date.parse('2024-11-26T15:29:59Z'), tradeId: `t-${price}` },
+/** A latest price, as a ledger holds it. */
+const latest = (price: number, overrides: Partial<LatestPrice> = {}): LatestPrice => ({
+  price,
+  volume: 100,
+  timestamp: Date.parse('2024-11-26T15:29:59Z'),
+  tradeId: `t-${price}`,
   ...overrides,
 });
 
@@ -87,79 +93,47 @@ const breakItem = {
   },
 };
 
-describe('channelEventOf: ledgers (quotes)', () => {
-  it.each(['INSERT', 'MODIFY'] as const)(
-    'returns a quotes event with the price item when a ledger commit moves the price (%s)',
-    (kind) => {
-      const event = channelEventOf(
-        change('ledgers', kind, {
-          newItem: ledgerItem(190.5),
-          oldItem: kind === 'MODIFY' ? ledgerItem(190, { version: 6 }) : undefined,
-        }),
-        context,
-      );
+describe('quoteEventOf', () => {
+  it('is a quotes event with the price item, its id the symbol and ledger version, its time the trade’s', () => {
+    const event = quoteEventOf({ symbol: 'AAPL', version: 7, ...latest(190.5) });
 
-      expect(event).toEqual({
-        eventId: 'ev-1',
-        recordedAtMs: RECORDED_AT_MS,
-        tradedAtMs: Date.parse('2024-11-26T15:29:59Z'),
-        channel: 'quotes',
-        symbols: ['AAPL'],
-        message: { channel: 'quotes', symbol: 'AAPL', data: { symbol: 'AAPL', price: 190.5, volume: 100 } },
-      });
-      expect(z.strictObject(pushSchemas.quotes.shape).parse(event?.message)).toEqual(event?.message);
-    },
-  );
-});
-
-describe('channelEventOf: ledgers that push no quote', () => {
-  const moved = (price: Record<string, unknown>) => ({ ...ledgerItem(190).price, ...price });
-
-  it('pushes nothing when the commit left the price as it was (the clock tick closing bars)', () => {
-    const event = channelEventOf(
-      change('ledgers', 'MODIFY', { oldItem: ledgerItem(190, { version: 6 }), newItem: ledgerItem(190) }),
-      context,
-    );
-
-    expect(event).toBeUndefined();
+    expect(event).toEqual({
+      eventId: 'AAPL#7',
+      recordedAtMs: Date.parse('2024-11-26T15:29:59Z'),
+      tradedAtMs: Date.parse('2024-11-26T15:29:59Z'),
+      channel: 'quotes',
+      symbols: ['AAPL'],
+      message: { channel: 'quotes', symbol: 'AAPL', data: { symbol: 'AAPL', price: 190.5, volume: 100 } },
+    });
+    expect(z.strictObject(pushSchemas.quotes.shape).parse(event.message)).toEqual(event.message);
   });
 
-  it.each([
+  it('is the same event when the same commit is pushed again (a redelivered batch): billed once', () => {
+    const move = { symbol: 'AAPL', version: 7, ...latest(190.5) };
+
+    expect(quoteEventOf({ ...move })).toEqual(quoteEventOf(move));
+    expect(quoteEventOf({ ...move, version: 8 }).eventId).not.toBe(quoteEventOf(move).eventId);
+  });
+});
+
+describe('priceMoved', () => {
+  it('is true for a first price, and false for none', () => {
+    expect(priceMoved(undefined, latest(190))).toBe(true);
+    expect(priceMoved(latest(190), undefined)).toBe(false);
+    expect(priceMoved(undefined, undefined)).toBe(false);
+  });
+
+  it('is false when the commit left the price as it was (a commit that only closed bars)', () => {
+    expect(priceMoved(latest(190), latest(190))).toBe(false);
+  });
+
+  it.each<[string, Partial<LatestPrice>]>([
+    ['its price', { price: 191 }],
     ['the size of the last trade', { volume: 5 }],
     ['the trade behind it, at the same price', { tradeId: 't-other' }],
     ['its time', { timestamp: Date.parse('2024-11-26T15:30:00Z') }],
-  ])('pushes a quote when only %s changed', (_case, change_) => {
-    const event = channelEventOf(
-      change('ledgers', 'MODIFY', {
-        oldItem: ledgerItem(190),
-        newItem: ledgerItem(190, { price: moved(change_) }),
-      }),
-      context,
-    );
-
-    expect(event?.channel).toBe('quotes');
-  });
-
-  it.each([
-    ['a recent-bar snapshot', { symbol: 'AAPL#recent#7#abc', data: new Uint8Array([1]) }],
-    ['a ledger that has no price yet', { symbol: 'AAPL', version: 0, data: new Uint8Array([1]) }],
-  ])('pushes nothing for %s', (_case, item) => {
-    expect(channelEventOf(change('ledgers', 'INSERT', { newItem: item }), context)).toBeUndefined();
-  });
-
-  it('pushes the price of a ledger written before the price had its own attribute once, at its next commit', () => {
-    const legacy = { symbol: 'AAPL', version: 6, data: new Uint8Array([1]) };
-
-    const event = channelEventOf(
-      change('ledgers', 'MODIFY', { oldItem: legacy, newItem: ledgerItem(190) }),
-      context,
-    );
-
-    expect(event?.message).toEqual({
-      channel: 'quotes',
-      symbol: 'AAPL',
-      data: { symbol: 'AAPL', price: 190, volume: 100 },
-    });
+  ])('is true when only %s changed', (_case, change_) => {
+    expect(priceMoved(latest(190), latest(190, change_))).toBe(true);
   });
 });
 
@@ -316,7 +290,6 @@ describe('channelEventOf: breaks', () => {
 
 describe('channelEventOf: deletions', () => {
   it.each<[SourceChange['table'], Record<string, unknown>]>([
-    ['ledgers', ledgerItem(190)],
     ['states', state()],
     ['alerts', alertItem],
     ['breaks', breakItem],

@@ -4,7 +4,9 @@ import type { RefusedRecord } from '#domain/market-data/dead-letters';
 import { createHandler } from '#handlers/ingest/trades';
 import type { MetricPoint } from '#runtime/metric-points';
 import { observeMetrics } from '#scripts/local/metric-points';
+import { QuotePush } from '#use-cases/push-quotes';
 import { inMemoryIngestPorts } from '../../../support/fakes.ts';
+import { FakeClientConnections, fanOutPorts, subscriber } from '../../../support/websocket-fakes.ts';
 
 const open = Date.parse('2024-11-26T14:30:00Z');
 
@@ -34,12 +36,13 @@ const tradeRecord = (symbol: string, timestamp: number, tradeId: string) => ({
   data: JSON.stringify({ symbol, price: 100, size: 1, timestamp, tradeId }),
 });
 
-function setUp() {
+function setUp(quotes: () => QuotePush | undefined = () => undefined) {
   const ports = inMemoryIngestPorts(open + 60_000);
   const letters: RefusedRecord[] = [];
   const handler = createHandler({
     ports: async () => ports,
     deadLetters: () => ({ put: async (records) => void letters.push(...records) }),
+    quotes,
   });
   return { ports, letters, handler };
 }
@@ -82,6 +85,7 @@ describe('the ingest handler', () => {
           throw new Error('the queue is unavailable');
         },
       }),
+      quotes: () => undefined,
     });
     await expect(handler(eventOf([{ partitionKey: 'X', data: 'not json' }]))).rejects.toThrow('unavailable');
   });
@@ -155,5 +159,120 @@ describe('the ingest handler’s metrics (docs/operations.md#metrics)', () => {
     expect(value('tradesRefused', 'poison')).toBe(0);
     expect(value('ingestLag')).toBe(15_000);
     expect((await ports.ledgers.get('AAPL'))?.ledger.forming['1m']?.volume).toBe(1);
+  });
+});
+
+describe('the ingest handler’s quotes (docs/adr/0024-quotes-posted-by-the-ingest.md)', () => {
+  /** A handler whose quotes go to `c1`, subscribed to AAPL's quotes; a new push per invocation, as on AWS. */
+  async function withSubscriber(clients = new FakeClientConnections()) {
+    const quotePorts = await fanOutPorts([[subscriber('c1'), [{ channel: 'quotes', symbol: 'AAPL' }]]], {
+      clients,
+      nowMs: open + 60_000,
+    });
+    const pushes: QuotePush[] = [];
+    const setup = setUp(() => {
+      const push = new QuotePush(quotePorts);
+      pushes.push(push);
+      return push;
+    });
+    return { ...setup, clients, usage: quotePorts.usage, pushes };
+  }
+
+  it('posts the latest price of each commit that moved it to the subscribers, and bills each message', async () => {
+    const { handler, clients, usage } = await withSubscriber();
+
+    await handler(
+      eventOf([
+        tradeRecord('AAPL', open, '1'),
+        tradeRecord('MSFT', open, '1'),
+        {
+          partitionKey: 'AAPL',
+          data: JSON.stringify({ symbol: 'AAPL', price: 101, size: 3, timestamp: open + 1, tradeId: '2' }),
+        },
+      ]),
+    );
+
+    // One quote per commit: the batch's last AAPL trade, not one per trade; nothing for MSFT (no subscriber).
+    expect(clients.sentTo('c1')).toEqual([
+      { channel: 'quotes', symbol: 'AAPL', data: { symbol: 'AAPL', price: 101, volume: 3 } },
+    ]);
+    // Keyed by the trade's time, the symbol and the ledger version (the first commit's is 0).
+    expect(usage.rows).toEqual([
+      expect.objectContaining({
+        accountId: 'acct-c1',
+        channel: 'quotes',
+        symbol: 'AAPL',
+        messageId: `${new Date(open + 1).toISOString()}#AAPL#0`,
+      }),
+    ]);
+  });
+
+  it('posts nothing for a commit that left the price as it was (a late print folded into the bars)', async () => {
+    const { handler, clients } = await withSubscriber();
+    await handler(eventOf([tradeRecord('AAPL', open + 2_000, '1')]));
+
+    await handler(eventOf([tradeRecord('AAPL', open + 1_000, '2')]));
+
+    expect(clients.sentTo('c1')).toHaveLength(1);
+  });
+
+  it('posts the quote again, with the same id, when the batch that committed it comes again', async () => {
+    const { handler, clients, usage } = await withSubscriber();
+    await handler(eventOf([tradeRecord('AAPL', open, '1')]));
+
+    // The first delivery may have stopped between its commit and its posts.
+    await handler(eventOf([tradeRecord('AAPL', open, '1')]));
+
+    const [first, again] = clients.sentTo('c1');
+    expect(again).toEqual(first);
+    expect(new Set(usage.rows.map(({ messageId }) => messageId)).size).toBe(1);
+  });
+
+  it('keeps the commit and counts the failure when a post fails: the quote is not pushed again', async () => {
+    const clients = new FakeClientConnections({ failing: ['c1'] });
+    const { handler, ports } = await withSubscriber(clients);
+    const points: MetricPoint[] = [];
+    const stop = observeMetrics((point) => points.push(point));
+    let result: Awaited<ReturnType<typeof handler>>;
+    try {
+      result = await handler(eventOf([tradeRecord('AAPL', open, '1')]));
+    } finally {
+      stop();
+    }
+
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect((await ports.ledgers.get('AAPL'))?.ledger.price?.tradeId).toBe('1');
+    expect(sumOf(points, 'pushesFailed')).toBe(1);
+    expect(sumOf(points, 'pushesSent')).toBe(0);
+  });
+
+  it('records the quotes sent and the trade-to-post hop, and counts usage rows the sink could not record', async () => {
+    const { handler, usage } = await withSubscriber();
+    usage.refuse = () => true;
+    const points: MetricPoint[] = [];
+    const stop = observeMetrics((point) => points.push(point));
+    try {
+      await handler(eventOf([tradeRecord('AAPL', open, '1')]));
+    } finally {
+      stop();
+    }
+
+    expect(sumOf(points, 'pushesSent')).toBe(1);
+    // The service clock is a minute after the trade.
+    expect(sumOf(points, 'tradeToPost')).toBe(60_000);
+    expect(sumOf(points, 'usageRowsUnrecorded')).toBe(1);
+  });
+
+  it('records no push metrics where the stack streams no quotes (no WebSocket API)', async () => {
+    const { handler } = setUp(() => undefined);
+    const points: MetricPoint[] = [];
+    const stop = observeMetrics((point) => points.push(point));
+    try {
+      await handler(eventOf([tradeRecord('AAPL', open, '1')]));
+    } finally {
+      stop();
+    }
+
+    expect(points.filter((point) => point.id.startsWith('pushes'))).toEqual([]);
   });
 });

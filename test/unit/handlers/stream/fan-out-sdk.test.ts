@@ -63,20 +63,36 @@ function handler() {
     }),
     universe: async () => new Map([['AAPL', instrument('AAPL')]]),
     prices: () => new InMemoryPriceStore(),
-    sources: () => new Map([['ledgers-table', 'ledgers' as const]]),
+    sources: () => new Map([['alerts-table', 'alerts' as const]]),
     nowMs: () => Date.now(),
   });
 }
 
-function priceRecord(sequenceNumber: string, price: number): DynamoDBRecord {
-  const latest = { price, volume: 5, timestamp: RECORD_TIME_S * 1000, tradeId: `t${price}` };
-  const item = { symbol: 'AAPL', version: price, price: latest };
+const alertBody = (price: number) => ({
+  symbol: 'AAPL',
+  timeframe: 'D',
+  direction: 'bullish',
+  shape: '2D-2U',
+  price,
+  triggered_at: new Date(RECORD_TIME_S * 1000).toISOString(),
+  cc: '2U',
+});
+
+/** The alerts table's INSERT of AAPL's in-force alert `id`, triggered at `price`. */
+function alertRecord(sequenceNumber: string, id: number, price: number): DynamoDBRecord {
+  const item = {
+    feed: 'in-force',
+    id,
+    onceKey: `AAPL#${id}`,
+    atMs: RECORD_TIME_S * 1000,
+    body: alertBody(price),
+  };
   return {
     eventID: `event-${sequenceNumber}`,
-    eventName: 'MODIFY',
+    eventName: 'INSERT',
     eventSource: 'aws:dynamodb',
     eventSourceARN:
-      'arn:aws:dynamodb:us-east-1:123456789012:table/ledgers-table/stream/2024-11-26T00:00:00.000',
+      'arn:aws:dynamodb:us-east-1:123456789012:table/alerts-table/stream/2024-11-26T00:00:00.000',
     dynamodb: {
       ApproximateCreationDateTime: RECORD_TIME_S,
       SequenceNumber: sequenceNumber,
@@ -91,14 +107,14 @@ const subscriber = (connectionId: string) => ({
   keyId: 'k',
 });
 
-/** AAPL's quotes have subscribers c1, c2 and c3; c2 is gone; c3 refuses the second message. */
+/** AAPL's in-force alerts have subscribers c1, c2 and c3; c2 is gone; c3 refuses the second message. */
 function arrange() {
   // The topic's marker and a trusted #markers row: AAPL is followed.
   dynamo.on(BatchGetCommand).resolves({
     Responses: {
       'subscriptions-table': [
         { topic: '#markers', connectionId: '#', markedFromMs: 0 },
-        { topic: 'quotes#AAPL', connectionId: '#' },
+        { topic: 'alerts.in_force#AAPL', connectionId: '#' },
       ],
     },
   });
@@ -107,7 +123,7 @@ function arrange() {
     .resolves({ Items: ['c1', 'c2', 'c3'].map(subscriber) });
   dynamo
     .on(QueryCommand, { TableName: 'subscriptions-table', IndexName: 'byConnection' })
-    .resolves({ Items: [{ topic: 'quotes#AAPL' }] });
+    .resolves({ Items: [{ topic: 'alerts.in_force#AAPL' }] });
   dynamo.on(DeleteCommand).resolves({});
   dynamo.on(BatchWriteCommand).resolves({});
   management.on(PostToConnectionCommand).resolves({});
@@ -124,10 +140,12 @@ function arrange() {
 }
 
 describe('fan-out handler with the AWS SDK clients mocked', () => {
-  it('posts each quote to each subscriber, cleans up the gone one, bills the sent ones, reports the failure', async () => {
+  it('posts each alert to each subscriber, cleans up the gone one, bills the sent ones, reports the failure', async () => {
     arrange();
 
-    const response = await handler()({ Records: [priceRecord('100', 210.5), priceRecord('200', 210.75)] });
+    const response = await handler()({
+      Records: [alertRecord('100', 1, 210.5), alertRecord('200', 2, 210.75)],
+    });
 
     // The second record failed for c3: reported by its sequence number, so Lambda delivers it again.
     expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: '200' }] });
@@ -136,8 +154,8 @@ describe('fan-out handler with the AWS SDK clients mocked', () => {
       message: JSON.parse(Buffer.from(args[0].input.Data as Uint8Array).toString('utf8')),
     }));
     expect(posts.filter(({ to }) => to === 'c1').map(({ message }) => message)).toEqual([
-      { channel: 'quotes', symbol: 'AAPL', data: { symbol: 'AAPL', price: 210.5, volume: 5 } },
-      { channel: 'quotes', symbol: 'AAPL', data: { symbol: 'AAPL', price: 210.75, volume: 5 } },
+      { channel: 'alerts.in_force', symbol: 'AAPL', data: { id: 1, ...alertBody(210.5) } },
+      { channel: 'alerts.in_force', symbol: 'AAPL', data: { id: 2, ...alertBody(210.75) } },
     ]);
     // c2 answered GoneException once: its row is released only if it still names c2, its subscriptions go.
     expect(posts.filter(({ to }) => to === 'c2')).toHaveLength(1);
@@ -151,7 +169,7 @@ describe('fan-out handler with the AWS SDK clients mocked', () => {
     ]);
     const writes = dynamo.commandCalls(BatchWriteCommand).map(({ args }) => args[0].input.RequestItems ?? {});
     expect(writes.flatMap((items) => items['subscriptions-table'] ?? [])).toEqual([
-      { DeleteRequest: { Key: { topic: 'quotes#AAPL', connectionId: 'c2' } } },
+      { DeleteRequest: { Key: { topic: 'alerts.in_force#AAPL', connectionId: 'c2' } } },
     ]);
     // One ws_message row per message sent: c1 twice, c3 once; none for the gone c2 or the failed post. They
     // go to the Firehose stream as lines of one record, not to DynamoDB.
@@ -177,7 +195,7 @@ describe('fan-out handler with the AWS SDK clients mocked', () => {
           type: 'ws_message',
           accountId: 'acct-c1',
           keyId: 'k',
-          channel: 'quotes',
+          channel: 'alerts.in_force',
           symbol: 'AAPL',
           time: new Date(NOW_MS).toISOString(),
           messageId: `${new Date(RECORD_TIME_S * 1000).toISOString()}#event-100`,
@@ -195,17 +213,19 @@ describe('fan-out handler with the AWS SDK clients mocked', () => {
       RequestResponses: [{ ErrorCode: 'ServiceUnavailableException', ErrorMessage: 'Slow down.' }],
     });
 
-    const response = await handler()({ Records: [priceRecord('100', 210.5), priceRecord('200', 210.75)] });
+    const response = await handler()({
+      Records: [alertRecord('100', 1, 210.5), alertRecord('200', 2, 210.75)],
+    });
 
     // Every row of both records was refused: both come back, and their rows are written on redelivery.
     expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: '100' }, { itemIdentifier: '200' }] });
     expect(firehose.commandCalls(PutRecordBatchCommand).length).toBeGreaterThan(1);
   });
 
-  it('reads the topic’s marker and queries its subscriptions once per batch, by key, never a Scan', async () => {
+  it('reads the topics’ markers and queries the marked one’s subscriptions once per batch, by key, never a Scan', async () => {
     arrange();
 
-    await handler()({ Records: [priceRecord('100', 210.5), priceRecord('200', 210.75)] });
+    await handler()({ Records: [alertRecord('100', 1, 210.5), alertRecord('200', 2, 210.75)] });
 
     expect(
       dynamo
@@ -214,7 +234,9 @@ describe('fan-out handler with the AWS SDK clients mocked', () => {
     ).toEqual([
       [
         { topic: '#markers', connectionId: '#' },
-        { topic: 'quotes#AAPL', connectionId: '#' },
+        { topic: 'alerts.in_force#AAPL', connectionId: '#' },
+        // The channel's wildcard: it has no marker (no one follows every symbol), so it is not queried.
+        { topic: 'alerts.in_force#*', connectionId: '#' },
       ],
     ]);
 
@@ -223,7 +245,7 @@ describe('fan-out handler with the AWS SDK clients mocked', () => {
       expect.objectContaining({
         TableName: 'subscriptions-table',
         KeyConditionExpression: 'topic = :topic',
-        ExpressionAttributeValues: { ':topic': 'quotes#AAPL' },
+        ExpressionAttributeValues: { ':topic': 'alerts.in_force#AAPL' },
       }),
     ]);
     expect(dynamo.calls().map((call) => call.args[0].constructor.name)).not.toContain('ScanCommand');

@@ -13,7 +13,6 @@ import { FakeClientConnections, fanOutPorts, subscriber } from '../../../support
 const CREATED_AT_S = 1_732_635_000;
 const NOW_MS = Date.parse('2024-11-26T15:30:02Z');
 const SOURCES = new Map<string, SourceChange['table']>([
-  ['ledgers', 'ledgers'],
   ['states', 'states'],
   ['alerts', 'alerts'],
   ['breaks', 'breaks'],
@@ -44,21 +43,35 @@ function streamRecord(
   };
 }
 
+/** When the trades behind the records printed: a second before their commit. */
+const TRADED_AT_MS = CREATED_AT_S * 1000 - 1000;
 const price = (symbol: string, value: number) => ({
   symbol,
   price: value,
   volume: 5,
-  timestamp: CREATED_AT_S * 1000 - 1000,
+  timestamp: TRADED_AT_MS,
   tradeId: `t-${value}`,
 });
-/** A ledger commit that moved the symbol's latest price to `value` (the ledger item's `price`, ADR 0023). */
-const priceRecord = (sequenceNumber: string, symbol: string, value: number) => {
-  const { symbol: _, ...latest } = price(symbol, value);
-  return streamRecord('ledgers', sequenceNumber, 'MODIFY', {
-    oldItem: { symbol, version: 1, price: { ...latest, price: value - 1, tradeId: 't-old' } },
-    newItem: { symbol, version: 2, price: latest },
-  });
-};
+const alertBody = (symbol: string) => ({
+  symbol,
+  timeframe: 'D',
+  direction: 'bullish',
+  shape: '2D-2U',
+  price: 1,
+  triggered_at: new Date(TRADED_AT_MS).toISOString(),
+  cc: '2U',
+});
+/** An in-force alert item as the feed appends it: its own time (`atMs`) is its trade's. */
+const alertItem = (symbol: string, id: number) => ({
+  feed: 'in-force',
+  id,
+  onceKey: `${symbol}#${id}`,
+  atMs: TRADED_AT_MS,
+  body: alertBody(symbol),
+});
+/** The alerts table's INSERT of the in-force alert `id` of `symbol`. */
+const alertRecord = (sequenceNumber: string, symbol: string, id: number) =>
+  streamRecord('alerts', sequenceNumber, 'INSERT', { newItem: alertItem(symbol, id) });
 
 async function setup(subscribed: [Subscriber, Subscription[]][], clients = new FakeClientConnections()) {
   const ports = await fanOutPorts(subscribed, { clients, nowMs: NOW_MS });
@@ -75,20 +88,22 @@ async function setup(subscribed: [Subscriber, Subscription[]][], clients = new F
 }
 
 describe('fan-out handler', () => {
-  it('pushes a quote per price record to its subscribers and bills each message', async () => {
-    const { ports, handle } = await setup([[subscriber('c1'), [{ channel: 'quotes', symbol: 'AAPL' }]]]);
+  it('pushes an in-force alert per alert record to its symbol subscribers and bills each message', async () => {
+    const { ports, handle } = await setup([
+      [subscriber('c1'), [{ channel: 'alerts.in_force', symbol: 'AAPL' }]],
+    ]);
 
-    const result = await handle([priceRecord('101', 'AAPL', 190.5), priceRecord('102', 'MSFT', 410)]);
+    const result = await handle([alertRecord('101', 'AAPL', 1), alertRecord('102', 'MSFT', 2)]);
 
     expect(result).toEqual({ batchItemFailures: [] });
     expect(ports.clients.sentTo('c1')).toEqual([
-      { channel: 'quotes', symbol: 'AAPL', data: { symbol: 'AAPL', price: 190.5, volume: 5 } },
+      { channel: 'alerts.in_force', symbol: 'AAPL', data: { id: 1, ...alertBody('AAPL') } },
     ]);
     expect(ports.usage.rows).toEqual([
       {
         accountId: 'acct-c1',
         keyId: 'key-c1',
-        channel: 'quotes',
+        channel: 'alerts.in_force',
         symbol: 'AAPL',
         time: '2024-11-26T15:30:02.000Z',
         messageId: `${new Date(CREATED_AT_S * 1000).toISOString()}#ev-101`,
@@ -99,18 +114,19 @@ describe('fan-out handler', () => {
   it('returns the sequence numbers of failed records and of the later records of the same symbol', async () => {
     const { ports, handle } = await setup(
       [
-        [subscriber('broken'), [{ channel: 'quotes', symbol: 'AAPL' }]],
-        [subscriber('ok'), [{ channel: 'quotes', symbol: 'MSFT' }]],
+        [subscriber('broken'), [{ channel: 'alerts.in_force', symbol: 'AAPL' }]],
+        [subscriber('ok'), [{ channel: 'alerts.in_force', symbol: 'MSFT' }]],
       ],
       new FakeClientConnections({ failing: ['broken'] }),
     );
 
     const result = await handle([
-      priceRecord('201', 'AAPL', 1),
-      priceRecord('202', 'MSFT', 1),
-      streamRecord('ledgers', '203', 'REMOVE', { oldItem: { symbol: 'AAPL#recent#1#x', data: 'x' } }),
-      priceRecord('204', 'AAPL', 2),
-      priceRecord('205', 'MSFT', 2),
+      alertRecord('201', 'AAPL', 1),
+      alertRecord('202', 'MSFT', 2),
+      // A deletion pushes nothing: no push of it failed.
+      streamRecord('alerts', '203', 'REMOVE', { oldItem: alertItem('AAPL', 0) }),
+      alertRecord('204', 'AAPL', 3),
+      alertRecord('205', 'MSFT', 4),
     ]);
 
     expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: '201' }, { itemIdentifier: '204' }] });
@@ -118,11 +134,14 @@ describe('fan-out handler', () => {
   });
 
   it('ignores records of tables that feed no channel', async () => {
-    const { ports, handle } = await setup([[subscriber('c1'), [{ channel: 'quotes', symbol: 'AAPL' }]]]);
+    const { ports, handle } = await setup([
+      [subscriber('c1'), [{ channel: 'alerts.in_force', symbol: 'AAPL' }]],
+    ]);
 
     const result = await handle([
-      streamRecord('bars', '301', 'MODIFY', { newItem: price('AAPL', 1) }),
-      { ...priceRecord('302', 'AAPL', 1), eventSourceARN: undefined },
+      // An alert item, but of a table that is no source: it pushes nothing.
+      streamRecord('bars', '301', 'INSERT', { newItem: alertItem('AAPL', 1) }),
+      { ...alertRecord('302', 'AAPL', 2), eventSourceARN: undefined },
     ]);
 
     expect(result).toEqual({ batchItemFailures: [] });
@@ -139,7 +158,8 @@ describe('fan-out handler', () => {
     const state = { symbol: 'AAPL', updatedAtMs: 1, tfc: { D: 'green' }, setups: [] };
 
     await handle([
-      priceRecord('400', 'MSFT', 1),
+      // An alert of another symbol (a future's item names its symbol, as a state's does): no price read for it.
+      streamRecord('alerts', '400', 'INSERT', { newItem: { ...alertItem('NQ1!', 4), symbol: 'NQ1!' } }),
       streamRecord('states', '401', 'INSERT', { newItem: state }),
       streamRecord('states', '402', 'MODIFY', { oldItem: state, newItem: { ...state, updatedAtMs: 2 } }),
     ]);
@@ -211,8 +231,8 @@ describe('fan-out metrics (docs/operations.md#metrics)', () => {
   it('records pushes sent and failed, and the push lag from the oldest change’s commit', async () => {
     const { handle } = await setup(
       [
-        [subscriber('broken'), [{ channel: 'quotes', symbol: 'AAPL' }]],
-        [subscriber('ok'), [{ channel: 'quotes', symbol: 'MSFT' }]],
+        [subscriber('broken'), [{ channel: 'alerts.in_force', symbol: 'AAPL' }]],
+        [subscriber('ok'), [{ channel: 'alerts.in_force', symbol: 'MSFT' }]],
       ],
       new FakeClientConnections({ failing: ['broken'] }),
     );
@@ -220,7 +240,7 @@ describe('fan-out metrics (docs/operations.md#metrics)', () => {
     const stop = observeMetrics((point) => points.push(point));
     const before = Date.now();
     try {
-      await handle([priceRecord('301', 'AAPL', 1), priceRecord('302', 'MSFT', 2)]);
+      await handle([alertRecord('301', 'AAPL', 1), alertRecord('302', 'MSFT', 2)]);
     } finally {
       stop();
     }
@@ -229,14 +249,15 @@ describe('fan-out metrics (docs/operations.md#metrics)', () => {
     expect(value('pushesFailed')).toBe(1);
     // The records were committed at CREATED_AT_S; the lag is measured on the wall clock.
     expect(value('pushLag')).toBeGreaterThanOrEqual(before - CREATED_AT_S * 1000);
-    // Their trades printed a second before: the hops from the trade to the fan-out's start and to the posts.
-    const traded = CREATED_AT_S * 1000 - 1000;
+    // Their trades printed a second before (the alerts' `atMs`): the hops from the trade to the fan-out's start
+    // and to the posts.
+    const traded = TRADED_AT_MS;
     expect(value('fanOutWait')).toBeGreaterThanOrEqual(before - traded);
     expect(value('tradeToPost')).toBeGreaterThanOrEqual(value('fanOutWait') ?? Number.POSITIVE_INFINITY);
   });
 
   it('records no trade hops for a batch with no trade behind it (states only)', async () => {
-    const { handle } = await setup([[subscriber('ok'), [{ channel: 'quotes', symbol: 'MSFT' }]]]);
+    const { handle } = await setup([[subscriber('ok'), [{ channel: 'alerts.in_force', symbol: 'MSFT' }]]]);
     const points: MetricPoint[] = [];
     const stop = observeMetrics((point) => points.push(point));
     try {
@@ -249,15 +270,15 @@ describe('fan-out metrics (docs/operations.md#metrics)', () => {
 
   it('counts the usage rows the sink could not record, and hands their records back', async () => {
     const { ports, handle } = await setup([
-      [subscriber('c1'), [{ channel: 'quotes', symbol: 'AAPL' }]],
-      [subscriber('c2'), [{ channel: 'quotes', symbol: 'AAPL' }]],
+      [subscriber('c1'), [{ channel: 'alerts.in_force', symbol: 'AAPL' }]],
+      [subscriber('c2'), [{ channel: 'alerts.in_force', symbol: 'AAPL' }]],
     ]);
     ports.usage.refuse = () => true;
     const points: MetricPoint[] = [];
     const stop = observeMetrics((point) => points.push(point));
     let result: Awaited<ReturnType<typeof handle>>;
     try {
-      result = await handle([priceRecord('401', 'AAPL', 1)]);
+      result = await handle([alertRecord('401', 'AAPL', 1)]);
     } finally {
       stop();
     }

@@ -78,7 +78,6 @@ describe('the port factories', () => {
   it('map the physical names of the fan-out’s source tables back to the tables', () => {
     const { tables } = recordingTables('stack');
     expect([...streamingPorts(tables).changeSources()]).toEqual([
-      ['stack-ledgers', 'ledgers'],
       ['stack-states', 'states'],
       ['stack-alerts', 'alerts'],
       ['stack-breaks', 'breaks'],

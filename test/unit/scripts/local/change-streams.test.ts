@@ -243,7 +243,6 @@ describe('LocalChangeStreams', () => {
 
   it('lists the tables that have a stream on AWS, with their keys', () => {
     expect(localStreamTables()).toEqual([
-      { name: 'ledgers', partitionKey: 'symbol' },
       { name: 'states', partitionKey: 'symbol' },
       { name: 'alerts', partitionKey: 'feed', sortKey: 'id' },
       { name: 'breaks', partitionKey: 'feed', sortKey: 'id' },
