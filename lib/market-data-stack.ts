@@ -35,6 +35,13 @@ export const ALARM_EMAIL_CONTEXT = 'alarmEmail';
 /** `cdk deploy -c waf=false` leaves out the REST stage's WAF web ACL (LocalStack has no WAF). */
 export const WAF_CONTEXT = 'waf';
 
+/**
+ * `cdk deploy -c enhancedFanOut=false` has the ingest poll the trades stream (a standard consumer, once a
+ * second per shard) instead of reading it through its enhanced fan-out consumer: LocalStack's event source
+ * mappings do not read through a consumer (localstack/localstack#10605), so `npm run deploy:local` sets it.
+ */
+export const ENHANCED_FAN_OUT_CONTEXT = 'enhancedFanOut';
+
 /** The CDK context keys (`cdk deploy -c wsDomainName=... -c wsCertificateArn=...`) of the WebSocket domain. */
 export const WS_DOMAIN_CONTEXT = {
   domainName: 'wsDomainName',
@@ -112,6 +119,7 @@ export class MarketDataStack extends Stack {
     }
     this.ingestion = new TradeIngestion(this, 'Ingestion', {
       tables: this.data.tables,
+      enhancedFanOut: this.node.tryGetContext(ENHANCED_FAN_OUT_CONTEXT) !== 'false',
       ...(this.webSocketApi ? { quotes: { stage: this.webSocketApi.stage, usage: this.usage } } : {}),
     });
     this.clockTick = new ClockTick(this, 'ClockTick', {

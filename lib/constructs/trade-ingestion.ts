@@ -3,7 +3,12 @@ import type { WebSocketStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { Stream, StreamConsumer, StreamEncryption, StreamMode } from 'aws-cdk-lib/aws-kinesis';
 import { StartingPosition } from 'aws-cdk-lib/aws-lambda';
-import { KinesisConsumerEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import {
+  KinesisConsumerEventSource,
+  KinesisEventSource,
+  type KinesisEventSourceProps,
+  SqsDlq,
+} from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { INGEST_BATCH, TRADE_DEAD_LETTERS_ENV } from '#contracts/ingestion';
@@ -28,6 +33,11 @@ export interface TradeIngestionProps {
    * WebSocket stage and the usage rows' delivery stream. Absent in a stack without the WebSocket API.
    */
   readonly quotes?: { readonly stage: WebSocketStage; readonly usage: UsageDelivery };
+  /**
+   * Whether the ingest reads the stream through an enhanced fan-out consumer (the default) or polls it as a
+   * standard consumer (`-c enhancedFanOut=false`, for LocalStack).
+   */
+  readonly enhancedFanOut: boolean;
 }
 
 /**
@@ -42,8 +52,8 @@ export interface TradeIngestionProps {
  */
 export class TradeIngestion extends Construct implements EventSourceFailures {
   readonly stream: Stream;
-  /** The ingest's enhanced fan-out consumer of the stream. */
-  readonly consumer: StreamConsumer;
+  /** The ingest's enhanced fan-out consumer of the stream; absent with `-c enhancedFanOut=false`. */
+  readonly consumer?: StreamConsumer;
   readonly ingestFunction: ServiceFunction;
   /** The event source mapping's on-failure destination: one message per batch Lambda stopped retrying. */
   readonly deadLetterQueue: Queue;
@@ -107,41 +117,46 @@ export class TradeIngestion extends Construct implements EventSourceFailures {
     // An enhanced fan-out consumer: Kinesis pushes each shard's records to Lambda over HTTP/2 as they arrive
     // (about 70 ms on average, Kinesis Data Streams Developer Guide) instead of Lambda polling each shard once
     // a second (docs/adr/0024-quotes-posted-by-the-ingest.md).
-    this.consumer = new StreamConsumer(this, 'IngestConsumer', {
-      stream: this.stream,
-      streamConsumerName: INGEST.streamConsumerName,
-    });
+    if (props.enhancedFanOut) {
+      this.consumer = new StreamConsumer(this, 'IngestConsumer', {
+        stream: this.stream,
+        streamConsumerName: INGEST.streamConsumerName,
+      });
+    }
+    const mapping: KinesisEventSourceProps = {
+      // Up to 10,000 records (of up to 100 trades each), and no batching window: Lambda invokes as soon as
+      // records arrive, so a batch holds what arrived while the one before it ran, and a quote follows its
+      // trade by about an invocation, not a second.
+      batchSize: INGEST_BATCH.size,
+      maxBatchingWindow: Duration.seconds(INGEST_BATCH.windowSeconds),
+      // TRIM_HORIZON, not LATEST: a mapping created (or replaced) after producers started, e.g. a replay
+      // put right after `cdk deploy` while the mapping is still being enabled, would skip those records
+      // with LATEST. Reading the stream from its oldest record only costs re-delivery, which the ingest
+      // handler skips by the ledger's watermark (duplicates never double-count volume,
+      // docs/architecture.md#ingestion-a-kinesis-stream-of-trades-one-ingest-lambda).
+      startingPosition: StartingPosition.TRIM_HORIZON,
+      // The handler skips undecodable records itself and reports a symbol whose write failed as a batch
+      // item failure (its first sequence number): Lambda retries from the lowest one reported. A thrown
+      // error (a timeout, say) splits the batch in two instead, so one bad slice cannot hold the whole
+      // batch; splitting does not use up retries.
+      reportBatchItemFailures: true,
+      bisectBatchOnError: true,
+      // Bounded, so a batch that cannot succeed stops blocking its shard (the default is to retry until
+      // the record expires): after 5 retries or once a record is an hour old, Lambda sends the batch's
+      // shard and sequence-number range to the dead-letter queue and moves on. An hour is well inside the
+      // 7-day retention, so the records it names can still be read and redriven.
+      retryAttempts: 5,
+      maxRecordAge: Duration.hours(1),
+      // One batch per shard at a time: each symbol's trades are applied strictly in order and a retry
+      // never races a newer batch of the same shard. Lambda keeps per-partition-key order at higher
+      // factors too, so raising it is the throughput lever if one shard's batches cannot keep up.
+      parallelizationFactor: 1,
+      onFailure: new SqsDlq(this.deadLetterQueue),
+    };
     this.ingestFunction.lambda.addEventSource(
-      new KinesisConsumerEventSource(this.consumer, {
-        // Up to 10,000 records (of up to 100 trades each), and no batching window: Lambda invokes as soon as
-        // records arrive, so a batch holds what arrived while the one before it ran. Quotes follow trades by
-        // an invocation, not a second; batches stay large under load, when they matter for cost.
-        batchSize: INGEST_BATCH.size,
-        maxBatchingWindow: Duration.seconds(INGEST_BATCH.windowSeconds),
-        // TRIM_HORIZON, not LATEST: a mapping created (or replaced) after producers started, e.g. a replay
-        // put right after `cdk deploy` while the mapping is still being enabled, would skip those records
-        // with LATEST. Reading the stream from its oldest record only costs re-delivery, which the ingest
-        // handler skips by the ledger's watermark (duplicates never double-count volume,
-        // docs/architecture.md#ingestion-a-kinesis-stream-of-trades-one-ingest-lambda).
-        startingPosition: StartingPosition.TRIM_HORIZON,
-        // The handler skips undecodable records itself and reports a symbol whose write failed as a batch
-        // item failure (its first sequence number): Lambda retries from the lowest one reported. A thrown
-        // error (a timeout, say) splits the batch in two instead, so one bad slice cannot hold the whole
-        // batch; splitting does not use up retries.
-        reportBatchItemFailures: true,
-        bisectBatchOnError: true,
-        // Bounded, so a batch that cannot succeed stops blocking its shard (the default is to retry until
-        // the record expires): after 5 retries or once a record is an hour old, Lambda sends the batch's
-        // shard and sequence-number range to the dead-letter queue and moves on. An hour is well inside the
-        // 7-day retention, so the records it names can still be read and redriven.
-        retryAttempts: 5,
-        maxRecordAge: Duration.hours(1),
-        // One batch per shard at a time: each symbol's trades are applied strictly in order and a retry
-        // never races a newer batch of the same shard. Lambda keeps per-partition-key order at higher
-        // factors too, so raising it is the throughput lever if one shard's batches cannot keep up.
-        parallelizationFactor: 1,
-        onFailure: new SqsDlq(this.deadLetterQueue),
-      }),
+      this.consumer
+        ? new KinesisConsumerEventSource(this.consumer, mapping)
+        : new KinesisEventSource(this.stream, mapping),
     );
   }
 }

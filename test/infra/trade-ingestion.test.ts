@@ -4,10 +4,11 @@ import { INGEST_BATCH, TRADE_DEAD_LETTERS_ENV } from '#contracts/ingestion';
 import { METRICS_NAMESPACE, METRICS_NAMESPACE_ENV } from '#contracts/metrics';
 import { INGEST } from '#contracts/routes';
 import { SERVICE_NAME } from '#contracts/runtime-settings';
+import { TABLE_IDS, TABLES, type TableBinding, type TableDefinition } from '#contracts/tables';
 import { USAGE_DELIVERY } from '#contracts/usage';
 import { CALLBACK_URL_ENV, QUOTE_PUSH } from '#contracts/websocket';
-import { TABLE_IDS, TABLES, type TableBinding, type TableDefinition } from '#contracts/tables';
 import { ITERATOR_AGE_ALARM_THRESHOLD_MS } from '#lib/constructs/trade-ingestion';
+import { ENHANCED_FAN_OUT_CONTEXT } from '#lib/market-data-stack';
 import { acknowledgementsOf, nagFindingsOf } from './support/cdk-nag.ts';
 import { describeEventSourceFailures } from './support/event-source-failures.ts';
 import {
@@ -30,7 +31,9 @@ const ingestion = stack.ingestion;
 const streamId = logicalIdOf(ingestion.stream);
 const queueId = logicalIdOf(ingestion.deadLetterQueue);
 const functionId = logicalIdOf(ingestion.ingestFunction.lambda);
-const consumerId = logicalIdOf(ingestion.consumer);
+const consumerId = logicalIdOf(
+  ingestion.consumer ?? expect.unreachable('the stack reads the trades through its consumer by default'),
+);
 /** What the ingest binds: its own tables, and those it needs to post quotes (the stack has the WebSocket API). */
 const boundTables: readonly TableBinding[] = [...INGEST.tables, ...QUOTE_PUSH.tables];
 
@@ -88,6 +91,19 @@ describe('TradeIngestion event source mapping', () => {
       StreamARN: { 'Fn::GetAtt': [streamId, 'Arn'] },
       ConsumerName: INGEST.streamConsumerName,
     });
+  });
+
+  it('polls the stream itself, with no consumer, in a stack deployed with -c enhancedFanOut=false', () => {
+    const polled = synthServiceStack({ [ENHANCED_FAN_OUT_CONTEXT]: 'false' });
+    const ingestId = logicalIdOf(polled.stack.ingestion.ingestFunction.lambda);
+    const [only, ...others] = eventSourceMappingsOf(polled.template, ingestId);
+
+    polled.template.resourceCountIs('AWS::Kinesis::StreamConsumer', 0);
+    expect(others).toEqual([]);
+    expect(only?.[1].Properties.EventSourceArn).toEqual({
+      'Fn::GetAtt': [logicalIdOf(polled.stack.ingestion.stream), 'Arn'],
+    });
+    expect(only?.[1].Properties.BatchSize).toBe(INGEST_BATCH.size);
   });
 
   it('has no batching window: it invokes as soon as records arrive', () => {
