@@ -4,13 +4,14 @@ import type { BenchResult } from './types.ts';
 
 /**
  * The metrics that time a trade's way to a partner, each from the trade's time (functions/contracts/metrics.ts),
- * in the order a trade meets them, and what each row says.
+ * in the order an alert's trade meets them, and what each row says (a quote is posted within the ingest's
+ * batch, before it is done: docs/adr/0024-quotes-posted-by-the-ingest.md).
  */
 const HOP_ROWS: readonly [id: string, hop: string][] = [
   ['ingestWait', 'trade -> ingest starts (put on the stream, the stream to the ingest)'],
-  ['ingestLag', 'trade -> ledger and derived writes committed (the ingest)'],
-  ['fanOutWait', 'trade -> fan-out starts (the change record, the stream to the fan-out)'],
-  ['tradeToPost', 'trade -> messages posted (subscriptions, PostToConnection)'],
+  ['ingestLag', "trade -> the ingest's batch done (ledgers, derived writes, quotes posted)"],
+  ['fanOutWait', 'trade -> fan-out starts (the change record, the stream to the fan-out: alerts, states)'],
+  ['tradeToPost', 'trade -> messages posted (quotes: by the ingest; alerts: by the fan-out)'],
 ];
 
 export const HOP_METRICS: readonly string[] = HOP_ROWS.map(([id]) => id);

@@ -253,7 +253,8 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
       : usageToFirehose(pushes, units.push.usageRowBytes);
   // The ledgers have no stream: the fan-out reads the states' and alerts' (ADR 0024).
   const fanOutInvocations =
-    (alerts + symbolBatches * units.ingest.stateWritesPerLedgerWrite) / ASSUMPTIONS.streamRecordsPerInvocation;
+    (alerts + symbolBatches * units.ingest.stateWritesPerLedgerWrite) /
+    ASSUMPTIONS.streamRecordsPerInvocation;
   // The quotes' posts run in the ingest, at its memory; the pushes are nearly all quotes.
   const postGbSeconds = (pushes * ASSUMPTIONS.postSeconds * ASSUMPTIONS.ingestGb) / ASSUMPTIONS.postsInFlight;
 

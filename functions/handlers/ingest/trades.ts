@@ -55,8 +55,10 @@ function recordQuotePush(tally: QuotePushTally): void {
 /**
  * The ingest Lambda (docs/architecture.md#ingestion-a-kinesis-stream-of-trades-one-ingest-lambda): one
  * Kinesis batch of trades, decoded and handed to the use case (functions/use-cases/ingest-records.ts), which
- * folds them into prices, ledgers and bars and dead-letters what it will never apply. A symbol whose ledger
- * write lost a race is reported as a batch item failure from its first record, so Lambda delivers it again.
+ * folds them into prices, ledgers and bars and dead-letters what it will never apply. Where the stack streams,
+ * the quotes of its commits are posted right after them (docs/adr/0024-quotes-posted-by-the-ingest.md): a
+ * failed post is counted, never a reason to deliver the batch again. A symbol whose ledger write lost a race
+ * is reported as a batch item failure from its first record, so Lambda delivers it again.
  */
 export const createHandler =
   (deps: {

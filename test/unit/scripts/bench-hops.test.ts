@@ -20,8 +20,8 @@ describe('the hop-by-hop latency table', () => {
     expect(result.name).toBe('Latency, hop by hop: quotes');
     expect(Object.keys(result.figures)).toEqual([
       'trade -> ingest starts (put on the stream, the stream to the ingest)',
-      'trade -> ledger and derived writes committed (the ingest)',
-      'trade -> messages posted (subscriptions, PostToConnection)',
+      "trade -> the ingest's batch done (ledgers, derived writes, quotes posted)",
+      'trade -> messages posted (quotes: by the ingest; alerts: by the fan-out)',
       'trade -> message at the client',
     ]);
     expect(result.figures['trade -> ingest starts (put on the stream, the stream to the ingest)']).toBe(

@@ -257,14 +257,17 @@ describe('fan-out metrics (docs/operations.md#metrics)', () => {
   });
 
   it('records no trade hops for a batch with no trade behind it (states only)', async () => {
-    const { handle } = await setup([[subscriber('ok'), [{ channel: 'alerts.in_force', symbol: 'MSFT' }]]]);
+    const { handle } = await setup([[subscriber('ok'), [{ channel: 'states', symbol: 'AAPL' }]]]);
+    const state = { symbol: 'AAPL', updatedAtMs: 1, tfc: { D: 'green' }, setups: [] };
     const points: MetricPoint[] = [];
     const stop = observeMetrics((point) => points.push(point));
     try {
-      await handle([]);
+      await handle([streamRecord('states', '501', 'INSERT', { newItem: state })]);
     } finally {
       stop();
     }
+    // The state was pushed (so the metrics of a push were recorded), but it has no trade time.
+    expect(points.filter(({ id }) => id === 'pushesSent').map(({ value }) => value)).toEqual([1]);
     expect(points.filter(({ id }) => id === 'fanOutWait' || id === 'tradeToPost')).toEqual([]);
   });
 
