@@ -91,6 +91,17 @@ describe('the ingest handler', () => {
   });
 });
 
+/** What `run` returns, and the metric points recorded while it ran. */
+async function withMetrics<T>(run: () => Promise<T>): Promise<{ result: T; points: MetricPoint[] }> {
+  const points: MetricPoint[] = [];
+  const stop = observeMetrics((point) => points.push(point));
+  try {
+    return { result: await run(), points };
+  } finally {
+    stop();
+  }
+}
+
 /** The sum of the points of metric `id` (with the dimension value `dimension`, or none). */
 const sumOf = (points: readonly MetricPoint[], id: string, dimension?: string) =>
   points
@@ -100,20 +111,16 @@ const sumOf = (points: readonly MetricPoint[], id: string, dimension?: string) =
 describe('the ingest handler’s metrics (docs/operations.md#metrics)', () => {
   it('records applied, refused by reason, dead-lettered, the batch size and the lag of its oldest trade', async () => {
     const { handler } = setUp();
-    const points: MetricPoint[] = [];
-    const stop = observeMetrics((point) => points.push(point));
-    try {
-      await handler(
+    const { points } = await withMetrics(() =>
+      handler(
         eventOf([
           tradeRecord('AAPL', open, '1'),
           tradeRecord('AAPL', open, '1'),
           { partitionKey: 'AAPL', data: 'garbage' },
           tradeRecord('AAPL', Date.parse('2030-01-02T15:00:00Z'), '2'),
         ]),
-      );
-    } finally {
-      stop();
-    }
+      ),
+    );
     const value = (id: string, dimension?: string) => sumOf(points, id, dimension);
     expect(value('ingestBatchSize')).toBe(4);
     expect(value('tradesApplied')).toBe(1);
@@ -129,10 +136,8 @@ describe('the ingest handler’s metrics (docs/operations.md#metrics)', () => {
   it('records amendments applied and refused by reason, and leaves an amendment out of the lag', async () => {
     const { ports, handler } = setUp();
     await handler(eventOf([tradeRecord('AAPL', open + 30_000, '1')]));
-    const points: MetricPoint[] = [];
-    const stop = observeMetrics((point) => points.push(point));
-    try {
-      await handler(
+    const { points } = await withMetrics(() =>
+      handler(
         eventOf([
           {
             partitionKey: 'AAPL',
@@ -148,10 +153,8 @@ describe('the ingest handler’s metrics (docs/operations.md#metrics)', () => {
           },
           tradeRecord('AAPL', open + 45_000, '2'),
         ]),
-      );
-    } finally {
-      stop();
-    }
+      ),
+    );
     const value = (id: string, dimension?: string) => sumOf(points, id, dimension);
     expect(value('amendmentsApplied')).toBe(1);
     expect(value('amendmentsRefused', 'duplicate')).toBe(1);
@@ -231,14 +234,7 @@ describe('the ingest handler’s quotes (docs/adr/0024-quotes-posted-by-the-inge
   it('keeps the commit and counts the failure when a post fails: the quote is not pushed again', async () => {
     const clients = new FakeClientConnections({ failing: ['c1'] });
     const { handler, ports } = await withSubscriber(clients);
-    const points: MetricPoint[] = [];
-    const stop = observeMetrics((point) => points.push(point));
-    let result: Awaited<ReturnType<typeof handler>>;
-    try {
-      result = await handler(eventOf([tradeRecord('AAPL', open, '1')]));
-    } finally {
-      stop();
-    }
+    const { result, points } = await withMetrics(() => handler(eventOf([tradeRecord('AAPL', open, '1')])));
 
     expect(result).toEqual({ batchItemFailures: [] });
     expect((await ports.ledgers.get('AAPL'))?.ledger.price?.tradeId).toBe('1');
@@ -249,13 +245,7 @@ describe('the ingest handler’s quotes (docs/adr/0024-quotes-posted-by-the-inge
   it('records the quotes sent and the trade-to-post hop, and counts usage rows the sink could not record', async () => {
     const { handler, usage } = await withSubscriber();
     usage.refuse = () => true;
-    const points: MetricPoint[] = [];
-    const stop = observeMetrics((point) => points.push(point));
-    try {
-      await handler(eventOf([tradeRecord('AAPL', open, '1')]));
-    } finally {
-      stop();
-    }
+    const { points } = await withMetrics(() => handler(eventOf([tradeRecord('AAPL', open, '1')])));
 
     expect(sumOf(points, 'pushesSent')).toBe(1);
     // The service clock is a minute after the trade.
@@ -265,13 +255,7 @@ describe('the ingest handler’s quotes (docs/adr/0024-quotes-posted-by-the-inge
 
   it('records no push metrics where the stack streams no quotes (no WebSocket API)', async () => {
     const { handler } = setUp(() => undefined);
-    const points: MetricPoint[] = [];
-    const stop = observeMetrics((point) => points.push(point));
-    try {
-      await handler(eventOf([tradeRecord('AAPL', open, '1')]));
-    } finally {
-      stop();
-    }
+    const { points } = await withMetrics(() => handler(eventOf([tradeRecord('AAPL', open, '1')])));
 
     expect(points.filter((point) => point.id.startsWith('pushes'))).toEqual([]);
   });
