@@ -81,13 +81,13 @@ export const METRICS = {
     name: 'FanOutWait',
     unit: 'Milliseconds',
     description:
-      'The oldest trade behind a fan-out batch (quotes, alerts): from its time to the fan-out starting on it',
+      'The oldest trade behind a fan-out batch (alerts): from its time to the fan-out starting on it',
   },
   tradeToPost: {
     name: 'TradeToPost',
     unit: 'Milliseconds',
     description:
-      'The oldest trade behind a fan-out batch (quotes, alerts): from its time to its messages posted',
+      'The oldest trade behind a batch of pushes (quotes by the ingest, alerts by the fan-out): from its time to its messages posted',
   },
   connects: { name: 'WebSocketConnects', unit: 'Count', description: 'Connections opened' },
   evictions: { name: 'WebSocketEvictions', unit: 'Count', description: 'Connections replaced (4409)' },
