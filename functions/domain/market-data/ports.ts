@@ -88,8 +88,8 @@ export interface PriceMove extends SymbolPrice {
 }
 
 /**
- * Pushes the quotes of committed price moves to the subscribed connections, right after their commits and
- * before the batch's derived writes. Never throws: a push that failed is counted, not retried (a quote is the
+ * Pushes the quotes of committed price moves to the subscribed connections, right after their commits, while
+ * the batch's derived writes are made. Never throws: a push that failed is counted, not retried (a quote is the
  * latest value; the next one, or `/prices/latest`, replaces it).
  */
 export interface QuotePublisher {
