@@ -50,7 +50,8 @@ export interface FanOutOutcome {
   readonly errors: string[];
 }
 
-const reason = (error: unknown) => (error instanceof Error ? error.message : String(error));
+/** An error's message, for the log and the outcome's reasons. */
+export const reason = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
  * Pushes each event to its subscribers (docs/architecture.md#fan-out-dynamodb-streams-to-the-connections):

@@ -4,7 +4,6 @@ import {
   type Bar,
   groupBySymbol,
   isAmendment,
-  type LatestPrice,
   type StreamItem,
   type Trade,
   type TradeMark,
@@ -21,6 +20,7 @@ import type {
   TradeLogEntry,
   VersionedLedger,
 } from '#domain/market-data/ports';
+import { priceMoved } from '#domain/market-data/prices';
 import { type CompactLogEntry, compactLogEntry, expandLogEntry } from '#domain/market-data/trade-log';
 import {
   breakFeedEvent,
@@ -37,7 +37,6 @@ import {
 import type { InForceEvent } from '#domain/strat/in-force';
 import type { EventFeed, SetupStore, StateStore } from '#domain/strat/ports';
 import { isTimeframe, TIMEFRAME_INTERVAL } from '#domain/strat/timeframes';
-import { priceMoved } from '#domain/streaming/channel-events';
 import { type AmendmentRefusal, itemMark, SymbolBatch } from './symbol-batch.ts';
 import { type LedgerAtVersion, syncStates } from './sync-states.ts';
 
@@ -344,8 +343,7 @@ export async function ingestTrades(items: readonly StreamItem[], ports: IngestPo
       const folded: {
         symbol: string;
         chunk: readonly StreamItem[];
-        previousVersion: number | undefined;
-        previousPrice: LatestPrice | undefined;
+        previous: LedgerAtVersion | undefined;
         batch: SymbolBatch;
       }[] = [];
       for (const { symbol, chunk } of pending) {
@@ -356,13 +354,7 @@ export async function ingestTrades(items: readonly StreamItem[], ports: IngestPo
           countBatch(batch);
           continue;
         }
-        folded.push({
-          symbol,
-          chunk,
-          previousVersion: previous?.version,
-          previousPrice: previous?.ledger.price,
-          batch,
-        });
+        folded.push({ symbol, chunk, previous, batch });
       }
 
       const limit = pLimit(LEDGER_WRITE_CONCURRENCY);
@@ -370,14 +362,14 @@ export async function ingestTrades(items: readonly StreamItem[], ports: IngestPo
         folded.map((fold) =>
           limit(async () => {
             const ledger = fold.batch.ledger as SymbolLedger;
-            const version = (fold.previousVersion ?? -1) + 1;
+            const version = (fold.previous?.version ?? -1) + 1;
             const writes = committedWrites(fold.batch, version, fold.chunk.at(-1) as StreamItem, alertsHead);
             return {
               ...fold,
               ledger,
               version,
               writes,
-              ok: await ports.ledgers.put(ledger, fold.previousVersion, writes),
+              ok: await ports.ledgers.put(ledger, fold.previous?.version, writes),
             };
           }),
         ),
@@ -390,7 +382,7 @@ export async function ingestTrades(items: readonly StreamItem[], ports: IngestPo
           // Logged once the round's committed writes are applied, before the next round folds.
           unlogged.delete(outcome.symbol);
           committed.push({ ledger: outcome.ledger, version: outcome.version, writes: outcome.writes });
-          const move = priceMoved(outcome.previousPrice, outcome.ledger.price) && priceMove(outcome);
+          const move = priceMoved(outcome.previous?.ledger.price, outcome.ledger.price) && priceMove(outcome);
           if (move) moves.push(move);
         } else if (attempt < COMMIT_ATTEMPTS) {
           pending.push({ symbol: outcome.symbol, chunk: outcome.chunk });

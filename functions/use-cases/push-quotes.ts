@@ -1,7 +1,7 @@
 import type { PriceMove, QuotePublisher } from '#domain/market-data/ports';
 import { quoteEventOf } from '#domain/streaming/channel-events';
 import type { UsageRow, UsageSink } from '#domain/streaming/ports';
-import { type FanOutOutcome, type FanOutPorts, fanOut } from './fan-out.ts';
+import { type FanOutOutcome, type FanOutPorts, fanOut, reason } from './fan-out.ts';
 
 /** What the quotes of one ingest batch came to, for its metrics and log. */
 export interface QuotePushTally {
@@ -20,8 +20,6 @@ export interface QuotePushTally {
   oldestTradeMs?: number;
   postedAtMs?: number;
 }
-
-const reason = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
  * The quotes of one ingest batch (docs/adr/0024-quotes-posted-by-the-ingest.md): each committed price move

@@ -52,8 +52,11 @@ export interface LocalHandlerSettings {
   readonly metricPoints: StackMetricPoints;
   /** Where the usage rows go: day folders of NDJSON files, as Firehose writes them to S3 (usage-files.ts). */
   readonly usageRoot: string;
-  /** The fan-out's `@connections`: the gateway's, in-process (ws-gateway.ts `InProcessConnections`). */
-  readonly fanOutConnections: () => ClientConnections;
+  /**
+   * The `@connections` of the functions that post in bulk (the ingest's quotes, the fan-out): the gateway's,
+   * in-process (ws-gateway.ts `InProcessConnections`).
+   */
+  readonly bulkPostConnections: () => ClientConnections;
 }
 
 type Schedule = (event: unknown, context: unknown) => Promise<unknown>;
@@ -155,12 +158,12 @@ export function loadHandlers(settings: LocalHandlerSettings): LocalHandlers {
     ingest: inStack(
       ingest.handlerOn({
         ...p,
-        clientConnections: settings.fanOutConnections,
+        clientConnections: settings.bulkPostConnections,
         streamsQuotes: () => true,
       }) as StreamConsumer,
     ),
     fanOut: inStack(
-      fanOut.handlerOn({ ...p, clientConnections: settings.fanOutConnections }) as ChangeConsumer,
+      fanOut.handlerOn({ ...p, clientConnections: settings.bulkPostConnections }) as ChangeConsumer,
     ),
     clockTick: inStack(clockTick.handlerOn(p) as Schedule),
     heartbeat: inStack(heartbeat.handlerOn(p) as Schedule),

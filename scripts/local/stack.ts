@@ -406,14 +406,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const usageRoot = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'market-data-usage-')));
   // The gateway's own origin, once it listens: the handlers' `@connections` API and dead-letter queue.
   let origin: string | undefined;
-  // The gateway needs the handlers, and the fan-out posts through the gateway: it is known once made, below.
+  // The gateway needs the handlers, and the ingest and fan-out post through it: it is known once made, below.
   let webSocketGateway: LocalWebSocketGateway | undefined;
-  const fanOutConnections = new InProcessConnections(() => {
-    if (!webSocketGateway) throw new Error('the fan-out posted before the WebSocket gateway was made');
+  const bulkPostConnections = new InProcessConnections(() => {
+    if (!webSocketGateway) throw new Error('a push was posted before the WebSocket gateway was made');
     return webSocketGateway;
   });
   const handlers = loadHandlers({
-    fanOutConnections: () => fanOutConnections,
+    bulkPostConnections: () => bulkPostConnections,
     usageRoot,
     documents: localDocumentClient(faulty?.endpoint ?? dynamo.endpoint),
     origin: () => {

@@ -55,8 +55,8 @@ const hasBars = (recent: RecentBars | undefined): recent is RecentBars =>
  * writer never folds onto a stale copy. The item is `{ symbol, version, data, price?, recentKey? }`:
  * - `data`: the ledger without its latest price and Strat recent bars, and the pending writes, encoded
  *   (ledger-codec.ts);
- * - `price`: the latest price as a plain map, which DynamoPriceStore reads and the ledgers' stream pushes as a
- *   quote when a commit moves it (docs/adr/0023-latest-price-in-the-ledger.md);
+ * - `price`: the latest price as a plain map, which DynamoPriceStore reads without decoding `data`
+ *   (docs/adr/0023-latest-price-in-the-ledger.md);
  * - `recentKey`: the recent bars, which change only when a bar of 15 minutes or more completes, live in a
  *   snapshot item of their own (immutable), written before the ledger that names it and removed after the
  *   ledger that replaces it (docs/storage.md#ledgers). A batch that completes no such bar writes the small

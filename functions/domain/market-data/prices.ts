@@ -26,3 +26,15 @@ export type LatestPricesQuery = z.output<typeof latestPricesQuerySchema>;
 export function toPriceItem({ symbol, price, volume }: PriceItem): PriceItem {
   return { symbol, price, volume };
 }
+
+/** Whether a commit moved the latest price: a new one, or any of its fields other than before. */
+export function priceMoved(before: LatestPrice | undefined, after: LatestPrice | undefined): boolean {
+  if (after === undefined) return false;
+  return (
+    before === undefined ||
+    before.tradeId !== after.tradeId ||
+    before.timestamp !== after.timestamp ||
+    before.price !== after.price ||
+    before.volume !== after.volume
+  );
+}

@@ -115,15 +115,3 @@ export function quoteEventOf(move: PriceMove): ChannelEvent {
     message: { channel: 'quotes', symbol: move.symbol, data: toPriceItem(move) },
   };
 }
-
-/** Whether a commit moved the latest price: a new one, or any of its fields other than before. */
-export function priceMoved(before: LatestPrice | undefined, after: LatestPrice | undefined): boolean {
-  if (after === undefined) return false;
-  return (
-    before === undefined ||
-    before.tradeId !== after.tradeId ||
-    before.timestamp !== after.timestamp ||
-    before.price !== after.price ||
-    before.volume !== after.volume
-  );
-}

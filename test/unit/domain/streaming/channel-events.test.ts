@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import type { LatestPrice } from '#domain/market-data/bars';
+import { priceMoved } from '#domain/market-data/prices';
 import type { SetupRow } from '#domain/strat/setups';
 import {
   type ChangeContext,
   channelEventOf,
-  priceMoved,
   quoteEventOf,
   type SourceChange,
 } from '#domain/streaming/channel-events';
