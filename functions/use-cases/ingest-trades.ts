@@ -38,7 +38,7 @@ import type { InForceEvent } from '#domain/strat/in-force';
 import type { EventFeed, SetupStore, StateStore } from '#domain/strat/ports';
 import { isTimeframe, TIMEFRAME_INTERVAL } from '#domain/strat/timeframes';
 import { type AmendmentRefusal, itemMark, SymbolBatch } from './symbol-batch.ts';
-import { type LedgerAtVersion, syncStates } from './sync-states.ts';
+import { type LedgerAtVersion, type StateSource, syncStates } from './sync-states.ts';
 
 /**
  * The derived writes of one ledger commit: the bars it completed (or an amendment rewrote or emptied), the
@@ -202,7 +202,7 @@ function redelivers(items: readonly StreamItem[], pending: CommittedWrites | und
  * ledgers; the in-force alerts, then the simultaneous breaks they make (appended once by their natural keys).
  */
 async function applyCommitted(
-  commits: readonly (LedgerAtVersion & { writes: CommittedWrites })[],
+  commits: readonly (StateSource & { writes: CommittedWrites })[],
   alertsHead: number,
   ports: IngestPorts,
 ): Promise<{ alerts: number; breaks: number; statesChanged: number; candlesCompleted: number }> {
@@ -211,7 +211,13 @@ async function applyCommitted(
   const fired = writes
     .flatMap(({ alerts, alertsMadeAfterId }) => alerts.map((alert) => ({ alert, alertsMadeAfterId })))
     .sort((a, b) => a.alert.triggeredAt - b.alert.triggeredAt);
-  const latest = new Map(commits.map((commit) => [commit.ledger.symbol, commit]));
+  const latest = new Map<string, StateSource>();
+  for (const commit of commits) {
+    // A symbol committed twice here (a recovered commit, then this batch's): its state is judged against the
+    // stored one, as the recovered commit's may never have been written.
+    const twice = latest.has(commit.ledger.symbol);
+    latest.set(commit.ledger.symbol, twice ? { ledger: commit.ledger, version: commit.version } : commit);
+  }
   const [, statesChanged, events] = await Promise.all([
     Promise.all([
       ports.tradeLog.write(commits.flatMap(logEntriesOf)),
@@ -323,7 +329,7 @@ export async function ingestTrades(items: readonly StreamItem[], ports: IngestPo
         return chunk === undefined || failedSymbols.includes(symbol) ? [] : [{ symbol, chunk }];
       },
     );
-    const committed: (LedgerAtVersion & { writes: CommittedWrites })[] = [];
+    const committed: (StateSource & { writes: CommittedWrites })[] = [];
     // A redelivered batch pushes its recovered commits' quotes again, first: the first delivery may have
     // stopped before it pushed them (a duplicate keeps its id, so it is billed once).
     const moves: PriceMove[] = round === 0 ? recovered.flatMap((commit) => priceMove(commit) ?? []) : [];
@@ -381,7 +387,12 @@ export async function ingestTrades(items: readonly StreamItem[], ports: IngestPo
           current.set(outcome.symbol, { ledger: outcome.ledger, version: outcome.version });
           // Logged once the round's committed writes are applied, before the next round folds.
           unlogged.delete(outcome.symbol);
-          committed.push({ ledger: outcome.ledger, version: outcome.version, writes: outcome.writes });
+          committed.push({
+            ledger: outcome.ledger,
+            version: outcome.version,
+            writes: outcome.writes,
+            ...(outcome.previous === undefined ? {} : { replaced: outcome.previous.ledger }),
+          });
           const move = priceMoved(outcome.previous?.ledger.price, outcome.ledger.price) && priceMove(outcome);
           if (move) moves.push(move);
         } else if (attempt < COMMIT_ATTEMPTS) {

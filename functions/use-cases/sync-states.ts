@@ -15,26 +15,41 @@ export interface LedgerAtVersion {
   readonly version: number;
 }
 
+/** A ledger to derive the state of: with the ledger its commit replaced, when the writer knows it. */
+export interface StateSource extends LedgerAtVersion {
+  readonly replaced?: SymbolLedger;
+}
+
 /**
  * Derives each symbol's state at `nowMs` and writes only what changed: the state item (its stream feeds
  * `states`), unless a newer one is already stored (a writer holding an older ledger version, e.g. a clock tick
  * racing an ingest, loses), then the setup rows of the states written. Used by the ingest path for the
  * symbols it committed and by the clock tick for every symbol (docs/strat.md#stored-states-and-setup-rows).
+ *
+ * A commit that leaves the state derived at `nowMs` as its replaced ledger's was is skipped without reading
+ * the stored state: the ingest's commits mostly move prices, not states, so it reads the states of about
+ * one commit in six. Whatever the stored state then lacks (a period's end the commit's trades did not
+ * touch) is the clock tick's to write, within a minute, as for a symbol that did not trade.
  */
 export async function syncStates(
-  ledgers: readonly LedgerAtVersion[],
+  ledgers: readonly StateSource[],
   nowMs: number,
   sectorOf: (symbol: string) => string,
   ports: StateSyncPorts,
 ): Promise<StoredState[]> {
-  if (ledgers.length === 0) return [];
-  const stored = await ports.states.getMany(ledgers.map(({ ledger }) => ledger.symbol));
+  const derived = ledgers.flatMap(({ ledger, version, replaced }) => {
+    const sector = sectorOf(ledger.symbol);
+    const next = deriveSymbolState(ledger, nowMs, sector);
+    const unchanged = replaced !== undefined && equalStates(deriveSymbolState(replaced, nowMs, sector), next);
+    return unchanged ? [] : [{ symbol: ledger.symbol, version, next }];
+  });
+  if (derived.length === 0) return [];
+  const stored = await ports.states.getMany(derived.map(({ symbol }) => symbol));
   const changed: StoredState[] = [];
-  for (const { ledger, version } of ledgers) {
-    const next = deriveSymbolState(ledger, nowMs, sectorOf(ledger.symbol));
-    const previous = stored.get(ledger.symbol);
+  for (const { symbol, version, next } of derived) {
+    const previous = stored.get(symbol);
     if (previous && equalStates(previous, next)) continue;
-    changed.push({ symbol: ledger.symbol, ...next, updatedAtMs: nowMs, ledgerVersion: version });
+    changed.push({ symbol, ...next, updatedAtMs: nowMs, ledgerVersion: version });
   }
   const written = await ports.states.putNewer(changed);
   const rows = { put: [] as SetupRow[], remove: [] as Pick<SetupRow, 'symbol' | 'timeframe'>[] };

@@ -101,6 +101,31 @@ describe('ingestTrades', () => {
     expect((await stores.prices.getMany(['AAPL']))[0]).toMatchObject({ price: 101, tradeId: '000002' });
   });
 
+  it('writes the state of a recovered commit even when the batch’s next commit leaves that state as it was', async () => {
+    const stores = ports();
+    await ingestTrades([trade('AAPL', 0, 100, 10, 1)], stores);
+    const before = stores.states.states.get('AAPL');
+    // The next 15 minutes' first trade changes the state; the writer stops before writing it.
+    const batch = [trade('AAPL', 15, 105, 10, 2)];
+    const crashing = {
+      ...stores,
+      states: Object.assign(Object.create(stores.states) as typeof stores.states, {
+        putNewer: async () => {
+          throw new Error('the writer stopped here');
+        },
+      }),
+    };
+    await expect(ingestTrades(batch, crashing)).rejects.toThrow('stopped');
+    expect(stores.states.states.get('AAPL')).toEqual(before);
+
+    // Delivered again with one more trade at the same price: a commit that changes the state no further.
+    await ingestTrades([...batch, trade('AAPL', 15, 105, 5, 3)], stores);
+
+    const state = stores.states.states.get('AAPL');
+    expect(state?.ledgerVersion).toBe(2);
+    expect(state?.tfc).not.toEqual(before?.tfc);
+  });
+
   it('refuses a trade stamped years ahead, sets it apart, and keeps applying the real ones', async () => {
     const stores = ports();
     const glitch = { ...trade('AAPL', 0, 999, 1, 2), timestamp: Date.parse('2030-01-02T15:00:00Z') };

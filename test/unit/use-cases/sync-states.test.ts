@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { foldTrades } from '#domain/strat/trade-fold';
 import { reconcileSetupRows, syncStates } from '#use-cases/sync-states';
 import { trade, tradeIds } from '../../support/builders.ts';
@@ -56,6 +56,38 @@ describe('syncStates', () => {
     expect(await stores.setups.list('D', 10)).toEqual(
       stores.states.states.get('AAPL')?.setups.filter((row) => row.timeframe === 'D'),
     );
+  });
+});
+
+describe('syncStates for a commit whose replaced ledger is known (the ingest)', () => {
+  /** Another trade at the last price, in the same minute: volume only, the derived state stays as it was. */
+  const quiet = foldTrades(newer, 'AAPL', [
+    trade(at('2024-11-21', '15:30'), 104, { size: 5, ids: scenarioIds }),
+  ]).ledger;
+
+  it('reads no stored state and writes nothing when the commit left the derived state as it was', async () => {
+    const stores = ports();
+    await syncStates([{ ledger: newer, version: 1 }], now, sector, stores);
+    const reads = vi.spyOn(stores.states, 'getMany');
+
+    const written = await syncStates([{ ledger: quiet, version: 2, replaced: newer }], now, sector, stores);
+
+    expect(written).toEqual([]);
+    expect(reads).not.toHaveBeenCalled();
+  });
+
+  it('reads and writes the state a commit changed', async () => {
+    const stores = ports();
+    await syncStates([{ ledger: older, version: 0 }], now, sector, stores);
+    const reads = vi.spyOn(stores.states, 'getMany');
+
+    const written = await syncStates([{ ledger: newer, version: 1, replaced: older }], now, sector, stores);
+
+    expect(reads).toHaveBeenCalledWith(['AAPL']);
+    expect(written.map(({ ledgerVersion }) => ledgerVersion)).toEqual([1]);
+    expect(stores.states.states.get('AAPL')?.setups.find((row) => row.timeframe === 'D')).toMatchObject({
+      in_force: true,
+    });
   });
 });
 
