@@ -64,7 +64,10 @@ export interface FeedConnectorSettings {
   readonly silenceMs: number;
   /** Trades per sink call. */
   readonly batchSize: number;
-  /** Pause before putting again when the queue is empty, and after the sink failed. */
+  /**
+   * Pause before putting again after the sink failed; the flusher also looks at the queue this often while
+   * it is empty, though a trade that arrives then wakes it at once.
+   */
   readonly flushIntervalMs: number;
   /** Queued trades above which the socket stops being read. */
   readonly pauseAt: number;
@@ -163,6 +166,8 @@ export class FeedConnector {
   private subscription: ReadonlyMap<string, string> = new Map();
   private readonly timers: NodeJS.Timeout[] = [];
   private flushing: Promise<void> = Promise.resolve();
+  /** Set while the flusher waits on an empty queue: wakes it. */
+  private wakeFlusher: (() => void) | undefined;
   private readonly bands: PriceBands;
   /** The oldest trade of the batch the sink is putting, while it is. */
   private inFlightOldestMs: number | undefined;
@@ -518,6 +523,8 @@ export class FeedConnector {
       this.tradeTimes.set(`${trade.symbol}|${trade.tradeId}`, trade.timestamp);
     }
     if (received > 0) this.ports.metrics.tradesReceived(received);
+    // The whole of a provider's frame is queued first: the flusher puts it together.
+    if (this.queue.length > 0) this.wakeFlusher?.();
     if (this.queue.length >= this.settings.pauseAt) this.pauseReading();
   }
 
@@ -634,7 +641,7 @@ export class FeedConnector {
     let failuresWhileStopping = 0;
     while (!(this.stopped && this.queue.length === 0)) {
       if (this.queue.length === 0) {
-        await this.sleep(this.settings.flushIntervalMs, true);
+        await this.untilQueued(this.settings.flushIntervalMs);
         continue;
       }
       const batch = this.queue.splice(0, this.settings.batchSize);
@@ -662,6 +669,23 @@ export class FeedConnector {
       }
       this.resumeReading();
     }
+  }
+
+  /**
+   * Waits until something is queued, or `ms` at most: a trade that finds the flusher idle is put at once, not
+   * up to `flushIntervalMs` later. A stop does not cut it short: what a stopping gap fill fetched and held is
+   * queued in the meantime, and put.
+   */
+  private untilQueued(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wakeFlusher = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wakeFlusher = done;
+    });
   }
 
   /** Waits `ms`, or less when stopped (unless `evenWhenStopped`: the flusher keeps its pace). */

@@ -173,6 +173,20 @@ describe('FeedConnector', () => {
     },
   );
 
+  it('puts a frame that finds the flusher idle at once, whole, not a flush interval later', async () => {
+    const fake = await fakeOf('alpaca');
+    const sink = new MemorySink();
+    const { metrics } = recordingMetrics();
+    start(feedOf(fake), sink, metrics, { settings: { flushIntervalMs: 3_000 } });
+    const base = Date.now() - 30_000;
+    await fake.subscribed(1);
+
+    fake.publish(range(1, 3).map((n) => tradeOf('alpaca', n, base)));
+
+    await vi.waitFor(() => expect(sink.put_).toHaveLength(3), { timeout: 1_000 });
+    expect(sink.calls).toBe(1);
+  });
+
   it('fills a gap longer than the back-pressure bound in slices, dropping nothing', async () => {
     const fake = await fakeOf('alpaca');
     const sink = new MemorySink();
