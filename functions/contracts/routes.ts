@@ -156,6 +156,11 @@ export const CLOCK_TICK = {
   handler: 'functions/handlers/schedule/clock-tick.ts',
   /** The function's timeout, on AWS and in the local stack. */
   timeoutSeconds: 50,
+  /**
+   * It rolls the states over at its first run of each such span: without a trade a state changes only when a
+   * period ends, and every period ends on a quarter-hour (docs/strat.md#stored-states-and-setup-rows).
+   */
+  rollStatesEveryMinutes: 15,
   tables: [
     { table: 'ledgers', access: 'read' },
     { table: 'instruments', access: 'read' },
@@ -165,7 +170,12 @@ export const CLOCK_TICK = {
     { table: 'breaks', access: 'read' },
     { table: 'eventGuards', access: 'get' },
   ],
-} as const satisfies { handler: string; timeoutSeconds?: number; tables: readonly TableBinding[] };
+} as const satisfies {
+  handler: string;
+  timeoutSeconds?: number;
+  rollStatesEveryMinutes: number;
+  tables: readonly TableBinding[];
+};
 
 /** API Gateway's `resource` for a route: the full path template as the authorizer and handlers see it. */
 export function resourcePath(route: Pick<RestRoute, 'path'>): string {

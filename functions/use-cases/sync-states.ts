@@ -29,7 +29,7 @@ export interface StateSource extends LedgerAtVersion {
  * A commit that leaves the state derived at `nowMs` as its replaced ledger's was is skipped without reading
  * the stored state: the ingest's commits mostly move prices, not states, so it reads the states of about
  * one commit in six. Whatever the stored state then lacks (a period's end the commit's trades did not
- * touch) is the clock tick's to write, within a minute, as for a symbol that did not trade.
+ * touch) is the clock tick's to write, within a minute of it, as for a symbol that did not trade.
  */
 export async function syncStates(
   ledgers: readonly StateSource[],
@@ -59,9 +59,9 @@ export async function syncStates(
 }
 
 /**
- * Rewrites the setup rows that differ from the stored states (the clock tick, every minute): rows a writer
+ * Rewrites the setup rows that differ from the stored states (the clock tick, each quarter-hour): rows a writer
  * left behind when it stopped between a state and its rows, or wrote from a state that a newer one replaced
- * meanwhile, converge to the stored states within a minute.
+ * meanwhile, converge to the stored states within a quarter-hour.
  */
 export async function reconcileSetupRows(
   states: ReadonlyMap<string, StoredState>,

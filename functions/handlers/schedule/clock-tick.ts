@@ -1,3 +1,4 @@
+import { CLOCK_TICK } from '#contracts/routes';
 import type { Instrument } from '#domain/market-data/instruments';
 import { sessionTimesAt } from '#domain/market-data/periods';
 import type { LedgerStore } from '#domain/market-data/ports';
@@ -21,9 +22,16 @@ type ClockTickDeps = {
 };
 
 /**
+ * A state changes without a trade only when a period ends (its CC becomes C1: nextStateChangeMs in
+ * functions/domain/strat/setups.ts), and every period of every timeframe ends on a quarter-hour of New York
+ * time (a 15-minute bar's end; the session's open and close, early ones included; New York's offset from
+ * UTC is whole hours): the states need rolling once in each quarter-hour, not every minute.
+ */
+const rollSpanOf = (ms: number) => Math.floor(ms / (CLOCK_TICK.rollStatesEveryMinutes * 60_000));
+
+/**
  * Step 1: derives every tracked symbol's state at "now" and writes the ones that changed, so a period that
  * ended without a trade rolls over (CC becomes C1) for `states` subscribers and `/setups/current` too.
- * Records whether the market is open, which the feed-silence alarm reads (docs/operations.md#alarms).
  */
 async function rollStates(
   instruments: readonly Instrument[],
@@ -33,7 +41,6 @@ async function rollStates(
 ) {
   const ledgers = await ledgerStore.getMany(instruments.map(({ symbol }) => symbol));
   const sectors = new Map(instruments.map(({ symbol, sector }) => [symbol, sector]));
-  recordMetric('marketOpen', sessionTimesAt(nowMs) === undefined ? 0 : 1);
   const changed = await syncStates(
     [...ledgers.values()],
     nowMs,
@@ -57,21 +64,35 @@ async function setRestLimits(nowMs: number, ports: Parameters<typeof adjustRestT
 }
 
 /**
- * The clock tick: every minute on AWS (EventBridge), every few seconds locally, three steps in turn: roll
- * the states over, repair the setup rows, set the REST limits.
+ * The clock tick: every minute on AWS (EventBridge), every few seconds locally. Each tick records whether
+ * the market is open, which the feed-silence alarm reads (docs/operations.md#alarms), and sets the REST
+ * limits; the first tick of each quarter-hour (and an instance's first) also rolls the states over and
+ * repairs the setup rows, and a tick whose roll failed leaves them to the next.
  */
-export const createHandler =
-  (deps: ClockTickDeps) =>
-  async (): Promise<{ symbols: number; changed: number; rowsRepaired: number; throughput: string }> => {
-    const instruments = [...(await deps.universe()).values()].filter((instrument) => instrument.active);
-    const ports = deps.stateSync();
+export const createHandler = (deps: ClockTickDeps) => {
+  let rolledAtMs: number | undefined;
+  return async (): Promise<{
+    symbols: number;
+    changed: number;
+    rowsRepaired: number;
+    throughput: string;
+  }> => {
     const nowMs = deps.nowMs();
-    const { symbols, changed } = await rollStates(instruments, nowMs, deps.ledgers(), ports);
-    const rowsRepaired = await repairSetupRows(symbols, instruments.length, ports);
+    recordMetric('marketOpen', sessionTimesAt(nowMs) === undefined ? 0 : 1);
+    let rolled = { symbols: 0, changed: 0, rowsRepaired: 0 };
+    if (rolledAtMs === undefined || rollSpanOf(rolledAtMs) !== rollSpanOf(nowMs)) {
+      const instruments = [...(await deps.universe()).values()].filter((instrument) => instrument.active);
+      const ports = deps.stateSync();
+      const { symbols, changed } = await rollStates(instruments, nowMs, deps.ledgers(), ports);
+      const rowsRepaired = await repairSetupRows(symbols, instruments.length, ports);
+      rolled = { symbols: symbols.length, changed, rowsRepaired };
+      rolledAtMs = nowMs;
+    }
     const throughput = await setRestLimits(nowMs, deps.throughput());
-    logger.debug('clock tick', { symbols: symbols.length, changed, rowsRepaired });
-    return { symbols: symbols.length, changed, rowsRepaired, throughput };
+    logger.debug('clock tick', rolled);
+    return { ...rolled, throughput };
   };
+};
 
 /** The clock tick on the service's ports (functions/runtime/ports/service-ports.ts): on AWS, or a local stack's. */
 export const handlerOn = (

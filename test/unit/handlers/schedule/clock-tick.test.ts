@@ -1,0 +1,79 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { Instrument } from '#domain/market-data/instruments';
+import type { SimultaneousBreakBody } from '#domain/strat/alerts';
+import { foldTrades } from '#domain/strat/trade-fold';
+import { createHandler } from '#handlers/schedule/clock-tick';
+import { trade, tradeIds } from '../../../support/builders.ts';
+import {
+  InMemoryEventFeed,
+  InMemoryLedgerStore,
+  InMemorySetupStore,
+  InMemoryStateStore,
+} from '../../../support/fakes.ts';
+
+const at = (hhmmss: string) => Date.parse(`2024-11-26T${hhmmss}Z`);
+const ids = tradeIds();
+
+/** A clock tick over one symbol that traded in each 15 minutes from the open through 15:20 (10:20 in New York). */
+async function setUp() {
+  const ledgers = new InMemoryLedgerStore();
+  const { ledger } = foldTrades(undefined, 'AAPL', [
+    trade(at('14:31:00'), 100, { size: 1, ids }),
+    trade(at('14:46:00'), 102, { size: 1, ids }),
+    trade(at('15:01:00'), 99, { size: 1, ids }),
+    trade(at('15:16:00'), 101, { size: 1, ids }),
+    trade(at('15:20:00'), 103, { size: 1, ids }),
+  ]);
+  await ledgers.put(ledger, undefined);
+  const states = new InMemoryStateStore();
+  let now = at('15:21:00');
+  const tick = createHandler({
+    universe: async () =>
+      new Map([['AAPL', { symbol: 'AAPL', active: true, sector: 'Information Technology' } as Instrument]]),
+    ledgers: () => ledgers,
+    stateSync: () => ({ states, setups: new InMemorySetupStore() }),
+    nowMs: () => now,
+    throughput: () => ({
+      breaks: new InMemoryEventFeed<SimultaneousBreakBody>(),
+      target: { current: async () => undefined, apply: async () => {} },
+    }),
+  });
+  return { ledgers, states, tick, setNow: (iso: string) => (now = at(iso)) };
+}
+
+describe('the clock tick', () => {
+  it('rolls the states over once a quarter-hour, at its first tick, and not at the others', async () => {
+    const { ledgers, tick, setNow } = await setUp();
+    const reads = vi.spyOn(ledgers, 'getMany');
+
+    for (const time of ['15:21:00', '15:22:00', '15:29:59', '15:30:01', '15:31:00']) {
+      setNow(time);
+      await tick();
+    }
+
+    expect(reads).toHaveBeenCalledTimes(2);
+  });
+
+  it('writes the state of a symbol whose 15-minute bar ended without a trade at the next quarter-hour', async () => {
+    const { states, tick, setNow } = await setUp();
+    await tick();
+    const during = states.states.get('AAPL');
+
+    setNow('15:30:30');
+    const { changed } = await tick();
+
+    expect(changed).toBe(1);
+    expect(states.states.get('AAPL')?.setups).not.toEqual(during?.setups);
+  });
+
+  it('rolls again at the next tick when a roll failed', async () => {
+    const { ledgers, tick, setNow } = await setUp();
+    const reads = vi.spyOn(ledgers, 'getMany').mockRejectedValueOnce(new Error('throttled'));
+
+    await expect(tick()).rejects.toThrow('throttled');
+    setNow('15:22:00');
+    await tick();
+
+    expect(reads).toHaveBeenCalledTimes(2);
+  });
+});
