@@ -1,83 +1,94 @@
-import { Schedule } from 'aws-cdk-lib/aws-applicationautoscaling';
-import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import { Schedule as ScalingSchedule } from 'aws-cdk-lib/aws-applicationautoscaling';
+import type { IScalableTableAttribute, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { TimeZone } from 'aws-cdk-lib/core';
 import type { TableId } from '#contracts/tables';
 
 /**
- * Provisioned write capacity scheduled for the session (docs/adr/0021-cost-levers.md, lever 3), for the tables
+ * Provisioned capacity scheduled for the session (docs/adr/0021-cost-levers.md, lever 3), for the tables
  * the ingest writes on every batch: on by default, `cdk deploy -c sessionCapacity=false` leaves them on demand
- * (as `npm run deploy:local` does: LocalStack has Application Auto Scaling in its Pro image only). Each
- * table follows its load by target tracking at 70% utilization between its bounds; scheduled actions set the
- * lower bound: the open's rate 15 minutes before the open (the open is the day's peak, and a burst over
- * provisioned capacity is throttled), the session's average at 70% an hour later, and the off-session floor
- * 15 minutes after the close. Reads are provisioned too (DynamoDB has no mixed mode), tracked the same way.
+ * (as `npm run deploy:local` does: LocalStack has Application Auto Scaling in its Pro image only). Writes and
+ * reads alike (DynamoDB has no mixed mode) follow their load by target tracking at 70% utilization between
+ * their bounds; scheduled actions set the lower bound: the open's rate 15 minutes before the open (the open is
+ * the day's peak, and a burst over provisioned capacity is throttled), the session's average at 70% an hour
+ * later, and the off-session floor 15 minutes after the close.
  *
- * The figures are write units a second at 8,000 symbols and 100 M trades a day (docs/storage.md#a-trading-day-on-paper):
- * about 1,500 symbol-batches a second on average, twice that at the open, times each item's write units as
- * measured by `npm run bench -- session` (a ledger 1, its latest price within; a state for one batch in five).
+ * The figures are units a second at 8,000 symbols and 100 M trades a day (docs/storage.md#a-trading-day-on-paper):
+ * about 2,000 symbol-batches a second on average (a batch spans an invocation, about 0.3 s), twice that at the
+ * open, times each item's units as measured by `npm run bench -- session` (a ledger 1 write unit and 1 read
+ * unit, strongly consistent; a state 1 write unit and half a read unit, for one commit in six).
  */
 export const SESSION_CAPACITY_CONTEXT = 'sessionCapacity';
 
-interface TableCapacity {
-  /** Write units a second provisioned at least in the session's first hour: the open's rate. */
-  readonly openWrites: number;
-  /** Write units a second provisioned at least for the rest of the session: its average rate at 70%. */
-  readonly sessionWrites: number;
+/** Units a second of one kind (writes, or reads) on a table: the scheduled floors and target tracking's ceiling. */
+interface Schedule {
+  /** Provisioned at least in the session's first hour: the open's rate. */
+  readonly open: number;
+  /** Provisioned at least for the rest of the session: its average rate at 70%. */
+  readonly session: number;
+  /** Provisioned at least outside the session. */
+  readonly offSession: number;
   /** The most target tracking may provision. */
-  readonly maxWrites: number;
-  readonly minReads: number;
-  readonly maxReads: number;
+  readonly max: number;
+}
+
+interface TableCapacity {
+  readonly writes: Schedule;
+  readonly reads: Schedule;
 }
 
 export const SESSION_CAPACITY = {
-  // Reads: the ingest's and the clock tick's, and the latest prices (`/prices/latest`, a state push's).
-  ledgers: { openWrites: 3_000, sessionWrites: 2_200, maxWrites: 10_000, minReads: 1_500, maxReads: 20_000 },
-  states: { openWrites: 700, sessionWrites: 450, maxWrites: 4_000, minReads: 100, maxReads: 10_000 },
+  // Writes off-session: late prints and the clock tick's states. Reads: the ingest's, the latest prices
+  // (`/prices/latest`, a state push's) off the ledgers, and each quarter-hour the clock tick's burst of every
+  // symbol's ledger and state (about 8,000 read units on each table at 8,000 symbols), which the off-session
+  // floor's burst capacity (300 s of it) absorbs.
+  ledgers: {
+    writes: { open: 4_100, session: 2_900, offSession: 150, max: 10_000 },
+    reads: { open: 4_100, session: 2_900, offSession: 100, max: 20_000 },
+  },
+  states: {
+    writes: { open: 700, session: 500, offSession: 25, max: 4_000 },
+    reads: { open: 350, session: 250, offSession: 50, max: 10_000 },
+  },
 } as const satisfies Partial<Record<TableId, TableCapacity>>;
 
 export type SessionCapacityTable = keyof typeof SESSION_CAPACITY;
 
-/** Outside the session a table keeps this share of its session writes: late prints, the clock tick. */
-const OFF_SESSION_SHARE = 0.05;
 const TARGET_UTILIZATION_PERCENT = 70;
 /** New York times, weekdays (holidays keep the session's capacity: a day's cost at most). */
 const RAISE_AT = { hour: '9', minute: '15', weekDay: 'MON-FRI' } as const;
 const SETTLE_AT = { hour: '10', minute: '15', weekDay: 'MON-FRI' } as const;
 const LOWER_AT = { hour: '16', minute: '15', weekDay: 'MON-FRI' } as const;
 
-/** The provisioned throughput a table starts with (the off-session floor), for its `Table` props. */
+/** The provisioned throughput a table starts with (the off-session floors), for its `Table` props. */
 export function initialCapacity(tableId: SessionCapacityTable) {
-  const capacity = SESSION_CAPACITY[tableId];
-  return {
-    writeCapacity: Math.ceil(capacity.sessionWrites * OFF_SESSION_SHARE),
-    readCapacity: capacity.minReads,
-  };
+  const { writes, reads } = SESSION_CAPACITY[tableId];
+  return { writeCapacity: writes.offSession, readCapacity: reads.offSession };
 }
 
-/** Target tracking and the session's schedule on a provisioned table. */
+/** Target tracking and the session's schedule on a provisioned table, for its writes and its reads. */
 export function scheduleSessionCapacity(table: Table, tableId: SessionCapacityTable): void {
-  const capacity = SESSION_CAPACITY[tableId];
-  const offSession = Math.ceil(capacity.sessionWrites * OFF_SESSION_SHARE);
-  const writes = table.autoScaleWriteCapacity({ minCapacity: offSession, maxCapacity: capacity.maxWrites });
-  writes.scaleOnUtilization({ targetUtilizationPercent: TARGET_UTILIZATION_PERCENT });
-  writes.scaleOnSchedule('RaiseBeforeTheOpen', {
-    schedule: Schedule.cron(RAISE_AT),
-    timeZone: TimeZone.AMERICA_NEW_YORK,
-    minCapacity: capacity.openWrites,
+  const { writes, reads } = SESSION_CAPACITY[tableId];
+  const bounds = (schedule: Schedule) => ({ minCapacity: schedule.offSession, maxCapacity: schedule.max });
+  scheduleOn(table.autoScaleWriteCapacity(bounds(writes)), writes, 'Writes');
+  scheduleOn(table.autoScaleReadCapacity(bounds(reads)), reads, 'Reads');
+}
+
+function scheduleOn(scaling: IScalableTableAttribute, schedule: Schedule, kind: 'Writes' | 'Reads'): void {
+  scaling.scaleOnUtilization({ targetUtilizationPercent: TARGET_UTILIZATION_PERCENT });
+  const timeZone = TimeZone.AMERICA_NEW_YORK;
+  scaling.scaleOnSchedule(`Raise${kind}BeforeTheOpen`, {
+    schedule: ScalingSchedule.cron(RAISE_AT),
+    timeZone,
+    minCapacity: schedule.open,
   });
-  writes.scaleOnSchedule('SettleAfterTheOpen', {
-    schedule: Schedule.cron(SETTLE_AT),
-    timeZone: TimeZone.AMERICA_NEW_YORK,
-    minCapacity: capacity.sessionWrites,
+  scaling.scaleOnSchedule(`Settle${kind}AfterTheOpen`, {
+    schedule: ScalingSchedule.cron(SETTLE_AT),
+    timeZone,
+    minCapacity: schedule.session,
   });
-  writes.scaleOnSchedule('LowerAfterTheClose', {
-    schedule: Schedule.cron(LOWER_AT),
-    timeZone: TimeZone.AMERICA_NEW_YORK,
-    minCapacity: offSession,
+  scaling.scaleOnSchedule(`Lower${kind}AfterTheClose`, {
+    schedule: ScalingSchedule.cron(LOWER_AT),
+    timeZone,
+    minCapacity: schedule.offSession,
   });
-  const reads = table.autoScaleReadCapacity({
-    minCapacity: capacity.minReads,
-    maxCapacity: capacity.maxReads,
-  });
-  reads.scaleOnUtilization({ targetUtilizationPercent: TARGET_UTILIZATION_PERCENT });
 }

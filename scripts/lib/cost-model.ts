@@ -5,6 +5,7 @@
  */
 
 import { INGEST_BATCH } from '#contracts/ingestion';
+import { CLOCK_TICK } from '#contracts/routes';
 import { USAGE_DELIVERY } from '#contracts/usage';
 import { USAGE_RECORD_BYTES } from '#domain/streaming/usage-records';
 
@@ -21,16 +22,19 @@ export const PRICES = {
   dynamoReadRequestUnit: 0.125 / MILLION,
   /** DynamoDB pricing for provisioned capacity: $0.00065 per WCU-hour. */
   dynamoWcuHour: 0.000_65,
+  /** DynamoDB pricing for provisioned capacity: $0.00013 per RCU-hour. */
+  dynamoRcuHour: 0.000_13,
   /** DynamoDB pricing: $0.25 per GB-month of table storage (standard table class). */
   dynamoStorageGbMonth: 0.25,
   /** Amazon Kinesis Data Streams pricing, on-demand: $0.08 per GB written, each record rounded up to 1 KB. */
   kinesisIngestGb: 0.08,
   /**
-   * Amazon Kinesis Data Streams pricing, on-demand: $0.05 per GB read by an enhanced fan-out consumer, and
-   * $0.015 per consumer-shard hour. Both are billed here, the larger bill if on-demand streams charge only one.
+   * Amazon Kinesis Data Streams pricing, on-demand: $0.05 per GB read by an enhanced fan-out consumer. The
+   * consumer-shard hour is a charge of provisioned streams only: an on-demand stream's price list has the
+   * per-GB usage type (`OnDemand-BilledOutgoingEFOBytes`) and no consumer hours, as infracost models it
+   * (infracost/infracost, internal/resources/aws/kinesis_stream.go).
    */
   kinesisEnhancedFanOutGb: 0.05,
-  kinesisConsumerShardHour: 0.015,
   /** Amazon Kinesis Data Streams pricing, on-demand: $0.04 per stream-hour. */
   kinesisStreamHour: 0.04,
   /** AWS Lambda pricing, Arm: $0.0000133334 per GB-second. */
@@ -58,6 +62,7 @@ export interface MeasuredUnits {
     readonly writeUnitsPerLedger: number;
     /** The Strat's recent bars, an item of their own written when a bar of 15 minutes or more completes. */
     readonly writeUnitsPerRecentSnapshot: number;
+    readonly stateBytesMean: number;
     readonly writeUnitsPerState: number;
     readonly stateWritesPerLedgerWrite: number;
     readonly writeUnitsPerBar: number;
@@ -86,7 +91,7 @@ export interface Market {
 
 /** The design choices ADR 0021 weighs; DESIGNS.deployed is the stack as lib/ builds it. */
 export interface Design {
-  /** Write capacity of the ingest's tables: on demand, or provisioned and scheduled for the session. */
+  /** Capacity of the ingest's tables, writes and reads: on demand, or provisioned and scheduled for the session. */
   readonly writeCapacity: 'on-demand' | 'scheduled';
   /** Where the one `ws_message` row per pushed event goes. */
   readonly usageSink: 'dynamodb' | 'firehose';
@@ -135,8 +140,14 @@ export const ASSUMPTIONS = {
    */
   openHours: 1,
   openRateMultiple: 2,
-  /** Outside the session: this share of the session's average capacity stays provisioned. */
+  /** Outside the session: this share of the session's average capacity stays provisioned (writes). */
   offSessionShare: 0.05,
+  /**
+   * The clock tick (every minute, all day) rolls the states over at its first run of each quarter-hour
+   * (CLOCK_TICK.rollStatesEveryMinutes): it reads every symbol's ledger, strongly consistent, and its state
+   * twice (to roll it over, then to repair the setup rows), eventually consistent.
+   */
+  clockRollsPerDay: (24 * 60) / CLOCK_TICK.rollStatesEveryMinutes,
   /**
    * Firehose: usage rows are packed in records of at most this (USAGE_RECORD_BYTES, under the 5 KB
    * rounding); it writes an object per buffer, every interval or per buffer size, whichever comes first
@@ -177,18 +188,41 @@ export interface CostLine {
 
 const millions = (value: number) => `${(value / MILLION).toFixed(1)} M`;
 
-/** Dollars for `units` write units a day, on demand or on session-scheduled provisioned capacity. */
-function writeDollars(units: number, design: Design): number {
-  if (design.writeCapacity === 'on-demand') return units * PRICES.dynamoWriteRequestUnit;
-  const sessionAverage = units / SESSION_SECONDS;
+/** DynamoDB's read units for one item of `bytes`: 4 KB steps, half as much eventually consistent. */
+const readUnitsOf = (bytes: number, consistent: boolean) => Math.ceil(bytes / 4096) * (consistent ? 1 : 0.5);
+
+/**
+ * Dollars for a day's request units of one kind (writes, or reads) on one of the ingest's tables: on demand,
+ * or on provisioned capacity scheduled for the session (lib/constructs/session-capacity.ts). `sessionUnits`
+ * fall in the session's hours; `offSessionUnits` in the others (the clock tick's reads), which keep at least
+ * offSessionShare of the session's average.
+ */
+function capacityDollars(
+  kind: 'write' | 'read',
+  { sessionUnits, offSessionUnits = 0 }: { sessionUnits: number; offSessionUnits?: number },
+  design: Design,
+): number {
+  if (design.writeCapacity === 'on-demand') {
+    const price = kind === 'write' ? PRICES.dynamoWriteRequestUnit : PRICES.dynamoReadRequestUnit;
+    return (sessionUnits + offSessionUnits) * price;
+  }
+  const sessionAverage = sessionUnits / SESSION_SECONDS;
   const provisioned = sessionAverage / ASSUMPTIONS.targetUtilization;
   const atTheOpen = Math.max(provisioned, sessionAverage * ASSUMPTIONS.openRateMultiple);
+  const offSessionHours = 24 - ASSUMPTIONS.provisionedHours;
+  const offSession = Math.max(
+    sessionAverage * ASSUMPTIONS.offSessionShare,
+    offSessionUnits / (offSessionHours * 3_600) / ASSUMPTIONS.targetUtilization,
+  );
   const hours =
     atTheOpen * ASSUMPTIONS.openHours +
     provisioned * (ASSUMPTIONS.provisionedHours - ASSUMPTIONS.openHours) +
-    sessionAverage * ASSUMPTIONS.offSessionShare * (24 - ASSUMPTIONS.provisionedHours);
-  return hours * PRICES.dynamoWcuHour;
+    offSession * offSessionHours;
+  return hours * (kind === 'write' ? PRICES.dynamoWcuHour : PRICES.dynamoRcuHour);
 }
+
+const writeDollars = (units: number, design: Design) =>
+  capacityDollars('write', { sessionUnits: units }, design);
 
 /**
  * The usage rows as Firehose ingests them (functions/domain/streaming/usage-records.ts): whole rows packed in
@@ -237,6 +271,22 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
   const alerts = market.symbols * ASSUMPTIONS.alertsPerSymbol;
   const alertUnits = alerts * units.alerts.writeUnitsPerAlert;
   const capacity = design.writeCapacity === 'on-demand' ? 'on demand' : 'provisioned, scheduled';
+  // Reads: the ingest reads each symbol-batch's ledger (strongly consistent), and the stored state of a
+  // commit that changed its symbol's derived state (eventually consistent, as often as a state is written);
+  // the clock tick reads every symbol's ledger, and its state twice, each minute.
+  const sessionRolls = SESSION_SECONDS / 60 / CLOCK_TICK.rollStatesEveryMinutes;
+  const offSessionRolls = ASSUMPTIONS.clockRollsPerDay - sessionRolls;
+  const ledgerRead = readUnitsOf(units.ingest.ledgerBytesMean, true);
+  const stateRead = readUnitsOf(units.ingest.stateBytesMean, false);
+  const ingestStateReads = symbolBatches * units.ingest.stateWritesPerLedgerWrite;
+  const ledgerReads = {
+    sessionUnits: (symbolBatches + sessionRolls * market.symbols) * ledgerRead,
+    offSessionUnits: offSessionRolls * market.symbols * ledgerRead,
+  };
+  const stateReads = {
+    sessionUnits: (ingestStateReads + 2 * sessionRolls * market.symbols) * stateRead,
+    offSessionUnits: 2 * offSessionRolls * market.symbols * stateRead,
+  };
 
   // A quote per batch in which a partner's symbol traded (states and alerts are a small share on top).
   const pushes =
@@ -270,11 +320,8 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
     {
       group: 'ingest',
       part: 'Kinesis on demand: enhanced fan-out and stream-hours',
-      volume: `${streamGb.toFixed(1)} GB read, ${ASSUMPTIONS.shards * 24} consumer-shard hours, 24 stream-hours`,
-      dollars:
-        streamGb * PRICES.kinesisEnhancedFanOutGb +
-        ASSUMPTIONS.shards * 24 * PRICES.kinesisConsumerShardHour +
-        24 * PRICES.kinesisStreamHour,
+      volume: `${streamGb.toFixed(1)} GB read, 24 stream-hours`,
+      dollars: streamGb * PRICES.kinesisEnhancedFanOutGb + 24 * PRICES.kinesisStreamHour,
     },
     {
       group: 'ingest',
@@ -301,6 +348,18 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
       part: `DynamoDB writes, states (${capacity})`,
       volume: `${millions(stateUnits)} write units`,
       dollars: writeDollars(stateUnits, design),
+    },
+    {
+      group: 'ingest',
+      part: `DynamoDB reads, ledgers (${capacity})`,
+      volume: `${millions(symbolBatches)} by the ingest, ${millions(ASSUMPTIONS.clockRollsPerDay * market.symbols)} by the clock tick × ${ledgerRead} units`,
+      dollars: capacityDollars('read', ledgerReads, design),
+    },
+    {
+      group: 'ingest',
+      part: `DynamoDB reads, states (${capacity})`,
+      volume: `${millions(ingestStateReads)} by the ingest, ${millions(2 * ASSUMPTIONS.clockRollsPerDay * market.symbols)} by the clock tick × ${stateRead} units`,
+      dollars: capacityDollars('read', stateReads, design),
     },
     {
       group: 'ingest',

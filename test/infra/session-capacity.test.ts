@@ -45,12 +45,19 @@ describe('session capacity, by default', () => {
     }
   });
 
-  it.each(scheduledTables)(
-    '%s: raises its writes to the open’s rate at 09:15 New York on weekdays, settles them at 10:15, lowers them at 16:15',
-    (tableId) => {
-      const writes = targetOf(tableId, 'dynamodb:table:WriteCapacityUnits');
-      expect(writes?.Properties.MaxCapacity).toBe(SESSION_CAPACITY[tableId].maxWrites);
-      const actions = writes?.Properties.ScheduledActions as {
+  it.each(
+    scheduledTables.flatMap((tableId) => [
+      [tableId, 'writes', 'dynamodb:table:WriteCapacityUnits'] as const,
+      [tableId, 'reads', 'dynamodb:table:ReadCapacityUnits'] as const,
+    ]),
+  )(
+    '%s: raises its %s to the open’s rate at 09:15 New York on weekdays, settles them at 10:15, lowers them at 16:15',
+    (tableId, kind, dimension) => {
+      const capacity = SESSION_CAPACITY[tableId][kind];
+      const target = targetOf(tableId, dimension);
+      expect(target?.Properties.MaxCapacity).toBe(capacity.max);
+      expect(target?.Properties.MinCapacity).toBe(capacity.offSession);
+      const actions = target?.Properties.ScheduledActions as {
         Schedule: string;
         Timezone: string;
         ScalableTargetAction: { MinCapacity: number };
@@ -61,15 +68,21 @@ describe('session capacity, by default', () => {
         ['cron(15 16 ? * MON-FRI *)', 'America/New_York'],
       ]);
       const floors = actions.map(({ ScalableTargetAction }) => ScalableTargetAction.MinCapacity);
-      expect(floors.slice(0, 2)).toEqual([
-        SESSION_CAPACITY[tableId].openWrites,
-        SESSION_CAPACITY[tableId].sessionWrites,
-      ]);
+      expect(floors).toEqual([capacity.open, capacity.session, capacity.offSession]);
       expect(floors[1]).toBeLessThan(floors[0] ?? 0);
       expect(floors[2]).toBeLessThan(floors[1] ?? 0);
-      expect(targetOf(tableId, 'dynamodb:table:ReadCapacityUnits')).toBeDefined();
     },
   );
+
+  it('starts each table at its off-session floors', () => {
+    for (const tableId of scheduledTables) {
+      const throughput = tables[logicalIdOf(stack.data.tables[tableId])]?.Properties.ProvisionedThroughput;
+      expect(throughput).toEqual({
+        ReadCapacityUnits: SESSION_CAPACITY[tableId].reads.offSession,
+        WriteCapacityUnits: SESSION_CAPACITY[tableId].writes.offSession,
+      });
+    }
+  });
 
   it('tracks 70% utilization on every scaled dimension', () => {
     const policies = Object.values(template.findResources('AWS::ApplicationAutoScaling::ScalingPolicy'));

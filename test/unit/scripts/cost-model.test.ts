@@ -14,6 +14,7 @@ const UNITS: MeasuredUnits = {
   ingest: {
     ledgerBytesMean: 6_000,
     writeUnitsPerLedger: 6,
+    stateBytesMean: 800,
     writeUnitsPerRecentSnapshot: 2,
     writeUnitsPerState: 1,
     stateWritesPerLedgerWrite: 0.1,
@@ -51,11 +52,42 @@ describe('the cost model (docs/storage.md#a-trading-day-on-paper)', () => {
     expect(line?.dollars).toBeCloseTo((8_000 * 26 * 2 * 2 * 0.625) / 1e6, 6);
   });
 
-  it('prices the ingest’s reads as enhanced fan-out: per GB read, per consumer-shard hour, and stream-hours', () => {
+  it('prices the ingest’s reads as enhanced fan-out of an on-demand stream: per GB read, and stream-hours', () => {
     const line = dayCost(MARKET, UNITS, DEPLOYED).find((entry) => entry.part.includes('enhanced fan-out'));
     // 25 M records of 4 trades, each billed as 1 KB.
     const gb = (25_000_000 * 1024) / 1024 ** 3;
-    expect(line?.dollars).toBeCloseTo(gb * 0.05 + 8 * 24 * 0.015 + 24 * 0.04, 6);
+    expect(line?.dollars).toBeCloseTo(gb * 0.05 + 24 * 0.04, 6);
+  });
+
+  it('prices the ingest’s and the clock tick’s reads on demand: ledgers strongly consistent, states eventually', () => {
+    const lines = dayCost(MARKET, UNITS, DESIGNS['on-demand']);
+    const read = (part: string) => lines.find((line) => line.part.startsWith(part))?.dollars;
+    const symbolBatches = symbolBatchesPerDay(MARKET);
+    // A 6,000-byte ledger is 2 read units; the clock tick reads every symbol's ledger once a quarter-hour, all day.
+    expect(read('DynamoDB reads, ledgers')).toBeCloseTo(((symbolBatches + 96 * 8_000) * 2 * 0.125) / 1e6, 6);
+    // A state is read for the commits that change it (as often as one is written), and twice by each roll.
+    expect(read('DynamoDB reads, states')).toBeCloseTo(
+      ((symbolBatches * 0.1 + 2 * 96 * 8_000) * 0.5 * 0.125) / 1e6,
+      6,
+    );
+  });
+
+  it('provisions the reads for the session, and off-session for the clock tick’s reads or a share of the session’s', () => {
+    const ledgerReads = (market: typeof MARKET) =>
+      dayCost(market, UNITS, DEPLOYED).find((line) => line.part.startsWith('DynamoDB reads, ledgers'))
+        ?.dollars ?? 0;
+    const sessionRolls = SESSION_SECONDS / 60 / 15;
+    const session = (symbolBatchesPerDay(MARKET) + sessionRolls * 8_000) * 2;
+    const average = session / SESSION_SECONDS;
+    const offSessionTick = ((96 - sessionRolls) * 8_000 * 2) / (17 * 3_600) / 0.7;
+    const offSession = Math.max(average * 0.05, offSessionTick);
+    const rcuHours = average * 2 + (average / 0.7) * 6 + offSession * 17;
+    expect(ledgerReads(MARKET)).toBeCloseTo(rcuHours * 0.000_13, 6);
+    // Off-session, a market with few trades keeps what its clock tick reads.
+    const quiet = { ...MARKET, tradesPerDay: 1_000 };
+    const quietSession = (symbolBatchesPerDay(quiet) + sessionRolls * 8_000) * 2;
+    expect(ledgerReads(quiet)).toBeGreaterThan(offSessionTick * 17 * 0.000_13);
+    expect(offSessionTick).toBeGreaterThan((quietSession / SESSION_SECONDS) * 0.05);
   });
 
   it('totals every part, and each group adds up to the total', () => {
