@@ -157,10 +157,11 @@ export const CLOCK_TICK = {
   /** The function's timeout, on AWS and in the local stack. */
   timeoutSeconds: 50,
   /**
-   * It rolls the states over at its first run of each such span: without a trade a state changes only when a
-   * period ends, and every period ends on a quarter-hour (docs/strat.md#stored-states-and-setup-rows).
+   * It rolls the states over once in each span of `everyMinutes`, at its first run `afterSeconds` into it:
+   * without a trade a state changes only when a period ends, every period ends on a quarter-hour, and by then
+   * the symbols that trade have their new period's state from the ingest (docs/strat.md#stored-states-and-setup-rows).
    */
-  rollStatesEveryMinutes: 15,
+  rollStates: { everyMinutes: 15, afterSeconds: 60 },
   tables: [
     { table: 'ledgers', access: 'read' },
     { table: 'instruments', access: 'read' },
@@ -173,7 +174,7 @@ export const CLOCK_TICK = {
 } as const satisfies {
   handler: string;
   timeoutSeconds?: number;
-  rollStatesEveryMinutes: number;
+  rollStates: { everyMinutes: number; afterSeconds: number };
   tables: readonly TableBinding[];
 };
 

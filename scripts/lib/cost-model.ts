@@ -144,10 +144,10 @@ export const ASSUMPTIONS = {
   offSessionShare: 0.05,
   /**
    * The clock tick (every minute, all day) rolls the states over at its first run of each quarter-hour
-   * (CLOCK_TICK.rollStatesEveryMinutes): it reads every symbol's ledger, strongly consistent, and its state
+   * (CLOCK_TICK.rollStates): it reads every symbol's ledger, strongly consistent, and its state
    * twice (to roll it over, then to repair the setup rows), eventually consistent.
    */
-  clockRollsPerDay: (24 * 60) / CLOCK_TICK.rollStatesEveryMinutes,
+  clockRollsPerDay: (24 * 60) / CLOCK_TICK.rollStates.everyMinutes,
   /**
    * Firehose: usage rows are packed in records of at most this (USAGE_RECORD_BYTES, under the 5 KB
    * rounding); it writes an object per buffer, every interval or per buffer size, whichever comes first
@@ -274,7 +274,7 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
   // Reads: the ingest reads each symbol-batch's ledger (strongly consistent), and the stored state of a
   // commit that changed its symbol's derived state (eventually consistent, as often as a state is written);
   // the clock tick reads every symbol's ledger, and its state twice, each minute.
-  const sessionRolls = SESSION_SECONDS / 60 / CLOCK_TICK.rollStatesEveryMinutes;
+  const sessionRolls = SESSION_SECONDS / 60 / CLOCK_TICK.rollStates.everyMinutes;
   const offSessionRolls = ASSUMPTIONS.clockRollsPerDay - sessionRolls;
   const ledgerRead = readUnitsOf(units.ingest.ledgerBytesMean, true);
   const stateRead = readUnitsOf(units.ingest.stateBytesMean, false);

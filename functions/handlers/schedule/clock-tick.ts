@@ -25,9 +25,15 @@ type ClockTickDeps = {
  * A state changes without a trade only when a period ends (its CC becomes C1: nextStateChangeMs in
  * functions/domain/strat/setups.ts), and every period of every timeframe ends on a quarter-hour of New York
  * time (a 15-minute bar's end; the session's open and close, early ones included; New York's offset from
- * UTC is whole hours): the states need rolling once in each quarter-hour, not every minute.
+ * UTC is whole hours): the states need rolling once in each quarter-hour, not every minute. A minute into
+ * it, not at once: the symbols that trade have had their first trade of the new period by then, and the
+ * ingest has written their states, so the tick writes only the quiet ones' (at once, it would write every
+ * symbol's, each replaced by the ingest seconds later, and push both to `states` subscribers).
  */
-const rollSpanOf = (ms: number) => Math.floor(ms / (CLOCK_TICK.rollStatesEveryMinutes * 60_000));
+const rollSpanOf = (ms: number) => {
+  const { everyMinutes, afterSeconds } = CLOCK_TICK.rollStates;
+  return Math.floor((ms - afterSeconds * 1000) / (everyMinutes * 60_000));
+};
 
 /**
  * Step 1: derives every tracked symbol's state at "now" and writes the ones that changed, so a period that
@@ -66,8 +72,8 @@ async function setRestLimits(nowMs: number, ports: Parameters<typeof adjustRestT
 /**
  * The clock tick: every minute on AWS (EventBridge), every few seconds locally. Each tick records whether
  * the market is open, which the feed-silence alarm reads (docs/operations.md#alarms), and sets the REST
- * limits; the first tick of each quarter-hour (and an instance's first) also rolls the states over and
- * repairs the setup rows, and a tick whose roll failed leaves them to the next.
+ * limits; the first tick a minute or more into each quarter-hour (and an instance's first) also rolls the
+ * states over and repairs the setup rows, and a tick whose roll failed leaves them to the next.
  */
 export const createHandler = (deps: ClockTickDeps) => {
   let rolledAtMs: number | undefined;

@@ -42,11 +42,11 @@ async function setUp() {
 }
 
 describe('the clock tick', () => {
-  it('rolls the states over once a quarter-hour, at its first tick, and not at the others', async () => {
+  it('rolls the states over once a quarter-hour, at its first tick a minute into it, and not at the others', async () => {
     const { ledgers, tick, setNow } = await setUp();
     const reads = vi.spyOn(ledgers, 'getMany');
 
-    for (const time of ['15:21:00', '15:22:00', '15:29:59', '15:30:01', '15:31:00']) {
+    for (const time of ['15:21:00', '15:22:00', '15:30:01', '15:30:59', '15:31:00', '15:32:00', '15:45:30']) {
       setNow(time);
       await tick();
     }
@@ -54,12 +54,12 @@ describe('the clock tick', () => {
     expect(reads).toHaveBeenCalledTimes(2);
   });
 
-  it('writes the state of a symbol whose 15-minute bar ended without a trade at the next quarter-hour', async () => {
+  it('writes the state of a symbol whose 15-minute bar ended without a trade a minute into the next quarter-hour', async () => {
     const { states, tick, setNow } = await setUp();
     await tick();
     const during = states.states.get('AAPL');
 
-    setNow('15:30:30');
+    setNow('15:31:05');
     const { changed } = await tick();
 
     expect(changed).toBe(1);
