@@ -28,7 +28,7 @@ export interface StateSource extends LedgerAtVersion {
  *
  * A commit that leaves the state derived at `nowMs` as its replaced ledger's was is skipped without reading
  * the stored state: the ingest's commits mostly move prices, not states, so it reads the states of about
- * one commit in six. Whatever the stored state then lacks (a period's end the commit's trades did not
+ * one commit in eight. Whatever the stored state then lacks (a period's end the commit's trades did not
  * touch) is the clock tick's to write, within two minutes of it, as for a symbol that did not trade.
  */
 export async function syncStates(

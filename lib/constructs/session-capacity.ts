@@ -15,7 +15,7 @@ import type { TableId } from '#contracts/tables';
  * The figures are units a second at 8,000 symbols and 100 M trades a day (docs/storage.md#a-trading-day-on-paper):
  * about 2,000 symbol-batches a second on average (a batch spans an invocation, about 0.3 s), twice that at the
  * open, times each item's units as measured by `npm run bench -- session` (a ledger 1 write unit and 1 read
- * unit, strongly consistent; a state 1 write unit and half a read unit, for one commit in six).
+ * unit, strongly consistent; a state 1 write unit and half a read unit, for one commit in eight).
  */
 export const SESSION_CAPACITY_CONTEXT = 'sessionCapacity';
 
