@@ -14,6 +14,20 @@ const trade = (symbol: string, minute: number, price: number, size: number, id: 
 });
 const ports = () => inMemoryIngestPorts();
 
+/** The stores, but the writer stops (throws) at `store`'s `method`: after its commit, before that write. */
+function stoppingAt<Store extends 'bars' | 'states'>(
+  stores: ReturnType<typeof ports>,
+  store: Store,
+  method: keyof ReturnType<typeof ports>[Store],
+) {
+  const stopping = Object.assign(Object.create(stores[store]) as ReturnType<typeof ports>[Store], {
+    [method]: async () => {
+      throw new Error('the writer stopped here');
+    },
+  });
+  return { ...stores, [store]: stopping };
+}
+
 describe('ingestTrades', () => {
   it('writes the latest price per symbol, the ledger, and the bars a later period completed', async () => {
     const stores = ports();
@@ -77,15 +91,7 @@ describe('ingestTrades', () => {
   it('applies the writes of a commit again when a writer stopped after it and the batch comes again', async () => {
     const stores = ports();
     const batch = [trade('AAPL', 0, 100, 10, 1), trade('AAPL', 1, 101, 20, 2)];
-    const crashing = {
-      ...stores,
-      bars: Object.assign(Object.create(stores.bars) as typeof stores.bars, {
-        putMany: async () => {
-          throw new Error('the writer stopped here');
-        },
-      }),
-    };
-    await expect(ingestTrades(batch, crashing)).rejects.toThrow('stopped');
+    await expect(ingestTrades(batch, stoppingAt(stores, 'bars', 'putMany'))).rejects.toThrow('stopped');
     expect((await stores.ledgers.get('AAPL'))?.version).toBe(0);
 
     const again = await ingestTrades(batch, stores);
@@ -107,15 +113,7 @@ describe('ingestTrades', () => {
     const before = stores.states.states.get('AAPL');
     // The next 15 minutes' first trade changes the state; the writer stops before writing it.
     const batch = [trade('AAPL', 15, 105, 10, 2)];
-    const crashing = {
-      ...stores,
-      states: Object.assign(Object.create(stores.states) as typeof stores.states, {
-        putNewer: async () => {
-          throw new Error('the writer stopped here');
-        },
-      }),
-    };
-    await expect(ingestTrades(batch, crashing)).rejects.toThrow('stopped');
+    await expect(ingestTrades(batch, stoppingAt(stores, 'states', 'putNewer'))).rejects.toThrow('stopped');
     expect(stores.states.states.get('AAPL')).toEqual(before);
 
     // Delivered again with one more trade at the same price: a commit that changes the state no further.
