@@ -61,9 +61,13 @@ export const reason = (error: unknown) => (error instanceof Error ? error.messag
  * are reported failed too, so a retry keeps the order. An event whose usage rows the sink could not record
  * is reported failed the same way: a message is never pushed without its row in the end.
  */
-export async function fanOut(events: readonly ChannelEvent[], ports: FanOutPorts): Promise<FanOutOutcome> {
+export async function fanOut(
+  events: readonly ChannelEvent[],
+  ports: FanOutPorts,
+  /** Subscriber lookups already started, by topic key (a quote push starts them while its commits are made). */
+  lookups = new Map<string, Promise<Subscriber[]>>(),
+): Promise<FanOutOutcome> {
   const limit = pLimit(ports.concurrency);
-  const lookups = new Map<string, Promise<Subscriber[]>>();
   const subscribersOf = (subscription: Subscription) => {
     const key = topicKey(subscription);
     let found = lookups.get(key);

@@ -363,6 +363,11 @@ export async function ingestTrades(items: readonly StreamItem[], ports: IngestPo
         folded.push({ symbol, chunk, previous, batch });
       }
 
+      ports.quotes?.prepare(
+        folded.flatMap(({ symbol, previous, batch }) =>
+          priceMoved(previous?.ledger.price, batch.ledger?.price) ? [symbol] : [],
+        ),
+      );
       const limit = pLimit(LEDGER_WRITE_CONCURRENCY);
       const outcomes = await Promise.all(
         folded.map((fold) =>

@@ -1,6 +1,7 @@
 import type { PriceMove, QuotePublisher } from '#domain/market-data/ports';
 import { quoteEventOf } from '#domain/streaming/channel-events';
-import type { UsageRow, UsageSink } from '#domain/streaming/ports';
+import type { Subscriber, UsageRow, UsageSink } from '#domain/streaming/ports';
+import { topicKey } from '#domain/streaming/topics';
 import { type FanOutOutcome, type FanOutPorts, fanOut, reason } from './fan-out.ts';
 
 /** What the quotes of one ingest batch came to, for its metrics and log. */
@@ -42,6 +43,8 @@ export class QuotePush implements QuotePublisher {
     errors: [],
   };
   private readonly ports: FanOutPorts;
+  /** The subscriber lookups started by prepare(), by topic key; publish() finishes them. */
+  private readonly lookups = new Map<string, Promise<Subscriber[]>>();
 
   constructor(ports: FanOutPorts) {
     const sink = ports.usage;
@@ -55,9 +58,21 @@ export class QuotePush implements QuotePublisher {
     this.ports = { ...ports, usage };
   }
 
+  prepare(symbols: readonly string[]): void {
+    for (const symbol of symbols) {
+      const topic = { channel: 'quotes', symbol } as const;
+      const key = topicKey(topic);
+      if (this.lookups.has(key)) continue;
+      const found = this.ports.subscriptions.subscribersOf(topic);
+      // Awaited when published; a lookup no quote awaits (its commit lost) is no unhandled rejection.
+      found.catch(() => undefined);
+      this.lookups.set(key, found);
+    }
+  }
+
   async publish(moves: readonly PriceMove[]): Promise<void> {
     const events = moves.map(quoteEventOf);
-    const outcome: FanOutOutcome = await fanOut(events, this.ports).catch((error: unknown) => ({
+    const outcome: FanOutOutcome = await fanOut(events, this.ports, this.lookups).catch((error: unknown) => ({
       failed: events.map((_, index) => index),
       sent: 0,
       gone: 0,

@@ -93,6 +93,11 @@ export interface PriceMove extends SymbolPrice {
  * latest value; the next one, or `/prices/latest`, replaces it).
  */
 export interface QuotePublisher {
+  /**
+   * Starts finding who follows these symbols' quotes while their commits are made, so the quotes go out as
+   * soon as the commits are done (a lookup that fails fails those quotes' posts, counted, when published).
+   */
+  prepare(symbols: readonly string[]): void;
   publish(moves: readonly PriceMove[]): Promise<void>;
 }
 

@@ -9,9 +9,13 @@ import { inMemoryIngestPorts } from '../../support/fakes.ts';
 const open = Date.parse('2024-11-26T14:30:00Z');
 const ids = perTestTradeIds({ prefix: 't', width: 5 });
 
-/** Records every publish call's moves, in order. */
+/** Records every prepare call's symbols and every publish call's moves, in order. */
 class RecordingQuotes implements QuotePublisher {
+  readonly prepared: string[][] = [];
   readonly calls: PriceMove[][] = [];
+  prepare(symbols: readonly string[]): void {
+    this.prepared.push([...symbols]);
+  }
   async publish(moves: readonly PriceMove[]): Promise<void> {
     this.calls.push([...moves]);
   }
@@ -47,6 +51,23 @@ describe('ingestTrades: the quotes of its commits (docs/adr/0024-quotes-posted-b
       ]),
     );
     expect(quotes.moves).toHaveLength(2);
+  });
+
+  it('prepares the lookups of the symbols whose folds moved a price before it commits them', async () => {
+    const { ports, quotes } = setUp();
+    await ingestTrades([trade(open + 2_000, 190, { ids })], ports);
+    const commits: string[] = [];
+    const put = ports.ledgers.put.bind(ports.ledgers);
+    ports.ledgers.put = async (ledger, previous, pending) => {
+      commits.push(`${ledger.symbol} after ${quotes.prepared.length} prepared`);
+      return put(ledger, previous, pending);
+    };
+
+    // AAPL's late print moves no price; MSFT's first sale does.
+    await ingestTrades([trade(open + 1_000, 189, { ids }), trade(open, 410, { symbol: 'MSFT', ids })], ports);
+
+    expect(quotes.prepared.at(-1)).toEqual(['MSFT']);
+    expect(commits).toEqual(['AAPL after 2 prepared', 'MSFT after 2 prepared']);
   });
 
   it('publishes nothing for a commit that left the price as it was (a late print folded into the bars)', async () => {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { PriceMove } from '#domain/market-data/ports';
 import { QuotePush } from '#use-cases/push-quotes';
 import {
@@ -71,5 +71,32 @@ describe('QuotePush (docs/adr/0024-quotes-posted-by-the-ingest.md)', () => {
 
     expect(push.tally).toMatchObject({ quotes: 2, sent: 0, failed: 2 });
     expect(push.tally.errors.join()).toContain('ProvisionedThroughputExceededException');
+  });
+
+  it('looks the subscribers up once, when prepared, and publishes to those it found', async () => {
+    const clients = new FakeClientConnections();
+    const ports = await fanOutPorts([[subscriber('c1'), [{ channel: 'quotes', symbol: 'AAPL' }]]], {
+      clients,
+      nowMs: NOW_MS,
+    });
+    const lookups = vi.spyOn(ports.subscriptions, 'subscribersOf');
+    const push = new QuotePush(ports);
+
+    push.prepare(['AAPL', 'MSFT', 'AAPL']);
+    expect(lookups).toHaveBeenCalledTimes(2);
+    await push.publish([move('AAPL', 190, 3)]);
+
+    expect(lookups).toHaveBeenCalledTimes(2);
+    expect(clients.sentTo('c1')).toHaveLength(1);
+  });
+
+  it('counts a quote whose prepared lookup failed as failed, and never throws', async () => {
+    const ports = await fanOutPorts([], { nowMs: NOW_MS });
+    const push = new QuotePush({ ...ports, subscriptions: new UnavailableSubscriptions() });
+
+    push.prepare(['AAPL', 'MSFT']);
+    await expect(push.publish([move('AAPL', 190, 3)])).resolves.toBeUndefined();
+
+    expect(push.tally).toMatchObject({ quotes: 1, sent: 0, failed: 1 });
   });
 });
