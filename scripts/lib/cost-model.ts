@@ -273,7 +273,7 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
   const capacity = design.writeCapacity === 'on-demand' ? 'on demand' : 'provisioned, scheduled';
   // Reads: the ingest reads each symbol-batch's ledger (strongly consistent), and the stored state of a
   // commit that changed its symbol's derived state (eventually consistent, as often as a state is written);
-  // the clock tick reads every symbol's ledger, and its state twice, each minute.
+  // the clock tick reads every symbol's ledger, and its state twice, once a quarter-hour.
   const sessionRolls = SESSION_SECONDS / 60 / CLOCK_TICK.rollStates.everyMinutes;
   const offSessionRolls = ASSUMPTIONS.clockRollsPerDay - sessionRolls;
   const ledgerRead = readUnitsOf(units.ingest.ledgerBytesMean, true);
