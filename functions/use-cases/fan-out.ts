@@ -50,6 +50,24 @@ export interface FanOutOutcome {
   readonly errors: string[];
 }
 
+/** Subscriber lookups of one invocation, by topic key: each topic is looked up once. */
+export type SubscriberLookups = Map<string, Promise<Subscriber[]>>;
+
+/** A topic's subscribers, looked up at its first ask and shared by the later ones. */
+export function subscribersOnce(
+  lookups: SubscriberLookups,
+  subscriptions: SubscriptionStore,
+  subscription: Subscription,
+): Promise<Subscriber[]> {
+  const key = topicKey(subscription);
+  let found = lookups.get(key);
+  if (!found) {
+    found = subscriptions.subscribersOf(subscription);
+    lookups.set(key, found);
+  }
+  return found;
+}
+
 /** An error's message, for the log and the outcome's reasons. */
 export const reason = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -64,19 +82,12 @@ export const reason = (error: unknown) => (error instanceof Error ? error.messag
 export async function fanOut(
   events: readonly ChannelEvent[],
   ports: FanOutPorts,
-  /** Subscriber lookups already started, by topic key (a quote push starts them while its commits are made). */
-  lookups = new Map<string, Promise<Subscriber[]>>(),
+  /** Subscriber lookups already started (a quote push starts them while its commits are made). */
+  lookups: SubscriberLookups = new Map(),
 ): Promise<FanOutOutcome> {
   const limit = pLimit(ports.concurrency);
-  const subscribersOf = (subscription: Subscription) => {
-    const key = topicKey(subscription);
-    let found = lookups.get(key);
-    if (!found) {
-      found = ports.subscriptions.subscribersOf(subscription);
-      lookups.set(key, found);
-    }
-    return found;
-  };
+  const subscribersOf = (subscription: Subscription) =>
+    subscribersOnce(lookups, ports.subscriptions, subscription);
   const credentialsOf = new Map<string, Promise<Credential | undefined>>();
   /** Asks for the credentials of the key ids not asked for yet in this invocation, all in one call. */
   const lookUpCredentials = (subscribers: Iterable<Subscriber>) => {

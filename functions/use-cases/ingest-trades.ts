@@ -351,6 +351,8 @@ export async function ingestTrades(items: readonly StreamItem[], ports: IngestPo
         chunk: readonly StreamItem[];
         previous: LedgerAtVersion | undefined;
         batch: SymbolBatch;
+        /** Whether the fold moved the latest price: its commit pushes a quote. */
+        movesPrice: boolean;
       }[] = [];
       for (const { symbol, chunk } of pending) {
         const previous = current.get(symbol);
@@ -360,14 +362,16 @@ export async function ingestTrades(items: readonly StreamItem[], ports: IngestPo
           countBatch(batch);
           continue;
         }
-        folded.push({ symbol, chunk, previous, batch });
+        folded.push({
+          symbol,
+          chunk,
+          previous,
+          batch,
+          movesPrice: priceMoved(previous?.ledger.price, batch.ledger.price),
+        });
       }
 
-      ports.quotes?.prepare(
-        folded.flatMap(({ symbol, previous, batch }) =>
-          priceMoved(previous?.ledger.price, batch.ledger?.price) ? [symbol] : [],
-        ),
-      );
+      ports.quotes?.prepare(folded.flatMap(({ symbol, movesPrice }) => (movesPrice ? [symbol] : [])));
       const limit = pLimit(LEDGER_WRITE_CONCURRENCY);
       const outcomes = await Promise.all(
         folded.map((fold) =>
@@ -398,7 +402,7 @@ export async function ingestTrades(items: readonly StreamItem[], ports: IngestPo
             writes: outcome.writes,
             ...(outcome.previous === undefined ? {} : { replaced: outcome.previous.ledger }),
           });
-          const move = priceMoved(outcome.previous?.ledger.price, outcome.ledger.price) && priceMove(outcome);
+          const move = outcome.movesPrice && priceMove(outcome);
           if (move) moves.push(move);
         } else if (attempt < COMMIT_ATTEMPTS) {
           pending.push({ symbol: outcome.symbol, chunk: outcome.chunk });

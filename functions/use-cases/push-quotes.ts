@@ -1,8 +1,14 @@
 import type { PriceMove, QuotePublisher } from '#domain/market-data/ports';
 import { quoteEventOf } from '#domain/streaming/channel-events';
-import type { Subscriber, UsageRow, UsageSink } from '#domain/streaming/ports';
-import { topicKey } from '#domain/streaming/topics';
-import { type FanOutOutcome, type FanOutPorts, fanOut, reason } from './fan-out.ts';
+import type { UsageRow, UsageSink } from '#domain/streaming/ports';
+import {
+  type FanOutOutcome,
+  type FanOutPorts,
+  fanOut,
+  reason,
+  type SubscriberLookups,
+  subscribersOnce,
+} from './fan-out.ts';
 
 /** What the quotes of one ingest batch came to, for its metrics and log. */
 export interface QuotePushTally {
@@ -44,7 +50,7 @@ export class QuotePush implements QuotePublisher {
   };
   private readonly ports: FanOutPorts;
   /** The subscriber lookups started by prepare(), by topic key; publish() finishes them. */
-  private readonly lookups = new Map<string, Promise<Subscriber[]>>();
+  private readonly lookups: SubscriberLookups = new Map();
 
   constructor(ports: FanOutPorts) {
     const sink = ports.usage;
@@ -60,13 +66,9 @@ export class QuotePush implements QuotePublisher {
 
   prepare(symbols: readonly string[]): void {
     for (const symbol of symbols) {
-      const topic = { channel: 'quotes', symbol } as const;
-      const key = topicKey(topic);
-      if (this.lookups.has(key)) continue;
-      const found = this.ports.subscriptions.subscribersOf(topic);
+      const found = subscribersOnce(this.lookups, this.ports.subscriptions, { channel: 'quotes', symbol });
       // Awaited when published; a lookup no quote awaits (its commit lost) is no unhandled rejection.
       found.catch(() => undefined);
-      this.lookups.set(key, found);
     }
   }
 
