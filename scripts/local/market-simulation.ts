@@ -1,6 +1,7 @@
 import type { Instrument } from '#domain/market-data/instruments';
 import type { LedgerStore } from '#domain/market-data/ports';
 import { encodeTradeRecord } from '#domain/market-data/trade-records';
+import { FEED_CONNECTOR_SETTINGS } from '#use-cases/feed-connector';
 import type { HistoryTarget } from '../lib/history-import.ts';
 import { createMarketModel } from '../simulator/model.ts';
 import {
@@ -34,7 +35,11 @@ export interface MarketSimulation {
   stop(): Promise<void>;
 }
 
-const DEFAULT_TICK_MS = 250;
+/**
+ * A step hands over the trades printed since the one before, as often as the feed connector puts what it
+ * received on AWS: a trade waits no longer here than there before the stream has it.
+ */
+const DEFAULT_TICK_MS = FEED_CONNECTOR_SETTINGS.flushIntervalMs;
 /**
  * How long a stop waits for the history chunk being written: then it leaves it (the import is made to be
  * interrupted anywhere: scripts/local/history-backfill.ts, functions/use-cases/import-history.ts), so a
