@@ -3,12 +3,12 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { isAmendment, type Trade } from '#domain/market-data/bars';
 import type { LedgerStore, VersionedLedger } from '#domain/market-data/ports';
 import { decodeTradeRecord } from '#domain/market-data/trade-records';
-import { FEED_CONNECTOR_SETTINGS } from '#use-cases/feed-connector';
-import type { HistoryTarget } from '../../../../scripts/lib/history-import.ts';
+import type { HistoryTarget } from '#scripts/lib/history-import';
 import { UNIVERSE_CSV } from '#scripts/lib/project';
 import { parseUniverseCsv } from '#scripts/lib/universe';
-import { startMarketSimulation } from '../../../../scripts/local/market-simulation.ts';
-import type { LocalTradeStream } from '../../../../scripts/local/trade-stream.ts';
+import { startMarketSimulation } from '#scripts/local/market-simulation';
+import type { LocalTradeStream } from '#scripts/local/trade-stream';
+import { FEED_CONNECTOR_SETTINGS } from '#use-cases/feed-connector';
 
 const SYMBOLS = ['SPY', 'QQQ', 'AAPL', 'MSFT'];
 const INSTRUMENTS = parseUniverseCsv(readFileSync(UNIVERSE_CSV, 'utf8')).filter(({ symbol }) =>
