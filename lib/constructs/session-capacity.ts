@@ -1,4 +1,4 @@
-import { Schedule as ScalingSchedule } from 'aws-cdk-lib/aws-applicationautoscaling';
+import { Schedule } from 'aws-cdk-lib/aws-applicationautoscaling';
 import type { IScalableTableAttribute, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { TimeZone } from 'aws-cdk-lib/core';
 import type { TableId } from '#contracts/tables';
@@ -20,7 +20,7 @@ import type { TableId } from '#contracts/tables';
 export const SESSION_CAPACITY_CONTEXT = 'sessionCapacity';
 
 /** Units a second of one kind (writes, or reads) on a table: the scheduled floors and target tracking's ceiling. */
-interface Schedule {
+interface CapacitySchedule {
   /** Provisioned at least in the session's first hour: the open's rate. */
   readonly open: number;
   /** Provisioned at least for the rest of the session: its average rate at 70%. */
@@ -32,8 +32,8 @@ interface Schedule {
 }
 
 interface TableCapacity {
-  readonly writes: Schedule;
-  readonly reads: Schedule;
+  readonly writes: CapacitySchedule;
+  readonly reads: CapacitySchedule;
 }
 
 export const SESSION_CAPACITY = {
@@ -68,26 +68,33 @@ export function initialCapacity(tableId: SessionCapacityTable) {
 /** Target tracking and the session's schedule on a provisioned table, for its writes and its reads. */
 export function scheduleSessionCapacity(table: Table, tableId: SessionCapacityTable): void {
   const { writes, reads } = SESSION_CAPACITY[tableId];
-  const bounds = (schedule: Schedule) => ({ minCapacity: schedule.offSession, maxCapacity: schedule.max });
+  const bounds = (schedule: CapacitySchedule) => ({
+    minCapacity: schedule.offSession,
+    maxCapacity: schedule.max,
+  });
   scheduleOn(table.autoScaleWriteCapacity(bounds(writes)), writes, 'Writes');
   scheduleOn(table.autoScaleReadCapacity(bounds(reads)), reads, 'Reads');
 }
 
-function scheduleOn(scaling: IScalableTableAttribute, schedule: Schedule, kind: 'Writes' | 'Reads'): void {
+function scheduleOn(
+  scaling: IScalableTableAttribute,
+  schedule: CapacitySchedule,
+  kind: 'Writes' | 'Reads',
+): void {
   scaling.scaleOnUtilization({ targetUtilizationPercent: TARGET_UTILIZATION_PERCENT });
   const timeZone = TimeZone.AMERICA_NEW_YORK;
   scaling.scaleOnSchedule(`Raise${kind}BeforeTheOpen`, {
-    schedule: ScalingSchedule.cron(RAISE_AT),
+    schedule: Schedule.cron(RAISE_AT),
     timeZone,
     minCapacity: schedule.open,
   });
   scaling.scaleOnSchedule(`Settle${kind}AfterTheOpen`, {
-    schedule: ScalingSchedule.cron(SETTLE_AT),
+    schedule: Schedule.cron(SETTLE_AT),
     timeZone,
     minCapacity: schedule.session,
   });
   scaling.scaleOnSchedule(`Lower${kind}AfterTheClose`, {
-    schedule: ScalingSchedule.cron(LOWER_AT),
+    schedule: Schedule.cron(LOWER_AT),
     timeZone,
     minCapacity: schedule.offSession,
   });

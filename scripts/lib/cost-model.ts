@@ -92,7 +92,7 @@ export interface Market {
 /** The design choices ADR 0021 weighs; DESIGNS.deployed is the stack as lib/ builds it. */
 export interface Design {
   /** Capacity of the ingest's tables, writes and reads: on demand, or provisioned and scheduled for the session. */
-  readonly writeCapacity: 'on-demand' | 'scheduled';
+  readonly capacity: 'on-demand' | 'scheduled';
   /** Where the one `ws_message` row per pushed event goes. */
   readonly usageSink: 'dynamodb' | 'firehose';
 }
@@ -202,7 +202,7 @@ function capacityDollars(
   { sessionUnits, offSessionUnits = 0 }: { sessionUnits: number; offSessionUnits?: number },
   design: Design,
 ): number {
-  if (design.writeCapacity === 'on-demand') {
+  if (design.capacity === 'on-demand') {
     const price = kind === 'write' ? PRICES.dynamoWriteRequestUnit : PRICES.dynamoReadRequestUnit;
     return (sessionUnits + offSessionUnits) * price;
   }
@@ -250,8 +250,8 @@ function usageToFirehose(pushes: number, rowBytes: number): CostLine {
  * `-c sessionCapacity=false` (every table on demand).
  */
 export const DESIGNS: Readonly<Record<'deployed' | 'on-demand', Design>> = {
-  deployed: { writeCapacity: 'scheduled', usageSink: 'firehose' },
-  'on-demand': { writeCapacity: 'on-demand', usageSink: 'firehose' },
+  deployed: { capacity: 'scheduled', usageSink: 'firehose' },
+  'on-demand': { capacity: 'on-demand', usageSink: 'firehose' },
 };
 
 export function dayCost(market: Market, units: MeasuredUnits, design: Design): CostLine[] {
@@ -270,7 +270,7 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
   const bars = market.symbols * ASSUMPTIONS.barsPerSymbol;
   const alerts = market.symbols * ASSUMPTIONS.alertsPerSymbol;
   const alertUnits = alerts * units.alerts.writeUnitsPerAlert;
-  const capacity = design.writeCapacity === 'on-demand' ? 'on demand' : 'provisioned, scheduled';
+  const capacity = design.capacity === 'on-demand' ? 'on demand' : 'provisioned, scheduled';
   // Reads: the ingest reads each symbol-batch's ledger (strongly consistent), and the stored state of a
   // commit that changed its symbol's derived state (eventually consistent, as often as a state is written);
   // the clock tick reads every symbol's ledger, and its state twice, once a quarter-hour.

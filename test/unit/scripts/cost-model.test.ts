@@ -26,7 +26,7 @@ const UNITS: MeasuredUnits = {
 };
 const MARKET = { symbols: 8_000, tradesPerDay: 100_000_000, partners: 200, symbolsPerPartner: 50 };
 /** The stack before lever 2: usage rows in DynamoDB. */
-const BEFORE: Design = { writeCapacity: 'on-demand', usageSink: 'dynamodb' };
+const BEFORE: Design = { capacity: 'on-demand', usageSink: 'dynamodb' };
 const DEPLOYED = DESIGNS.deployed;
 /** The session's batches per shard: a batch spans about one invocation (no batching window, ADR 0024). */
 const BATCHES = SESSION_SECONDS / ASSUMPTIONS.batchSeconds;
