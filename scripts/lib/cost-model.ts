@@ -144,10 +144,14 @@ export const ASSUMPTIONS = {
   offSessionShare: 0.05,
   /**
    * The clock tick (every minute, all day) rolls the states over at its first run of each quarter-hour
-   * (CLOCK_TICK.rollStates): it reads every symbol's ledger, strongly consistent, and its state
-   * twice (to roll it over, then to repair the setup rows), eventually consistent.
+   * (CLOCK_TICK.rollStates): it reads every symbol's state, eventually consistent, then the ledger of each
+   * state not derived since the last quarter-hour, strongly consistent, and that state again to roll it
+   * over, then every state once more to repair the setup rows. Priced as if every ledger and its state were
+   * read (a quiet symbol's state is rewritten only when it changes, so it is out of date at every roll):
+   * three state reads and one ledger read per symbol and roll.
    */
   clockRollsPerDay: (24 * 60) / CLOCK_TICK.rollStates.everyMinutes,
+  clockStateReadsPerRoll: 3,
   /**
    * Firehose: usage rows are packed in records of at most this (USAGE_RECORD_BYTES, under the 5 KB
    * rounding); it writes an object per buffer, every interval or per buffer size, whichever comes first
@@ -273,7 +277,7 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
   const capacity = design.capacity === 'on-demand' ? 'on demand' : 'provisioned, scheduled';
   // Reads: the ingest reads each symbol-batch's ledger (strongly consistent), and the stored state of a
   // commit that changed its symbol's derived state (eventually consistent, as often as a state is written);
-  // the clock tick reads every symbol's ledger, and its state twice, once a quarter-hour.
+  // the clock tick reads every symbol's ledger (at most), and its state three times, once a quarter-hour.
   const sessionRolls = SESSION_SECONDS / 60 / CLOCK_TICK.rollStates.everyMinutes;
   const offSessionRolls = ASSUMPTIONS.clockRollsPerDay - sessionRolls;
   const ledgerRead = readUnitsOf(units.ingest.ledgerBytesMean, true);
@@ -284,8 +288,9 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
     offSessionUnits: offSessionRolls * market.symbols * ledgerRead,
   };
   const stateReads = {
-    sessionUnits: (ingestStateReads + 2 * sessionRolls * market.symbols) * stateRead,
-    offSessionUnits: 2 * offSessionRolls * market.symbols * stateRead,
+    sessionUnits:
+      (ingestStateReads + ASSUMPTIONS.clockStateReadsPerRoll * sessionRolls * market.symbols) * stateRead,
+    offSessionUnits: ASSUMPTIONS.clockStateReadsPerRoll * offSessionRolls * market.symbols * stateRead,
   };
 
   // A quote per batch in which a partner's symbol traded (states and alerts are a small share on top).
@@ -358,7 +363,7 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
     {
       group: 'ingest',
       part: `DynamoDB reads, states (${capacity})`,
-      volume: `${millions(ingestStateReads)} by the ingest, ${millions(2 * ASSUMPTIONS.clockRollsPerDay * market.symbols)} by the clock tick × ${stateRead} units`,
+      volume: `${millions(ingestStateReads)} by the ingest, ${millions(ASSUMPTIONS.clockStateReadsPerRoll * ASSUMPTIONS.clockRollsPerDay * market.symbols)} by the clock tick × ${stateRead} units`,
       dollars: capacityDollars('read', stateReads, design),
     },
     {

@@ -197,3 +197,19 @@ export function nextStateChangeMs(ledger: SymbolLedger, nowMs: number): number |
   }
   return next === Number.POSITIVE_INFINITY ? undefined : next;
 }
+
+/**
+ * Every period of every timeframe starts and ends on a quarter-hour (a 15-minute bar's end; the session's
+ * open and close, early ones included; New York's offset from UTC is whole hours), so `nextStateChangeMs`
+ * is always on one.
+ */
+export const PERIOD_EDGE_MS = 15 * 60_000;
+
+/**
+ * Whether a state derived at `derivedAtMs` is still the state of the same ledger at `nowMs`: it was derived
+ * at or after the last quarter-hour at or before now, so no period has started or ended since (a state
+ * derived later than now, on a clock moved back, counts as current).
+ */
+export function derivedSinceLastPeriodEdge(derivedAtMs: number, nowMs: number): boolean {
+  return derivedAtMs >= Math.floor(nowMs / PERIOD_EDGE_MS) * PERIOD_EDGE_MS;
+}

@@ -2,6 +2,7 @@ import { CLOCK_TICK } from '#contracts/routes';
 import type { Instrument } from '#domain/market-data/instruments';
 import { sessionTimesAt } from '#domain/market-data/periods';
 import type { LedgerStore } from '#domain/market-data/ports';
+import { derivedSinceLastPeriodEdge } from '#domain/strat/setups';
 import { nowMs } from '#runtime/clock';
 import { instrumented } from '#runtime/lambda-handler';
 import { logger } from '#runtime/logger';
@@ -36,8 +37,11 @@ const rollSpanOf = (ms: number) => {
 };
 
 /**
- * Step 1: derives every tracked symbol's state at "now" and writes the ones that changed, so a period that
- * ended without a trade rolls over (CC becomes C1) for `states` subscribers and `/setups/current` too.
+ * Step 1: derives the state at "now" of every tracked symbol whose stored state may be out of date, and writes
+ * the ones that changed, so a period that ended without a trade rolls over (CC becomes C1) for `states`
+ * subscribers and `/setups/current` too. A state derived since the last quarter-hour is current (no period
+ * has ended since, and a commit that changed it wrote it again): its ledger is not read. At a busy close the
+ * ingest has written most states by the time the roll runs.
  */
 async function rollStates(
   instruments: readonly Instrument[],
@@ -45,7 +49,13 @@ async function rollStates(
   ledgerStore: LedgerStore,
   ports: StateSyncPorts,
 ) {
-  const ledgers = await ledgerStore.getMany(instruments.map(({ symbol }) => symbol));
+  const symbols = instruments.map(({ symbol }) => symbol);
+  const stored = await ports.states.getMany(symbols);
+  const outOfDate = symbols.filter((symbol) => {
+    const state = stored.get(symbol);
+    return state === undefined || !derivedSinceLastPeriodEdge(state.updatedAtMs, nowMs);
+  });
+  const ledgers = outOfDate.length === 0 ? new Map() : await ledgerStore.getMany(outOfDate);
   const sectors = new Map(instruments.map(({ symbol, sector }) => [symbol, sector]));
   const changed = await syncStates(
     [...ledgers.values()],
@@ -53,7 +63,7 @@ async function rollStates(
     (symbol) => sectors.get(symbol) ?? '',
     ports,
   );
-  return { symbols: [...ledgers.keys()], changed: changed.length };
+  return { derived: ledgers.size, changed: changed.length };
 }
 
 /** Step 2: brings the setup rows back in line with the stored states where they differ (docs/strat.md#stored-states-and-setup-rows). */
@@ -78,20 +88,22 @@ async function setRestLimits(nowMs: number, ports: Parameters<typeof adjustRestT
 export const createHandler = (deps: ClockTickDeps) => {
   let rolledAtMs: number | undefined;
   return async (): Promise<{
-    symbols: number;
+    /** States derived from their ledgers by this tick's roll: those not derived since the last quarter-hour. */
+    derived: number;
     changed: number;
     rowsRepaired: number;
     throughput: string;
   }> => {
     const nowMs = deps.nowMs();
     recordMetric('marketOpen', sessionTimesAt(nowMs) === undefined ? 0 : 1);
-    let rolled = { symbols: 0, changed: 0, rowsRepaired: 0 };
+    let rolled = { derived: 0, changed: 0, rowsRepaired: 0 };
     if (rolledAtMs === undefined || rollSpanOf(rolledAtMs) !== rollSpanOf(nowMs)) {
       const instruments = [...(await deps.universe()).values()].filter((instrument) => instrument.active);
       const ports = deps.stateSync();
-      const { symbols, changed } = await rollStates(instruments, nowMs, deps.ledgers(), ports);
+      const { derived, changed } = await rollStates(instruments, nowMs, deps.ledgers(), ports);
+      const symbols = instruments.map(({ symbol }) => symbol);
       const rowsRepaired = await repairSetupRows(symbols, instruments.length, ports);
-      rolled = { symbols: symbols.length, changed, rowsRepaired };
+      rolled = { derived, changed, rowsRepaired };
       rolledAtMs = nowMs;
     }
     const throughput = await setRestLimits(nowMs, deps.throughput());

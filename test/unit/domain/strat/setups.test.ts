@@ -7,9 +7,11 @@ import type { SymbolLedger } from '#domain/market-data/ledger';
 import { currentPeriod } from '#domain/market-data/periods';
 import type { Direction } from '#domain/strat/directions';
 import {
+  derivedSinceLastPeriodEdge,
   deriveSymbolState,
   equalStates,
   nextStateChangeMs,
+  PERIOD_EDGE_MS,
   PMG_LOOKBACK,
   pmgOf,
   type SetupRow,
@@ -531,6 +533,38 @@ describe('nextStateChangeMs', () => {
         const next = nextStateChangeMs(ledger, nowMs) ?? ms('2024-07-01T00:00:00Z');
         const between = nowMs + Math.floor((next - 1 - nowMs) * fraction);
         expect(stateKey(state(ledger, between))).toBe(stateKey(state(ledger, nowMs)));
+      }),
+    );
+  });
+});
+
+describe('derivedSinceLastPeriodEdge: what the clock tick’s roll leaves unread', () => {
+  const { ledger } = foldTrades(undefined, SYMBOL, history('2024-01-02', '2024-05-17'));
+
+  it('counts a state derived on the quarter-hour itself, not one derived a millisecond before', () => {
+    expect(derivedSinceLastPeriodEdge(ms('2024-05-15T14:30:00Z'), ms('2024-05-15T14:44:59Z'))).toBe(true);
+    expect(derivedSinceLastPeriodEdge(ms('2024-05-15T14:29:59.999Z'), ms('2024-05-15T14:30:00Z'))).toBe(
+      false,
+    );
+  });
+
+  it('every state change the clock makes falls on a quarter-hour (property)', () => {
+    const instants = fc.integer({ min: ms('2024-05-10T00:00:00Z'), max: ms('2024-06-05T00:00:00Z') });
+    fc.assert(
+      fc.property(instants, (nowMs) => {
+        const next = nextStateChangeMs(ledger, nowMs);
+        if (next !== undefined) expect(next % PERIOD_EDGE_MS).toBe(0);
+      }),
+    );
+  });
+
+  it('a state derived since the last quarter-hour is the state now (property)', () => {
+    const instants = fc.integer({ min: ms('2024-05-10T00:00:00Z'), max: ms('2024-06-05T00:00:00Z') });
+    fc.assert(
+      fc.property(instants, fc.integer({ min: 0, max: PERIOD_EDGE_MS }), (derivedAtMs, laterMs) => {
+        const nowMs = derivedAtMs + laterMs;
+        if (!derivedSinceLastPeriodEdge(derivedAtMs, nowMs)) return;
+        expect(stateKey(state(ledger, nowMs))).toBe(stateKey(state(ledger, derivedAtMs)));
       }),
     );
   });

@@ -66,6 +66,26 @@ describe('the clock tick', () => {
     expect(states.states.get('AAPL')?.setups).not.toEqual(during?.setups);
   });
 
+  it('leaves unread the ledger of a state derived since the last quarter-hour, and derives one from before it', async () => {
+    const { ledgers, states, tick, setNow } = await setUp();
+    const reads = vi.spyOn(ledgers, 'getMany');
+    setNow('15:30:00');
+    await tick();
+    const derivedAtEdge = states.states.get('AAPL');
+
+    setNow('15:44:59');
+    const sameQuarter = await tick();
+    setNow('15:46:00');
+    const nextQuarter = await tick();
+
+    // Derived exactly at 15:30 (the quarter-hour's own edge counts): current at 15:44:59, not at 15:46.
+    expect(derivedAtEdge?.updatedAtMs).toBe(at('15:30:00'));
+    expect(sameQuarter).toMatchObject({ derived: 0, changed: 0 });
+    // Read and derived again, though no period of it ended at 15:45: nothing to write.
+    expect(nextQuarter).toMatchObject({ derived: 1, changed: 0 });
+    expect(reads.mock.calls).toEqual([[['AAPL']], [['AAPL']]]);
+  });
+
   it('rolls again at the next tick when a roll failed', async () => {
     const { ledgers, tick, setNow } = await setUp();
     const reads = vi.spyOn(ledgers, 'getMany').mockRejectedValueOnce(new Error('throttled'));
