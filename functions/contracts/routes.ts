@@ -162,6 +162,12 @@ export const CLOCK_TICK = {
    * the symbols that trade have their new period's state from the ingest (docs/strat.md#stored-states-and-setup-rows).
    */
   rollStates: { everyMinutes: 15, afterSeconds: 60 },
+  /**
+   * It compares the setup rows with the stored states once in each span too, half-way through it: rows a
+   * writer left behind converge within a quarter-hour, and the sweep of every row stays away from the burst
+   * of writes that follows a close.
+   */
+  repairSetupRows: { everyMinutes: 15, afterSeconds: 450 },
   tables: [
     { table: 'ledgers', access: 'read' },
     { table: 'instruments', access: 'read' },
@@ -175,6 +181,7 @@ export const CLOCK_TICK = {
   handler: string;
   timeoutSeconds?: number;
   rollStates: { everyMinutes: number; afterSeconds: number };
+  repairSetupRows: { everyMinutes: number; afterSeconds: number };
   tables: readonly TableBinding[];
 };
 

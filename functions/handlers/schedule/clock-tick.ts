@@ -22,26 +22,36 @@ type ClockTickDeps = {
   throughput: () => Parameters<typeof adjustRestThroughput>[1];
 };
 
-/**
- * A state changes without a trade only when a period ends (its CC becomes C1: nextStateChangeMs in
- * functions/domain/strat/setups.ts), and every period of every timeframe ends on a quarter-hour of New York
- * time (a 15-minute bar's end; the session's open and close, early ones included; New York's offset from
- * UTC is whole hours): the states need rolling once in each quarter-hour, not every minute. A minute into
- * it, not at once: the symbols that trade have had their first trade of the new period by then, and the
- * ingest has written their states, so the tick writes only the quiet ones' (at once, it would write every
- * symbol's, each replaced by the ingest seconds later, and push both to `states` subscribers).
- */
-const rollSpanOf = (ms: number) => {
-  const { everyMinutes, afterSeconds } = CLOCK_TICK.rollStates;
-  return Math.floor((ms - afterSeconds * 1000) / (everyMinutes * 60_000));
-};
+type QuarterHourly = (typeof CLOCK_TICK)['rollStates' | 'repairSetupRows'];
+
+/** The span of `everyMinutes` a run at `ms` falls in, the spans starting `afterSeconds` into each. */
+const spanOf = ({ everyMinutes, afterSeconds }: QuarterHourly, ms: number) =>
+  Math.floor((ms - afterSeconds * 1000) / (everyMinutes * 60_000));
+
+/** Runs a step at the first tick of each of its spans (and an instance's first), again after one that failed. */
+function oncePerSpan(schedule: QuarterHourly) {
+  let ranAtMs: number | undefined;
+  return async <T>(nowMs: number, step: () => Promise<T>): Promise<T | undefined> => {
+    if (ranAtMs !== undefined && spanOf(schedule, ranAtMs) === spanOf(schedule, nowMs)) return undefined;
+    const result = await step();
+    ranAtMs = nowMs;
+    return result;
+  };
+}
 
 /**
- * Step 1: derives the state at "now" of every tracked symbol whose stored state may be out of date, and writes
- * the ones that changed, so a period that ended without a trade rolls over (CC becomes C1) for `states`
- * subscribers and `/setups/current` too. A state derived since the last quarter-hour is current (no period
- * has ended since, and a commit that changed it wrote it again): its ledger is not read. At a busy close the
- * ingest has written most states by the time the roll runs.
+ * Step 1, a minute into each quarter-hour: derives the state at "now" of every tracked symbol whose stored
+ * state may be out of date, and writes the ones that changed, so a period that ended without a trade rolls
+ * over (CC becomes C1) for `states` subscribers and `/setups/current` too. A state derived since the last
+ * quarter-hour is current (no period has ended since, and a commit that changed it wrote it again): its
+ * ledger is not read. At a busy close the ingest has written most states by the time the roll runs.
+ *
+ * Once a quarter-hour is enough: a state changes without a trade only when a period ends (its CC becomes C1:
+ * nextStateChangeMs in functions/domain/strat/setups.ts), and every period of every timeframe ends on a
+ * quarter-hour (PERIOD_EDGE_MS there). A minute into it, not at once: the symbols that trade have had their
+ * first trade of the new period by then, and the ingest has written their states, so the tick writes only
+ * the quiet ones' (at once, it would write every symbol's, each replaced by the ingest seconds later, and
+ * push both to `states` subscribers).
  */
 async function rollStates(
   instruments: readonly Instrument[],
@@ -66,7 +76,7 @@ async function rollStates(
   return { derived: ledgers.size, changed: changed.length };
 }
 
-/** Step 2: brings the setup rows back in line with the stored states where they differ (docs/strat.md#stored-states-and-setup-rows). */
+/** Step 2, half-way through each quarter-hour: brings the setup rows back in line with the stored states where they differ (docs/strat.md#stored-states-and-setup-rows). */
 async function repairSetupRows(symbols: readonly string[], tracked: number, ports: StateSyncPorts) {
   const states = await ports.states.getMany([...symbols]);
   return reconcileSetupRows(states, ports, tracked);
@@ -82,11 +92,13 @@ async function setRestLimits(nowMs: number, ports: Parameters<typeof adjustRestT
 /**
  * The clock tick: every minute on AWS (EventBridge), every few seconds locally. Each tick records whether
  * the market is open, which the feed-silence alarm reads (docs/operations.md#alarms), and sets the REST
- * limits; the first tick a minute or more into each quarter-hour (and an instance's first) also rolls the
- * states over and repairs the setup rows, and a tick whose roll failed leaves them to the next.
+ * limits. The first tick a minute or more into each quarter-hour (and an instance's first) also rolls the
+ * states over; the first tick half-way through it (and an instance's first) repairs the setup rows, away
+ * from the writes that follow a close. A tick whose roll or repair failed leaves it to the next.
  */
 export const createHandler = (deps: ClockTickDeps) => {
-  let rolledAtMs: number | undefined;
+  const rollDue = oncePerSpan(CLOCK_TICK.rollStates);
+  const repairDue = oncePerSpan(CLOCK_TICK.repairSetupRows);
   return async (): Promise<{
     /** States derived from their ledgers by this tick's roll: those not derived since the last quarter-hour. */
     derived: number;
@@ -96,19 +108,20 @@ export const createHandler = (deps: ClockTickDeps) => {
   }> => {
     const nowMs = deps.nowMs();
     recordMetric('marketOpen', sessionTimesAt(nowMs) === undefined ? 0 : 1);
-    let rolled = { derived: 0, changed: 0, rowsRepaired: 0 };
-    if (rolledAtMs === undefined || rollSpanOf(rolledAtMs) !== rollSpanOf(nowMs)) {
-      const instruments = [...(await deps.universe()).values()].filter((instrument) => instrument.active);
-      const ports = deps.stateSync();
-      const { derived, changed } = await rollStates(instruments, nowMs, deps.ledgers(), ports);
-      const symbols = instruments.map(({ symbol }) => symbol);
-      const rowsRepaired = await repairSetupRows(symbols, instruments.length, ports);
-      rolled = { derived, changed, rowsRepaired };
-      rolledAtMs = nowMs;
-    }
+    const activeInstruments = async () =>
+      [...(await deps.universe()).values()].filter((instrument) => instrument.active);
+    const rolled = await rollDue(nowMs, async () =>
+      rollStates(await activeInstruments(), nowMs, deps.ledgers(), deps.stateSync()),
+    );
+    const rowsRepaired = await repairDue(nowMs, async () => {
+      const tracked = await activeInstruments();
+      const symbols = tracked.map(({ symbol }) => symbol);
+      return repairSetupRows(symbols, tracked.length, deps.stateSync());
+    });
+    const result = { derived: 0, changed: 0, ...rolled, rowsRepaired: rowsRepaired ?? 0 };
     const throughput = await setRestLimits(nowMs, deps.throughput());
-    logger.debug('clock tick', rolled);
-    return { ...rolled, throughput };
+    logger.debug('clock tick', result);
+    return { ...result, throughput };
   };
 };
 

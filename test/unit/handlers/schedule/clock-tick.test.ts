@@ -26,19 +26,20 @@ async function setUp() {
   ]);
   await ledgers.put(ledger, undefined);
   const states = new InMemoryStateStore();
+  const setups = new InMemorySetupStore();
   let now = at('15:21:00');
   const tick = createHandler({
     universe: async () =>
       new Map([['AAPL', { symbol: 'AAPL', active: true, sector: 'Information Technology' } as Instrument]]),
     ledgers: () => ledgers,
-    stateSync: () => ({ states, setups: new InMemorySetupStore() }),
+    stateSync: () => ({ states, setups }),
     nowMs: () => now,
     throughput: () => ({
       breaks: new InMemoryEventFeed<SimultaneousBreakBody>(),
       target: { current: async () => undefined, apply: async () => {} },
     }),
   });
-  return { ledgers, states, tick, setNow: (iso: string) => (now = at(iso)) };
+  return { ledgers, states, setups, tick, setNow: (iso: string) => (now = at(iso)) };
 }
 
 describe('the clock tick', () => {
@@ -84,6 +85,32 @@ describe('the clock tick', () => {
     // Read and derived again, though no period of it ended at 15:45: nothing to write.
     expect(nextQuarter).toMatchObject({ derived: 1, changed: 0 });
     expect(reads.mock.calls).toEqual([[['AAPL']], [['AAPL']]]);
+  });
+
+  it('compares the setup rows with the states at its first tick, then once a quarter-hour, half-way through it', async () => {
+    const { setups, tick, setNow } = await setUp();
+    const sweeps = vi.spyOn(setups, 'list');
+    const repairedAt: string[] = [];
+
+    for (const time of [
+      '15:21:00',
+      '15:22:29',
+      '15:22:30',
+      '15:31:00',
+      '15:37:29',
+      '15:37:30',
+      '15:46:00',
+      '15:52:30',
+    ]) {
+      setNow(time);
+      const before = sweeps.mock.calls.length;
+      await tick();
+      // One sweep lists every timeframe's rows.
+      if (sweeps.mock.calls.length > before) repairedAt.push(time);
+    }
+
+    // Not at the roll's tick a minute into the quarter-hour (15:31), seven and a half minutes into it.
+    expect(repairedAt).toEqual(['15:21:00', '15:22:30', '15:37:30', '15:52:30']);
   });
 
   it('rolls again at the next tick when a roll failed', async () => {
