@@ -76,7 +76,10 @@ async function rollStates(
   return { derived: ledgers.size, changed: changed.length };
 }
 
-/** Step 2, half-way through each quarter-hour: brings the setup rows back in line with the stored states where they differ (docs/strat.md#stored-states-and-setup-rows). */
+/**
+ * Step 2, half-way through each quarter-hour: brings the setup rows back in line with the stored states where
+ * they differ (docs/strat.md#stored-states-and-setup-rows).
+ */
 async function repairSetupRows(symbols: readonly string[], tracked: number, ports: StateSyncPorts) {
   const states = await ports.states.getMany([...symbols]);
   return reconcileSetupRows(states, ports, tracked);
