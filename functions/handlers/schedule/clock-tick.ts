@@ -66,6 +66,8 @@ async function rollStates(
     return state === undefined || !derivedSinceLastPeriodEdge(state.updatedAtMs, nowMs);
   });
   const ledgers = outOfDate.length === 0 ? new Map() : await ledgerStore.getMany(outOfDate);
+  // syncStates reads the states of these again, after their ledgers, on purpose: its comparison and the setup
+  // rows it writes start from the newest stored state (one the ingest wrote meanwhile), not the copy above.
   const sectors = new Map(instruments.map(({ symbol, sector }) => [symbol, sector]));
   const changed = await syncStates(
     [...ledgers.values()],
@@ -80,9 +82,9 @@ async function rollStates(
  * Step 2, half-way through each quarter-hour: brings the setup rows back in line with the stored states where
  * they differ (docs/strat.md#stored-states-and-setup-rows).
  */
-async function repairSetupRows(symbols: readonly string[], tracked: number, ports: StateSyncPorts) {
-  const states = await ports.states.getMany([...symbols]);
-  return reconcileSetupRows(states, ports, tracked);
+async function repairSetupRows(instruments: readonly Instrument[], ports: StateSyncPorts) {
+  const states = await ports.states.getMany(instruments.map(({ symbol }) => symbol));
+  return reconcileSetupRows(states, ports, instruments.length);
 }
 
 /** Step 3: sets each key's REST limits for the minute (docs/partner-guide.md#limits-and-throttling). */
@@ -116,11 +118,9 @@ export const createHandler = (deps: ClockTickDeps) => {
     const rolled = await rollDue(nowMs, async () =>
       rollStates(await activeInstruments(), nowMs, deps.ledgers(), deps.stateSync()),
     );
-    const rowsRepaired = await repairDue(nowMs, async () => {
-      const tracked = await activeInstruments();
-      const symbols = tracked.map(({ symbol }) => symbol);
-      return repairSetupRows(symbols, tracked.length, deps.stateSync());
-    });
+    const rowsRepaired = await repairDue(nowMs, async () =>
+      repairSetupRows(await activeInstruments(), deps.stateSync()),
+    );
     const result = { derived: 0, changed: 0, ...rolled, rowsRepaired: rowsRepaired ?? 0 };
     const throughput = await setRestLimits(nowMs, deps.throughput());
     logger.debug('clock tick', result);
