@@ -7,12 +7,25 @@
 // key come in commit order.
 import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
-import dynalite from 'dynalite';
+
+/**
+ * LevelDB on disk, as `npm start` keeps its data, with a 16 MB write buffer instead of its default 4 MB. With
+ * 4 MB the session at 20x (docs/benchmarks.md#a-simulated-session-keeps-up) filled a buffer every few
+ * seconds, and LevelDB's threads, flushing and compacting them, took 320-370 µs of CPU per symbol-batch, on
+ * the two cores the stack needs too; with 16 MB 135 µs (32 MB: 114, 64 MB: 95, for up to twice the buffer
+ * in memory). Every write is in LevelDB's log before it is answered, whatever the buffer, so a stop loses
+ * nothing; a start replays up to a buffer's worth of log. In memory (the tests) the options do nothing.
+ */
+const LEVELDB_OPTIONS = { writeBufferSize: 16 * 1024 * 1024 };
 
 const [port, path] = [Number(process.argv[2] ?? 0), process.argv[3] || undefined];
 const capturedTables = new Set(JSON.parse(process.argv[4] || '[]'));
-const dynaliteDb = createRequire(import.meta.url)('dynalite/db');
-closeIteratorsAtTheirEnd(dynaliteDb);
+const require = createRequire(import.meta.url);
+// Before dynalite is loaded: it takes LevelDB's class when it loads.
+openLevelDbWith(LEVELDB_OPTIONS);
+const dynalite = require('dynalite');
+const dynaliteDb = require('dynalite/db');
+tuneStores(dynaliteDb);
 if (capturedTables.size > 0) captureWrites(dynaliteDb, capturedTables);
 
 const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
@@ -38,6 +51,37 @@ process.on('disconnect', () => process.exit(0));
 process.on('SIGINT', () => {});
 process.on('SIGTERM', () => {});
 
+/** dynalite opens LevelDB with no options of its own: its `level` package's class opens with these. */
+function openLevelDbWith(options) {
+  const level = require(require.resolve('level', { paths: [require.resolve('dynalite')] }));
+  const { Level } = level;
+  level.Level = class LevelWithOptions extends Level {
+    constructor(location, ownOptions) {
+      super(location, { ...ownOptions, ...options });
+    }
+  };
+}
+
+/** Each store dynalite makes, and remakes when a closed server listens again, gets both changes below. */
+function tuneStores(db) {
+  const create = db.create;
+  db.create = function createTuned(...args) {
+    const store = create.apply(this, args);
+    tune(store.db);
+    const recreate = store.recreate;
+    store.recreate = function recreateTuned(...inner) {
+      recreate.apply(this, inner);
+      tune(this.db);
+    };
+    return store;
+  };
+}
+
+function tune(levelDb) {
+  closingStreams(levelDb);
+  readingAtOnce(levelDb);
+}
+
 /**
  * dynalite reads a Query or Scan through a stream over a level iterator, and never closes the iterator when
  * the stream ends (and closes it on an early stop through `return`, which level iterators lack). An open
@@ -46,19 +90,6 @@ process.on('SIGTERM', () => {});
  * over 2 GB within minutes of a first start, docs/benchmarks.md#local-stack-memory). These streams close their
  * iterator at the end and on destroy.
  */
-function closeIteratorsAtTheirEnd(db) {
-  const create = db.create;
-  db.create = function createClosing(...args) {
-    const store = create.apply(this, args);
-    closingStreams(store.db);
-    const recreate = store.recreate;
-    store.recreate = function recreateClosing(...inner) {
-      recreate.apply(this, inner);
-      closingStreams(this.db);
-    };
-    return store;
-  };
-}
 
 function closingStreams(levelDb) {
   for (const [name, source] of [
@@ -89,6 +120,29 @@ function closingStreams(levelDb) {
       });
     };
   }
+}
+
+/**
+ * dynalite reads every item, and a table's definition on every request, with level's `get`. On disk that is
+ * a task for libuv's thread pool with a LevelDB snapshot of its own, a promise and a timer turn before the
+ * answer, for a read that LevelDB serves in microseconds from its memtable or block cache. In the 20x
+ * session dynalite's one thread spent about a fifth of its time in those reads. `getSync` reads the
+ * same data at the same moment (what the write before it committed, nothing after), in the same thread; the
+ * callback still comes on a later turn, as dynalite expects.
+ */
+function readingAtOnce(levelDb) {
+  levelDb.get = (key, callback) => {
+    let value;
+    let failure;
+    try {
+      value = levelDb.getSync(key);
+    } catch (error) {
+      failure = error.code === 'LEVEL_DATABASE_NOT_OPEN' ? new Error('Database is closed') : error;
+    }
+    if (typeof callback !== 'function') return failure ? Promise.reject(failure) : Promise.resolve(value);
+    if (failure) setImmediate(callback, failure);
+    else setImmediate(callback, null, value);
+  };
 }
 
 /**
