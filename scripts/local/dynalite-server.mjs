@@ -51,9 +51,9 @@ process.on('disconnect', () => process.exit(0));
 process.on('SIGINT', () => {});
 process.on('SIGTERM', () => {});
 
-/** dynalite opens LevelDB with no options of its own: its `level` package's class opens with these. */
+/** dynalite opens LevelDB with no options of its own: the `level` package it loads opens with these. */
 function openLevelDbWith(options) {
-  const level = require(require.resolve('level', { paths: [require.resolve('dynalite')] }));
+  const level = createRequire(require.resolve('dynalite'))('level');
   const { Level } = level;
   level.Level = class LevelWithOptions extends Level {
     constructor(location, ownOptions) {

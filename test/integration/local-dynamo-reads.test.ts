@@ -72,21 +72,22 @@ describe('reads of the local DynamoDB on disk', () => {
     expect(await readSymbol(documents, 'MSFT')).toEqual({ symbol: 'MSFT', version: 2 });
   });
 
-  it('reads items written past a full write buffer, before and after a restart', async () => {
-    // 24 MB of items: more than the 16 MB buffer, so the first ones are in LevelDB's files when read.
+  it('keeps 16 MB of writes in memory, then reads items from its files, before and after a restart', async () => {
     const padding = 'x'.repeat(120_000);
     const symbols = Array.from({ length: 200 }, (_, index) => `S${String(index).padStart(3, '0')}`);
+    const tableFiles = async () => (await readdir(dataDir)).filter((file) => file.endsWith('.ldb'));
     let documents = await start();
-    for (const symbol of symbols) {
-      await documents.send(new PutCommand({ TableName: STATES, Item: { symbol, padding } }));
-    }
-    // LevelDB flushes a full buffer to a table file of its own (`.ldb`) in the background.
-    await vi.waitFor(
-      async () => expect((await readdir(dataDir)).some((file) => file.endsWith('.ldb'))).toBe(true),
-      {
-        timeout: 10_000,
-      },
-    );
+    const write = async (batch: readonly string[]) => {
+      for (const symbol of batch) {
+        await documents.send(new PutCommand({ TableName: STATES, Item: { symbol, padding } }));
+      }
+    };
+    // About 10 MB: LevelDB's default 4 MB buffer would have had to flush a table file (`.ldb`) by now.
+    await write(symbols.slice(0, 80));
+    expect(await tableFiles()).toEqual([]);
+    // About 24 MB in all: past the 16 MB buffer, flushed in the background.
+    await write(symbols.slice(80));
+    await vi.waitFor(async () => expect((await tableFiles()).length).toBeGreaterThan(0), { timeout: 10_000 });
     const readAll = async () => {
       const found = new Set<string>();
       for (let start = 0; start < symbols.length; start += 100) {
