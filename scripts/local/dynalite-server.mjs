@@ -62,7 +62,7 @@ function openLevelDbWith(options) {
   };
 }
 
-/** Each store dynalite makes, and remakes when a closed server listens again, gets both changes below. */
+/** Each store dynalite makes, and remakes when a closed server listens again, gets the changes below. */
 function tuneStores(db) {
   const create = db.create;
   db.create = function createTuned(...args) {
