@@ -287,10 +287,10 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
     sessionUnits: (symbolBatches + sessionRolls * market.symbols) * ledgerRead,
     offSessionUnits: offSessionRolls * market.symbols * ledgerRead,
   };
+  const clockStateReads = (rolls: number) => ASSUMPTIONS.clockStateReadsPerRoll * rolls * market.symbols;
   const stateReads = {
-    sessionUnits:
-      (ingestStateReads + ASSUMPTIONS.clockStateReadsPerRoll * sessionRolls * market.symbols) * stateRead,
-    offSessionUnits: ASSUMPTIONS.clockStateReadsPerRoll * offSessionRolls * market.symbols * stateRead,
+    sessionUnits: (ingestStateReads + clockStateReads(sessionRolls)) * stateRead,
+    offSessionUnits: clockStateReads(offSessionRolls) * stateRead,
   };
 
   // A quote per batch in which a partner's symbol traded (states and alerts are a small share on top).
@@ -363,7 +363,7 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
     {
       group: 'ingest',
       part: `DynamoDB reads, states (${capacity})`,
-      volume: `${millions(ingestStateReads)} by the ingest, ${millions(ASSUMPTIONS.clockStateReadsPerRoll * ASSUMPTIONS.clockRollsPerDay * market.symbols)} by the clock tick × ${stateRead} units`,
+      volume: `${millions(ingestStateReads)} by the ingest, ${millions(clockStateReads(ASSUMPTIONS.clockRollsPerDay))} by the clock tick × ${stateRead} units`,
       dollars: capacityDollars('read', stateReads, design),
     },
     {

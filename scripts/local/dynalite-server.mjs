@@ -25,8 +25,8 @@ const require = createRequire(import.meta.url);
 openLevelDbWith(LEVELDB_OPTIONS);
 const dynalite = require('dynalite');
 const dynaliteDb = require('dynalite/db');
-tuneStores(dynaliteDb);
-if (capturedTables.size > 0) captureWrites(dynaliteDb, capturedTables);
+onEveryStore(dynaliteDb, (store) => tune(store.db));
+if (capturedTables.size > 0) onEveryStore(dynaliteDb, (store) => capturing(store, capturedTables));
 
 const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
 let requests = 0;
@@ -62,17 +62,24 @@ function openLevelDbWith(options) {
   };
 }
 
-/** Each store dynalite makes, and remakes when a closed server listens again, gets the changes below. */
-function tuneStores(db) {
-  const create = db.create;
-  db.create = function createTuned(...args) {
-    const store = create.apply(this, args);
-    tune(store.db);
+/**
+ * Calls `apply` on each store dynalite makes, and again each time it remakes one: a closed server that
+ * listens again recreates its store, copying a fresh store's fields (its own `recreate` among them) over
+ * the old, so every change, and this hook, must be put on again.
+ */
+function onEveryStore(db, apply) {
+  const applyAndKeep = (store) => {
+    apply(store);
     const recreate = store.recreate;
-    store.recreate = function recreateTuned(...inner) {
-      recreate.apply(this, inner);
-      tune(this.db);
+    store.recreate = function recreateAndApply(...args) {
+      recreate.apply(this, args);
+      applyAndKeep(this);
     };
+  };
+  const create = db.create;
+  db.create = function createAndApply(...args) {
+    const store = create.apply(this, args);
+    applyAndKeep(store);
     return store;
   };
 }
@@ -150,18 +157,11 @@ function readingAtOnce(levelDb) {
 }
 
 /**
- * Wraps dynalite's store factory so that the item store of a captured table reports its writes. PutItem,
- * UpdateItem, DeleteItem and BatchWriteItem all write an item with the store's `put` or `del`, inside the
- * item's lock and after their own read, so the old image read here is the one they replaced. Deleting a
- * table empties its store through another path: like DynamoDB, that writes no stream records.
+ * Makes the item store of a captured table report its writes. PutItem, UpdateItem, DeleteItem and
+ * BatchWriteItem all write an item with the store's `put` or `del`, inside the item's lock and after their
+ * own read, so the old image read here is the one they replaced. Deleting a table empties its store through
+ * another path: like DynamoDB, that writes no stream records.
  */
-function captureWrites(db, tables) {
-  const create = db.create;
-  db.create = function createCapturing(...args) {
-    return capturing(create.apply(this, args), tables);
-  };
-}
-
 function capturing(store, tables) {
   const reporting = new WeakMap();
   const getItemDb = store.getItemDb;
@@ -172,13 +172,6 @@ function capturing(store, tables) {
     if (!reporting.has(itemDb)) reporting.set(itemDb, reportingWrites(itemDb, name));
     return reporting.get(itemDb);
   };
-  // dynalite recreates its store when a closed server listens again; the new one captures too.
-  const recreate = store.recreate;
-  store.recreate = function recreateCapturing(...args) {
-    recreate.apply(this, args);
-    capturing(this, tables);
-  };
-  return store;
 }
 
 /** The item store with `put` and `del` that report; everything else (get, batch, streams, lock) is its own. */
