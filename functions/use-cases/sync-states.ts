@@ -1,6 +1,11 @@
 import type { SymbolLedger } from '#domain/market-data/ledger';
 import type { SetupStore, StateStore, StoredState } from '#domain/strat/ports';
-import { deriveSymbolState, equalStates, type SetupRow } from '#domain/strat/setups';
+import {
+  derivedSinceLastPeriodEdge,
+  deriveSymbolState,
+  equalStates,
+  type SetupRow,
+} from '#domain/strat/setups';
 import { setupRowChanges } from '#domain/strat/stored-states';
 import { TIMEFRAMES } from '#domain/strat/timeframes';
 
@@ -27,9 +32,11 @@ export interface StateSource extends LedgerAtVersion {
  * symbols it committed and by the clock tick for every symbol (docs/strat.md#stored-states-and-setup-rows).
  *
  * A commit that leaves the state derived at `nowMs` as its replaced ledger's was is skipped without reading
- * the stored state: the ingest's commits mostly move prices, not states, so it reads the states of about
- * one commit in eight. Whatever the stored state then lacks (a period's end the commit's trades did not
- * touch) is the clock tick's to write, within two minutes of it, as for a symbol that did not trade.
+ * the stored state, when that ledger was committed since the last period edge: the stored state is then the
+ * replaced ledger's, and the ingest's commits mostly move prices, not states, so it reads the states of
+ * about one commit in eight. A symbol's first commit after an edge is always compared with the stored state:
+ * the period's end changed the state without a trade, and the commit writes it (the clock tick writes it
+ * only for the symbols that did not trade).
  */
 export async function syncStates(
   ledgers: readonly StateSource[],
@@ -40,7 +47,10 @@ export async function syncStates(
   const derived = ledgers.flatMap(({ ledger, version, replaced }) => {
     const sector = sectorOf(ledger.symbol);
     const next = deriveSymbolState(ledger, nowMs, sector);
-    const unchanged = replaced !== undefined && equalStates(deriveSymbolState(replaced, nowMs, sector), next);
+    const unchanged =
+      replaced !== undefined &&
+      committedSinceLastPeriodEdge(replaced, nowMs) &&
+      equalStates(deriveSymbolState(replaced, nowMs, sector), next);
     return unchanged ? [] : [{ symbol: ledger.symbol, version, next }];
   });
   if (derived.length === 0) return [];
@@ -56,6 +66,16 @@ export async function syncStates(
   for (const state of written) setupRowChanges(stored.get(state.symbol)?.setups ?? [], state.setups, rows);
   await ports.setups.write(rows);
   return written;
+}
+
+/**
+ * Whether `ledger` was committed since the last period edge before `nowMs`, judged by its last trade: a
+ * commit comes after its trades, so a ledger whose trades all came before the edge may have been committed
+ * before it. A print stamped up to TRADE_TIMING.futureToleranceMs ahead of the clock, just after an edge and
+ * committed just before it, is the exception: the clock tick's roll writes that state a minute later.
+ */
+function committedSinceLastPeriodEdge(ledger: SymbolLedger, nowMs: number): boolean {
+  return ledger.lastTrade !== undefined && derivedSinceLastPeriodEdge(ledger.lastTrade.timestamp, nowMs);
 }
 
 /**

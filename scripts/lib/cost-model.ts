@@ -276,13 +276,15 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
   const alertUnits = alerts * units.alerts.writeUnitsPerAlert;
   const capacity = design.capacity === 'on-demand' ? 'on demand' : 'provisioned, scheduled';
   // Reads: the ingest reads each symbol-batch's ledger (strongly consistent), and the stored state of a
-  // commit that changed its symbol's derived state (eventually consistent, as often as a state is written);
+  // commit that changed its symbol's derived state (eventually consistent, as often as a state is written)
+  // or was its symbol's first of a quarter-hour (at most every symbol, each quarter-hour of the session);
   // the clock tick reads every symbol's ledger (at most), and its state three times, once a quarter-hour.
   const sessionRolls = SESSION_SECONDS / 60 / CLOCK_TICK.rollStates.everyMinutes;
   const offSessionRolls = ASSUMPTIONS.clockRollsPerDay - sessionRolls;
   const ledgerRead = readUnitsOf(units.ingest.ledgerBytesMean, true);
   const stateRead = readUnitsOf(units.ingest.stateBytesMean, false);
-  const ingestStateReads = symbolBatches * units.ingest.stateWritesPerLedgerWrite;
+  const ingestStateReads =
+    symbolBatches * units.ingest.stateWritesPerLedgerWrite + sessionRolls * market.symbols;
   const ledgerReads = {
     sessionUnits: (symbolBatches + sessionRolls * market.symbols) * ledgerRead,
     offSessionUnits: offSessionRolls * market.symbols * ledgerRead,

@@ -49,9 +49,9 @@ function oncePerSpan(schedule: QuarterHourly) {
  * Once a quarter-hour is enough: a state changes without a trade only when a period ends (its CC becomes C1:
  * nextStateChangeMs in functions/domain/strat/setups.ts), and every period of every timeframe ends on a
  * quarter-hour (PERIOD_EDGE_MS there). A minute into it, not at once: the symbols that trade have had their
- * first trade of the new period by then, and the ingest has written their states, so the tick writes only
- * the quiet ones' (at once, it would write every symbol's, each replaced by the ingest seconds later, and
- * push both to `states` subscribers).
+ * first commit of the new quarter-hour by then, which writes their states (syncStates compares it with the
+ * stored state), so the tick writes only the quiet ones' (at once, it would write every symbol's, each
+ * replaced by the ingest seconds later, and push both to `states` subscribers).
  */
 async function rollStates(
   instruments: readonly Instrument[],

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { deriveSymbolState, equalStates } from '#domain/strat/setups';
 import { foldTrades } from '#domain/strat/trade-fold';
 import { reconcileSetupRows, syncStates } from '#use-cases/sync-states';
 import { trade, tradeIds } from '../../support/builders.ts';
@@ -65,15 +66,51 @@ describe('syncStates for a commit whose replaced ledger is known (the ingest)', 
     trade(at('2024-11-21', '15:30'), 104, { size: 5, ids: scenarioIds }),
   ]).ledger;
 
+  /** In the quarter-hour of `newer`'s last trade (15:30): no period has ended since it was committed. */
+  const sameQuarterHour = at('2024-11-21', '15:40');
+
   it('reads no stored state and writes nothing when the commit left the derived state as it was', async () => {
     const stores = ports();
-    await syncStates([{ ledger: newer, version: 1 }], now, sector, stores);
+    await syncStates([{ ledger: newer, version: 1 }], sameQuarterHour, sector, stores);
     const reads = vi.spyOn(stores.states, 'getMany');
 
-    const written = await syncStates([{ ledger: quiet, version: 2, replaced: newer }], now, sector, stores);
+    const written = await syncStates(
+      [{ ledger: quiet, version: 2, replaced: newer }],
+      sameQuarterHour,
+      sector,
+      stores,
+    );
 
     expect(written).toEqual([]);
     expect(reads).not.toHaveBeenCalled();
+  });
+
+  it("writes, at a symbol's first commit after a quarter-hour, the state the period's end changed", async () => {
+    const stores = ports();
+    await syncStates([{ ledger: newer, version: 1 }], sameQuarterHour, sector, stores);
+    const before = stores.states.states.get('AAPL');
+    // A trade of the quarter-hour that ended at 15:45, committed after it: volume only.
+    const lateInQuarter = foldTrades(newer, 'AAPL', [
+      trade(at('2024-11-21', '15:44'), 104, { size: 5, ids: scenarioIds }),
+    ]).ledger;
+    const afterEdge = at('2024-11-21', '15:46');
+    const stateAfterEdge = deriveSymbolState(lateInQuarter, afterEdge, sector());
+    // The commit changed nothing a trade can change, but the 15:45 edge changed the stored state.
+    expect(equalStates(deriveSymbolState(newer, afterEdge, sector()), stateAfterEdge)).toBe(true);
+    expect(before && equalStates(before, stateAfterEdge)).toBe(false);
+
+    const written = await syncStates(
+      [{ ledger: lateInQuarter, version: 2, replaced: newer }],
+      afterEdge,
+      sector,
+      stores,
+    );
+
+    expect(written.map(({ ledgerVersion, updatedAtMs }) => ({ ledgerVersion, updatedAtMs }))).toEqual([
+      { ledgerVersion: 2, updatedAtMs: afterEdge },
+    ]);
+    const stored = stores.states.states.get('AAPL');
+    expect(stored && equalStates(stored, stateAfterEdge)).toBe(true);
   });
 
   it('reads and writes the state a commit changed', async () => {
