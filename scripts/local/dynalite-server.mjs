@@ -142,16 +142,15 @@ function closingStreams(levelDb) {
 function readingAtOnce(levelDb) {
   const readLater = levelDb.get;
   levelDb.get = (key, callback) => {
-    if (levelDb.status !== 'open') return readLater(key, callback);
+    // dynalite always passes a callback; a caller wanting a promise gets dynalite's own path.
+    if (levelDb.status !== 'open' || typeof callback !== 'function') return readLater(key, callback);
     let value;
     try {
       value = levelDb.getSync(key);
     } catch (error) {
-      if (typeof callback !== 'function') return Promise.reject(error);
       setImmediate(callback, error);
       return;
     }
-    if (typeof callback !== 'function') return Promise.resolve(value);
     setImmediate(callback, null, value);
   };
 }

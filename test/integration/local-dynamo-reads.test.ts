@@ -88,6 +88,8 @@ describe('reads of the local DynamoDB on disk', () => {
     // About 24 MB in all: past the 16 MB buffer, flushed in the background.
     await write(symbols.slice(80));
     await vi.waitFor(async () => expect((await tableFiles()).length).toBeGreaterThan(0), { timeout: 10_000 });
+    // Its own loop, not batchGetAll (functions/adapters/dynamo/batch.ts): with 120 KB items dynalite answers
+    // each BatchGetItem in parts, more times than the adapter's bounded retries allow.
     const readAll = async () => {
       const found = new Set<string>();
       for (let start = 0; start < symbols.length; start += 100) {
