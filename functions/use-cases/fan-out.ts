@@ -2,6 +2,7 @@ import pLimit from 'p-limit';
 import type { Credential, CredentialsLookup } from '#domain/access/ports';
 import { closeCodeFor, mayReceive } from '#domain/streaming/access';
 import type { ChannelEvent } from '#domain/streaming/channel-events';
+import type { ChannelName } from '#contracts/websocket';
 import { frameOf } from '#domain/streaming/messages';
 import type {
   ClientConnections,
@@ -66,6 +67,32 @@ export function subscribersOnce(
     lookups.set(key, found);
   }
   return found;
+}
+
+/**
+ * The symbols of `channel` that at least one connection follows (by symbol, or the channel's wildcard), looked
+ * up into `lookups` so that a `fanOut` given them asks nothing again. A symbol whose lookup failed counts as
+ * followed: its event then fails in `fanOut`, with the same error, and is delivered again.
+ */
+export async function symbolsFollowed(
+  channel: ChannelName,
+  symbols: readonly string[],
+  subscriptions: SubscriptionStore,
+  lookups: SubscriberLookups,
+): Promise<string[]> {
+  const followed = await Promise.all(
+    symbols.map((symbol) =>
+      Promise.all(
+        subscriptionsReached(channel, [symbol]).map((subscription) =>
+          subscribersOnce(lookups, subscriptions, subscription),
+        ),
+      ).then(
+        (found) => found.some((subscribers) => subscribers.length > 0),
+        () => true,
+      ),
+    ),
+  );
+  return symbols.filter((_, index) => followed[index]);
 }
 
 /** An error's message, for the log and the outcome's reasons. */

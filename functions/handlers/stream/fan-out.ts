@@ -20,7 +20,7 @@ import { priceStore, universe } from '#runtime/ports/market-data';
 import type { ServicePorts } from '#runtime/ports/service-ports';
 import { awsStreamingPorts, type StreamingPorts } from '#runtime/ports/streaming';
 import { usageSink } from '#runtime/ports/usage-sink';
-import { type FanOutPorts, fanOut } from '#use-cases/fan-out';
+import { type FanOutPorts, fanOut, type SubscriberLookups, symbolsFollowed } from '#use-cases/fan-out';
 
 export interface FanOutDeps {
   readonly ports: () => Omit<FanOutPorts, 'concurrency'>;
@@ -53,9 +53,12 @@ export const createHandler =
       if (change && sequenceNumber) changes.push({ change, sequenceNumber });
     }
 
+    const ports = deps.ports();
+    const lookups: SubscriberLookups = new Map();
     const context = await changeContext(
       changes.map(({ change }) => change),
       deps,
+      (symbols) => symbolsFollowed('states', symbols, ports.subscriptions, lookups),
     );
     const events: ChannelEvent[] = [];
     const sequenceNumbers: string[] = [];
@@ -66,7 +69,7 @@ export const createHandler =
       sequenceNumbers.push(sequenceNumber);
     }
 
-    const outcome = await fanOut(events, { ...deps.ports(), concurrency: POST_CONCURRENCY });
+    const outcome = await fanOut(events, { ...ports, concurrency: POST_CONCURRENCY }, lookups);
     recordPushCounts({ ...outcome, failed: outcome.failed.length });
     if (events.length > 0 && outcome.sent > 0) {
       const oldest = Math.min(...events.map(({ recordedAtMs }) => recordedAtMs));
@@ -103,15 +106,24 @@ export const createHandler =
     };
   };
 
-/** The instruments, and the latest prices of the symbols whose states changed (a state push carries both). */
-async function changeContext(changes: readonly SourceChange[], deps: FanOutDeps): Promise<ChangeContext> {
+/**
+ * The instruments, and the latest prices of the symbols whose states changed and are followed (a state push
+ * carries both): the subscribers are looked up first, so a state nobody follows costs no price read. At a
+ * 15-minute close most states change, and most symbols' states nobody follows.
+ */
+async function changeContext(
+  changes: readonly SourceChange[],
+  deps: FanOutDeps,
+  followed: (symbols: readonly string[]) => Promise<string[]>,
+): Promise<ChangeContext> {
   const stateSymbols = [
     ...new Set(changes.filter((c) => c.table === 'states').map((c) => String(c.newItem?.symbol ?? ''))),
   ].filter((symbol) => symbol.length > 0);
-  const [instruments, prices] = await Promise.all([
+  const [instruments, pricedSymbols] = await Promise.all([
     deps.universe(),
-    stateSymbols.length > 0 ? deps.prices().getMany(stateSymbols) : Promise.resolve([] as SymbolPrice[]),
+    stateSymbols.length > 0 ? followed(stateSymbols) : Promise.resolve([]),
   ]);
+  const prices: SymbolPrice[] = pricedSymbols.length > 0 ? await deps.prices().getMany(pricedSymbols) : [];
   const latest = new Map(prices.map((price) => [price.symbol, price]));
   return {
     instrument: (symbol) => instruments.get(symbol),

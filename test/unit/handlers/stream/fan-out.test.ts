@@ -78,7 +78,7 @@ async function setup(subscribed: [Subscriber, Subscription[]][], clients = new F
   const prices = new InMemoryPriceStore();
   const handler = createHandler({
     ports: () => ports,
-    universe: async () => new Map([['AAPL', instrument('AAPL')]]),
+    universe: async () => new Map(['AAPL', 'MSFT'].map((symbol) => [symbol, instrument(symbol)])),
     prices: () => prices,
     sources: () => SOURCES,
     nowMs: () => Date.now(),
@@ -178,6 +178,62 @@ describe('fan-out handler', () => {
         }),
       },
     ]);
+  });
+
+  it('reads the prices of followed states only, and looks each topic up once', async () => {
+    const { ports, prices, handle } = await setup([
+      [subscriber('c1'), [{ channel: 'states', symbol: 'AAPL' }]],
+    ]);
+    await prices.seed([price('AAPL', 190.5), price('MSFT', 420)]);
+    const getMany = vi.spyOn(prices, 'getMany');
+    const lookups = vi.spyOn(ports.subscriptions, 'subscribersOf');
+    const state = (symbol: string) => ({ symbol, updatedAtMs: 1, tfc: { D: 'green' }, setups: [] });
+
+    await handle([
+      streamRecord('states', '411', 'INSERT', { newItem: state('AAPL') }),
+      streamRecord('states', '412', 'INSERT', { newItem: state('MSFT') }),
+    ]);
+
+    expect(getMany).toHaveBeenCalledTimes(1);
+    expect(getMany).toHaveBeenCalledWith(['AAPL']);
+    expect(lookups.mock.calls.map(([subscription]) => subscription)).toEqual([
+      { channel: 'states', symbol: 'AAPL' },
+      { channel: 'states', symbol: 'MSFT' },
+    ]);
+    expect(ports.clients.sentTo('c1')).toHaveLength(1);
+  });
+
+  it('reads no price when nobody follows the states changed', async () => {
+    const { prices, handle } = await setup([[subscriber('c1'), [{ channel: 'alerts.in_force' }]]]);
+    const getMany = vi.spyOn(prices, 'getMany');
+
+    const result = await handle([
+      streamRecord('states', '421', 'INSERT', {
+        newItem: { symbol: 'AAPL', updatedAtMs: 1, tfc: { D: 'green' }, setups: [] },
+      }),
+    ]);
+
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(getMany).not.toHaveBeenCalled();
+  });
+
+  it('hands back a state whose subscribers could not be looked up, and reads its price as if followed', async () => {
+    const { ports, prices, handle } = await setup([
+      [subscriber('c1'), [{ channel: 'states', symbol: 'AAPL' }]],
+    ]);
+    await prices.seed([price('AAPL', 190.5)]);
+    const getMany = vi.spyOn(prices, 'getMany');
+    vi.spyOn(ports.subscriptions, 'subscribersOf').mockRejectedValue(new Error('throttled'));
+
+    const result = await handle([
+      streamRecord('states', '431', 'INSERT', {
+        newItem: { symbol: 'AAPL', updatedAtMs: 1, tfc: { D: 'green' }, setups: [] },
+      }),
+    ]);
+
+    expect(getMany).toHaveBeenCalledWith(['AAPL']);
+    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: '431' }] });
+    expect(ports.clients.sentTo('c1')).toEqual([]);
   });
 
   it('pushes appended in-force alerts and simultaneous breaks to their wildcard and symbol subscribers', async () => {
