@@ -1,8 +1,8 @@
 import pLimit from 'p-limit';
+import type { ChannelName } from '#contracts/websocket';
 import type { Credential, CredentialsLookup } from '#domain/access/ports';
 import { closeCodeFor, mayReceive } from '#domain/streaming/access';
 import type { ChannelEvent } from '#domain/streaming/channel-events';
-import type { ChannelName } from '#contracts/websocket';
 import { frameOf } from '#domain/streaming/messages';
 import type {
   ClientConnections,

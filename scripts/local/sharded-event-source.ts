@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import pLimit from 'p-limit';
 
 /**
  * The shard machinery shared by the local stand-ins for Lambda's stream event source mappings
@@ -16,6 +17,11 @@ export interface ShardedEventSourceOptions {
   readonly batchWindowMs: number;
   /** Deliveries of one record before it is dead-lettered. */
   readonly maxAttempts: number;
+  /**
+   * Whether the shards take turns, one batch in flight across all of them; a shard's batch is taken when its
+   * turn comes, so it holds every record put until then. Unset, each shard runs a batch of its own at once.
+   */
+  readonly oneBatchAtATime?: boolean;
 }
 
 /** A consumer's partial batch response: the records it failed, by item identifier. */
@@ -75,6 +81,8 @@ export class ShardedEventSource<TRecord, TEvent> {
   private stopped = false;
   /** Set when a stop's grace is over: each shard ends after its batch in flight. */
   private abandoning = false;
+  /** The turn a shard's batch waits for, with `oneBatchAtATime`. */
+  private readonly turns = pLimit(1);
 
   constructor(
     private readonly binding: EventSourceBinding<TRecord, TEvent>,
@@ -154,8 +162,10 @@ export class ShardedEventSource<TRecord, TEvent> {
   private async drain(shard: Shard<TRecord>): Promise<void> {
     while (shard.queue.length > 0 && !this.abandoning) {
       await new Promise((resolve) => setTimeout(resolve, this.options.batchWindowMs));
-      const batch = shard.queue.splice(0, this.options.batchSize);
-      const retry = await this.deliver(shard, batch);
+      // A stop's grace may have ended while the batch waited for its turn: then it is left queued.
+      const takeBatch = async () =>
+        this.abandoning ? [] : this.deliver(shard, shard.queue.splice(0, this.options.batchSize));
+      const retry = await (this.options.oneBatchAtATime ? this.turns(takeBatch) : takeBatch());
       // Retried records go back to the front of the shard, ahead of newer ones: order per shard holds.
       shard.queue.unshift(...retry);
     }

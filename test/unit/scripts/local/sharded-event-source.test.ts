@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   type PartialBatchResponse,
@@ -175,6 +176,68 @@ describe('ShardedEventSource', () => {
     expect(delivered).toHaveLength(10);
     expect(source.queued).toBe(0);
     expect(() => put('A', ['late'])).toThrow(/stopped/);
+  });
+
+  describe('shards taking turns', () => {
+    /** Two keys of different shards of two, as the source shards them (md5 of the key). */
+    const shardOfTwo = (key: string) => createHash('md5').update(key).digest().readUInt32BE(0) % 2;
+    const [first, second] = ['A', 'B', 'C', 'D', 'E'].filter(
+      (key, index, keys) => index === 0 || shardOfTwo(key) !== shardOfTwo(keys[0] as string),
+    ) as [string, string];
+    const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+    /** Holds the first batch until released; records each batch and the most batches in flight at once. */
+    function heldFirstBatch(options: Partial<ShardedEventSourceOptions>) {
+      const batches: string[][] = [];
+      let inFlight = 0;
+      let most = 0;
+      let release: () => void = () => undefined;
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const { source, put } = sourceOf(
+        async (event) => {
+          inFlight += 1;
+          most = Math.max(most, inFlight);
+          batches.push(valuesOf(event));
+          if (batches.length === 1) await held;
+          inFlight -= 1;
+          return undefined;
+        },
+        { shards: 2, ...options },
+      );
+      return { source, put, batches, release, most: () => most };
+    }
+
+    it("runs one batch at a time, and takes a waiting shard's batch when its turn comes", async () => {
+      const { source, put, batches, release, most } = heldFirstBatch({ oneBatchAtATime: true });
+
+      put(first, ['1']);
+      await wait(5);
+      put(second, ['2']);
+      await wait(10);
+      expect(batches).toEqual([['1']]);
+      put(second, ['3']);
+      release();
+      await source.flush();
+
+      expect(batches).toEqual([['1'], ['2', '3']]);
+      expect(most()).toBe(1);
+    });
+
+    it('without it, runs a batch of each shard at once', async () => {
+      const { source, put, batches, release, most } = heldFirstBatch({});
+
+      put(first, ['1']);
+      await wait(5);
+      put(second, ['2']);
+      await wait(10);
+      expect(batches).toEqual([['1'], ['2']]);
+      release();
+      await source.flush();
+
+      expect(most()).toBe(2);
+    });
   });
 
   it('counts the records it holds, delivered or not yet', async () => {

@@ -75,6 +75,26 @@ describe('LocalTradeStream', () => {
     expect(stream.deadLetters[0]).toMatchObject({ partitionKey: 'AAPL', reason: 'cannot process' });
   });
 
+  it('runs one ingest batch at a time across its shards', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const stream = new LocalTradeStream(
+      async () => {
+        inFlight += 1;
+        most = Math.max(most, inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        inFlight -= 1;
+        return undefined;
+      },
+      { batchWindowMs: 0, shards: 4 },
+    );
+
+    stream.put(['AAPL', 'MSFT', 'SPY', 'QQQ', 'NVDA', 'TSLA'].flatMap((key) => records(key, ['1'])));
+    await stream.flush();
+
+    expect(most).toBe(1);
+  });
+
   it('refuses records once stopped', async () => {
     const stream = new LocalTradeStream(async () => undefined);
     await stream.stop();
