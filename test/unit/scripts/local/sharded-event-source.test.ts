@@ -225,6 +225,19 @@ describe('ShardedEventSource', () => {
       expect(most()).toBe(1);
     });
 
+    it("leaves a batch still waiting for its turn when a stop's grace is over", async () => {
+      const { source, put, batches, release } = heldFirstBatch({ oneBatchAtATime: true });
+
+      put(first, ['1']);
+      await wait(5);
+      put(second, ['2', '3']);
+      const stopped = source.stop(10);
+      setTimeout(() => release(), 30);
+
+      expect(await stopped).toBe(2);
+      expect(batches).toEqual([['1']]);
+    });
+
     it('without it, runs a batch of each shard at once', async () => {
       const { source, put, batches, release, most } = heldFirstBatch({});
 
