@@ -56,8 +56,10 @@ const LOCAL_BATCH_WINDOW_MS = 10;
  * The shards take turns: one ingest batch in flight at a time. On AWS each shard's batch runs in an execution
  * environment of its own; here every batch shares the stack's one thread, where two batches at once each
  * take about as long as both. In turn, each ends as soon as its own work is done, and the next shard's batch,
- * taken when its turn comes, holds every trade put until then. The same work, finished sooner: at 20x
- * the session's lag fell by a tenth to a fifth (docs/benchmarks.md#a-simulated-session-keeps-up).
+ * taken when its turn comes, holds every trade put until then. The same work, each batch finished sooner:
+ * at 20x the session's lag fell by about a tenth (docs/benchmarks.md#a-simulated-session-keeps-up). The
+ * price is a backlog's pace, a little slower: one shard's work no longer fills the other's waits for
+ * dynalite (docs/adr/0022-latency-at-market-scale.md#later-the-shards-take-turns).
  */
 const LOCAL_ONE_BATCH_AT_A_TIME = true;
 
