@@ -53,17 +53,6 @@ export interface DeadLetter {
 const LOCAL_BATCH_WINDOW_MS = 10;
 
 /**
- * The shards take turns: one ingest batch in flight at a time. On AWS each shard's batch runs in an execution
- * environment of its own; here every batch shares the stack's one thread, where two batches at once each
- * take about as long as both. In turn, each ends as soon as its own work is done, and the next shard's batch,
- * taken when its turn comes, holds every trade put until then. The same work, each batch finished sooner:
- * at 20x the session's lag fell by about a tenth (docs/benchmarks.md#a-simulated-session-keeps-up). The
- * price is a backlog's pace, a little slower: one shard's work no longer fills the other's waits for
- * dynalite (docs/adr/0022-latency-at-market-scale.md#later-the-shards-take-turns).
- */
-const LOCAL_ONE_BATCH_AT_A_TIME = true;
-
-/**
  * How many records the local stream holds waiting for the ingest handler (docs/replay.md#back-pressure): a
  * producer faster than ingestion is refused (`offer`) or waits (`hasRoom`) rather than growing the queue
  * without bound. As many as one `POST /_local/records` may carry, so an empty stream takes any request.
@@ -109,7 +98,14 @@ export class LocalTradeStream {
           batchSize: INGEST_BATCH.size,
           batchWindowMs: LOCAL_BATCH_WINDOW_MS,
           maxAttempts: 3,
-          oneBatchAtATime: LOCAL_ONE_BATCH_AT_A_TIME,
+          // The shards take turns: one ingest batch in flight at a time. On AWS each shard's batch runs in an
+          // execution environment of its own; here every batch shares the stack's one thread, where two
+          // batches at once each take about as long as both. In turn, each ends as soon as its own work is
+          // done, and the next shard's batch, taken when its turn comes, holds every trade put until then: at
+          // 20x the session's lag fell by about a tenth (docs/benchmarks.md#a-simulated-session-keeps-up).
+          // The price is a backlog's pace, a little slower: one shard's work no longer fills the other's
+          // waits for dynalite (docs/adr/0022-latency-at-market-scale.md#later-the-shards-take-turns).
+          oneBatchAtATime: true,
         },
         {
           shards: options.shards,

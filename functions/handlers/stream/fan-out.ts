@@ -119,10 +119,7 @@ async function changeContext(
   const stateSymbols = [
     ...new Set(changes.filter((c) => c.table === 'states').map((c) => String(c.newItem?.symbol ?? ''))),
   ].filter((symbol) => symbol.length > 0);
-  const [instruments, pricedSymbols] = await Promise.all([
-    deps.universe(),
-    stateSymbols.length > 0 ? followed(stateSymbols) : Promise.resolve([]),
-  ]);
+  const [instruments, pricedSymbols] = await Promise.all([deps.universe(), followed(stateSymbols)]);
   const prices: SymbolPrice[] = pricedSymbols.length > 0 ? await deps.prices().getMany(pricedSymbols) : [];
   const latest = new Map(prices.map((price) => [price.symbol, price]));
   return {
