@@ -19,6 +19,15 @@ import { WriteWindow } from './write-window.ts';
  * decoded they would take about 25 KB (the clock tick reads every symbol's).
  */
 const SNAPSHOT_CACHE_SIZE = 10_000;
+/**
+ * Recent bars kept decoded, by snapshot key, the most recently used last. A writer reads the same symbols
+ * batch after batch, and a symbol's snapshot changes only when a bar of 15 minutes or more completes, so each
+ * snapshot is decoded once instead of at every read. Every read still gets a copy of its own (a reader may
+ * change what it read; the store keeps what was put), which takes a few microseconds where decoding takes
+ * about fifty. Bounded by count, about 25 KB each: a shard's symbols fit, and a reader of every symbol in turn
+ * (the clock tick) decodes as it would without.
+ */
+const DECODED_RECENT_CACHE_SIZE = 2_000;
 /** Reads of a ledger whose snapshot a newer commit removed between the two reads, before giving up. */
 const READ_ATTEMPTS = 5;
 /**
@@ -71,6 +80,8 @@ export class DynamoLedgerStore<Pending = unknown> implements LedgerStore<Pending
    * bundles stay within 300 KB (docs/adr/0013-lean-lambda-bundles.md).
    */
   private readonly snapshots = new Map<string, Uint8Array>();
+  /** Recent bars by snapshot key, decoded, the least recently used first out. */
+  private readonly decodedRecent = new Map<string, RecentBars>();
   /** The snapshot key each decoded `recent` was read from or written as: an unchanged one is not written again. */
   private readonly keyOfRecent = new WeakMap<RecentBars, string>();
   /**
@@ -107,6 +118,7 @@ export class DynamoLedgerStore<Pending = unknown> implements LedgerStore<Pending
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
+    private readonly decodedRecentLimit = DECODED_RECENT_CACHE_SIZE,
   ) {}
 
   async get(symbol: string): Promise<VersionedLedger<Pending> | undefined> {
@@ -127,7 +139,10 @@ export class DynamoLedgerStore<Pending = unknown> implements LedgerStore<Pending
         { consistent: true },
       );
       const snapshots = await this.snapshotsOf(
-        items.flatMap((item) => (item.recentKey as string | undefined) ?? []),
+        items.flatMap((item) => {
+          const key = item.recentKey as string | undefined;
+          return key === undefined || this.decodedRecent.has(key) ? [] : [key];
+        }),
       );
       // A snapshot missing now was removed by a commit after the ledger was read: read that ledger again.
       wanted = [];
@@ -197,6 +212,7 @@ export class DynamoLedgerStore<Pending = unknown> implements LedgerStore<Pending
   private async deleteSnapshot(key: string): Promise<void> {
     await this.snapshotDeletes.add(key);
     this.snapshots.delete(key);
+    this.decodedRecent.delete(key);
   }
 
   /**
@@ -218,7 +234,33 @@ export class DynamoLedgerStore<Pending = unknown> implements LedgerStore<Pending
     await this.snapshotPuts.add({ symbol: key, data });
     this.remember(key, data);
     this.keyOfRecent.set(recent, key);
+    this.keepDecoded(key, copyOfRecent(recent));
     return key;
+  }
+
+  /**
+   * A copy of the recent bars of snapshot `key`, from the ones kept decoded or decoded from `snapshots` (and
+   * kept); undefined when neither holds them (a newer commit removed the snapshot).
+   */
+  private recentOf(key: string, snapshots: ReadonlyMap<string, Uint8Array>): RecentBars | undefined {
+    let kept = this.decodedRecent.get(key);
+    if (kept === undefined) {
+      const snapshot = snapshots.get(key);
+      if (snapshot === undefined) return undefined;
+      kept = decodeRecentBars(snapshot);
+    }
+    this.keepDecoded(key, kept);
+    const recent = copyOfRecent(kept);
+    this.keyOfRecent.set(recent, key);
+    return recent;
+  }
+
+  private keepDecoded(key: string, recent: RecentBars): void {
+    this.decodedRecent.delete(key);
+    this.decodedRecent.set(key, recent);
+    if (this.decodedRecent.size > this.decodedRecentLimit) {
+      this.decodedRecent.delete(this.decodedRecent.keys().next().value as string);
+    }
   }
 
   /** The bytes of the snapshots of `keys` that exist: from the cache, the others read (and cached). */
@@ -272,10 +314,8 @@ export class DynamoLedgerStore<Pending = unknown> implements LedgerStore<Pending
     const price = latestPriceOf(item, ledger);
     let stored: SymbolLedger = price === undefined ? ledger : { ...ledger, price };
     if (recentKey !== undefined) {
-      const snapshot = snapshots.get(recentKey);
-      if (snapshot === undefined) return undefined;
-      const recent = decodeRecentBars(snapshot);
-      this.keyOfRecent.set(recent, recentKey);
+      const recent = this.recentOf(recentKey, snapshots);
+      if (recent === undefined) return undefined;
       stored = { ...stored, recent };
     }
     this.see(symbol, version, recentKey);
@@ -294,6 +334,18 @@ export function latestPriceOf(
   if (item.price !== undefined) return item.price as LatestPrice;
   if (decoded !== undefined) return decoded.price;
   return item.data instanceof Uint8Array ? decodeLedger(item.data).ledger.price : undefined;
+}
+
+/** Recent bars nothing else holds: their lists and bars copied. */
+function copyOfRecent(recent: RecentBars): RecentBars {
+  const copy: RecentBars = {};
+  for (const [interval, bars] of Object.entries(recent) as [
+    keyof RecentBars,
+    RecentBars[keyof RecentBars],
+  ][]) {
+    if (bars !== undefined) copy[interval] = bars.map((bar) => ({ ...bar }));
+  }
+  return copy;
 }
 
 /** A ledger stored before the encoding: its fields as attributes. */
