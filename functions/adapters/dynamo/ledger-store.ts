@@ -118,6 +118,7 @@ export class DynamoLedgerStore<Pending = unknown> implements LedgerStore<Pending
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
+    /** How many snapshots' recent bars it keeps decoded (DECODED_RECENT_CACHE_SIZE; tests set a few). */
     private readonly decodedRecentLimit = DECODED_RECENT_CACHE_SIZE,
   ) {}
 
