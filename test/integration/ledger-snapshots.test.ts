@@ -5,19 +5,13 @@ import {
   PutCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { decodeRecentBars, encodeLedger } from '#adapters/dynamo/ledger-codec';
+import { encodeLedger } from '#adapters/dynamo/ledger-codec';
 import { DynamoLedgerStore } from '#adapters/dynamo/ledger-store';
 import type { SymbolLedger } from '#domain/market-data/ledger';
 import { localDocumentClient } from '../../scripts/local/dynamo.ts';
 import { localTableName, scanLocalTable } from '../../scripts/local/tables.ts';
 import { bar } from '../support/builders.ts';
 import { useLocalDynamo } from '../support/local-dynamo.ts';
-
-// The codec as it is, its recent-bar decodes counted.
-vi.mock('#adapters/dynamo/ledger-codec', async (importOriginal) => {
-  const codec = await importOriginal<typeof import('#adapters/dynamo/ledger-codec')>();
-  return { ...codec, decodeRecentBars: vi.fn(codec.decodeRecentBars) };
-});
 
 /**
  * The ledger's Strat recent bars in a snapshot item of their own (functions/adapters/dynamo/ledger-store.ts,
@@ -266,41 +260,6 @@ describe('the ledger store’s recent-bar snapshots', () => {
     const moved = await itemsOfSymbol();
     expect(moved.snapshots).toHaveLength(1);
     expect(await new DynamoLedgerStore(client, table).get(symbol)).toEqual({ ledger: old, version: 3 });
-  });
-
-  it('decodes a snapshot once, and hands every read a copy of its own', async () => {
-    const writer = new DynamoLedgerStore(client, table);
-    const written = ledger([1, 2]);
-    await writer.put(written, undefined);
-    vi.mocked(decodeRecentBars).mockClear();
-    // The writer kept the bars it wrote; a copy, so its changes to them after the commit stay its own.
-    written.recent?.['15m']?.push(bar(0, 9));
-    expect((await writer.get(symbol))?.ledger.recent).toEqual(ledger([1, 2]).recent);
-
-    const reader = new DynamoLedgerStore(client, table);
-    const first = await reader.get(symbol);
-    first?.ledger.recent?.['15m']?.push(bar(0, 9));
-    expect((await reader.get(symbol))?.ledger.recent).toEqual(ledger([1, 2]).recent);
-    expect(decodeRecentBars).toHaveBeenCalledTimes(1);
-  });
-
-  it('keeps a bounded number of snapshots decoded, the least recently read first out', async () => {
-    const [a, b, c] = ['A', 'B', 'C'].map((suffix) => `${symbol}${suffix}`) as [string, string, string];
-    const writer = new DynamoLedgerStore(client, table);
-    for (const [index, each] of [a, b, c].entries()) {
-      await writer.put({ ...ledger([index + 1]), symbol: each }, undefined);
-    }
-    const reader = new DynamoLedgerStore(client, table, 2);
-    const decodesOf = async (...symbols: string[]) => {
-      vi.mocked(decodeRecentBars).mockClear();
-      for (const each of symbols) await reader.get(each);
-      return vi.mocked(decodeRecentBars).mock.calls.length;
-    };
-    expect(await decodesOf(a, b)).toBe(2);
-    expect(await decodesOf(a)).toBe(0);
-    expect(await decodesOf(c)).toBe(1); // b, the least recently read, is let go
-    expect(await decodesOf(a, c)).toBe(0);
-    expect(await decodesOf(b)).toBe(1);
   });
 
   it('writes no snapshot for a ledger without recent bars', async () => {
