@@ -257,11 +257,7 @@ export class DynamoLedgerStore<Pending = unknown> implements LedgerStore<Pending
   }
 
   private keepDecoded(key: string, recent: RecentBars): void {
-    this.decodedRecent.delete(key);
-    this.decodedRecent.set(key, recent);
-    if (this.decodedRecent.size > this.decodedRecentLimit) {
-      this.decodedRecent.delete(this.decodedRecent.keys().next().value as string);
-    }
+    keepBounded(this.decodedRecent, key, recent, this.decodedRecentLimit);
   }
 
   /** The bytes of the snapshots of `keys` that exist: from the cache, the others read (and cached). */
@@ -288,10 +284,7 @@ export class DynamoLedgerStore<Pending = unknown> implements LedgerStore<Pending
   }
 
   private remember(key: string, data: Uint8Array): void {
-    this.snapshots.set(key, data);
-    if (this.snapshots.size > SNAPSHOT_CACHE_SIZE) {
-      this.snapshots.delete(this.snapshots.keys().next().value as string);
-    }
+    keepBounded(this.snapshots, key, data, SNAPSHOT_CACHE_SIZE);
   }
 
   private see(symbol: string, version: number, recentKey: string | undefined): void {
@@ -335,6 +328,13 @@ export function latestPriceOf(
   if (item.price !== undefined) return item.price as LatestPrice;
   if (decoded !== undefined) return decoded.price;
   return item.data instanceof Uint8Array ? decodeLedger(item.data).ledger.price : undefined;
+}
+
+/** Sets `key` as the map's newest entry, then lets the oldest go while it holds more than `limit`. */
+function keepBounded<Value>(map: Map<string, Value>, key: string, value: Value, limit: number): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > limit) map.delete(map.keys().next().value as string);
 }
 
 /** Recent bars nothing else holds: their lists and bars copied. */
