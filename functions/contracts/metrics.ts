@@ -64,7 +64,12 @@ export const METRICS = {
   breaksFired: { name: 'BreaksFired', unit: 'Count', description: 'Simultaneous breaks appended' },
   stateChanges: { name: 'StateChanges', unit: 'Count', description: 'Symbol states written' },
   deadLettered: { name: 'DeadLettered', unit: 'Count', description: 'Records set apart whole' },
-  pushesSent: { name: 'PushesSent', unit: 'Count', description: 'WebSocket messages posted' },
+  pushesSent: {
+    name: 'PushesSent',
+    unit: 'Count',
+    description: 'Events pushed to a connection, each a usage row (batched quotes share a frame)',
+  },
+  pushFrames: { name: 'PushFrames', unit: 'Count', description: 'WebSocket frames posted with pushes' },
   pushesGone: { name: 'PushesGone', unit: 'Count', description: 'Posts to a connection already gone' },
   pushesFailed: { name: 'PushesFailed', unit: 'Count', description: 'Posts that failed otherwise' },
   usageRowsUnrecorded: {

@@ -50,6 +50,7 @@ export function recordCounts(id: MetricId, counts: Readonly<Record<string, numbe
 /** What one invocation's pushes came to (the fan-out's, the ingest's quotes), as the push metrics. */
 export function recordPushCounts(counts: {
   readonly sent: number;
+  readonly frames: number;
   readonly gone: number;
   /** Events that did not reach every subscriber. */
   readonly failed: number;
@@ -58,6 +59,7 @@ export function recordPushCounts(counts: {
   readonly usageUnrecorded: number;
 }): void {
   recordMetric('pushesSent', counts.sent);
+  recordMetric('pushFrames', counts.frames);
   recordMetric('pushesGone', counts.gone);
   recordMetric('pushesFailed', counts.failed);
   if (counts.usageUnrecorded > 0) recordMetric('usageRowsUnrecorded', counts.usageUnrecorded);

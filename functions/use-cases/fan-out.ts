@@ -3,7 +3,7 @@ import type { ChannelName } from '#contracts/websocket';
 import type { Credential, CredentialsLookup } from '#domain/access/ports';
 import { closeCodeFor, mayReceive } from '#domain/streaming/access';
 import type { ChannelEvent } from '#domain/streaming/channel-events';
-import { frameOf } from '#domain/streaming/messages';
+import { type Frame, frameOf, quotesBatchOf } from '#domain/streaming/messages';
 import type {
   ClientConnections,
   ConnectionStore,
@@ -36,7 +36,10 @@ export interface FanOutPorts {
 export interface FanOutOutcome {
   /** Indexes of the events that did not reach every subscriber; the source must deliver them again. */
   readonly failed: number[];
+  /** Events pushed, one per connection reached: each has its usage row. */
   readonly sent: number;
+  /** Frames posted: `sent`, less the quotes that shared a batched frame. */
+  readonly frames: number;
   readonly gone: number;
   /** Connections closed (4401/4403) because their access was withdrawn since the handshake. */
   readonly closed: number;
@@ -100,8 +103,9 @@ export const reason = (error: unknown) => (error instanceof Error ? error.messag
 
 /**
  * Pushes each event to its subscribers (docs/architecture.md#fan-out-dynamodb-streams-to-the-connections):
- * one message per connection even when several of its subscriptions match, posts in parallel up to
- * `concurrency`, a connection found gone cleaned up once, one usage row per message sent. Events about the
+ * one message per connection even when several of its subscriptions match (a connection that takes quotes
+ * batched gets all of its quotes here in one frame), posts in parallel up to `concurrency`, a connection
+ * found gone cleaned up once, one usage row per event sent. Events about the
  * same symbols go out in their order: a later one waits for the earlier, and after a failure the later ones
  * are reported failed too, so a retry keeps the order. An event whose usage rows the sink could not record
  * is reported failed the same way: a message is never pushed without its row in the end.
@@ -145,56 +149,119 @@ export async function fanOut(
   const failed = new Set<number>();
   const errors: string[] = [];
   let sent = 0;
+  let frames = 0;
 
-  async function deliver(event: ChannelEvent, index: number): Promise<boolean> {
+  /** An event's connections (one each, however many of its subscriptions match), looked up once. */
+  const recipientsOf = async (event: ChannelEvent): Promise<Subscriber[]> => {
     const reached = subscriptionsReached(event.channel, event.symbols);
     const recipients = new Map<string, Subscriber>();
     for (const subscribers of await Promise.all(reached.map(subscribersOf))) {
       for (const subscriber of subscribers) recipients.set(subscriber.connectionId, subscriber);
     }
     lookUpCredentials(recipients.values());
-    // One serialization per event: every connection gets the same bytes.
+    return [...recipients.values()];
+  };
+  // Every event's lookups start together (a failed one fails its event in `deliver`).
+  const recipients = events.map(recipientsOf);
+  for (const found of recipients) found.catch(() => undefined);
+
+  /**
+   * Posts one frame to one connection, after its key and account are checked: `false` when it was not
+   * posted (the connection gone or closed here, or its key without the channel's scope).
+   */
+  async function post(subscriber: Subscriber, channel: ChannelName, frame: Frame, events: number) {
+    if (goneConnections.has(subscriber.connectionId)) return false;
+    const credential = await credentialsOf.get(subscriber.keyId);
+    if (goneConnections.has(subscriber.connectionId)) return false;
+    const closeCode = closeCodeFor(credential);
+    if (closeCode !== undefined) {
+      closed += 1;
+      cleanUp(subscriber);
+      await ports.clients.close(subscriber.connectionId, closeCode);
+      return false;
+    }
+    if (credential && !mayReceive(credential, channel)) {
+      withheld += events;
+      return false;
+    }
+    const delivery = await ports.clients.send(subscriber.connectionId, frame);
+    if (delivery === 'gone') {
+      // The rows expire (TTL) if the clean-up fails, and the next post cleans up again.
+      cleanUp(subscriber);
+      return false;
+    }
+    frames += 1;
+    return true;
+  }
+
+  const messageIds: string[] = [];
+  /** The usage row of one event pushed to one connection (one per event, batched or not). */
+  function meter(subscriber: Subscriber, event: ChannelEvent, index: number) {
+    sent += 1;
+    messageIds[index] ??= `${new Date(event.recordedAtMs).toISOString()}#${event.eventId}`;
+    const row: UsageRow = {
+      accountId: subscriber.accountId,
+      keyId: subscriber.keyId,
+      channel: event.channel,
+      ...('symbol' in event.message ? { symbol: event.message.symbol } : {}),
+      time: new Date(ports.nowMs()).toISOString(),
+      messageId: messageIds[index],
+    };
+    usage.push(row);
+    eventOfMessage.set(row.messageId, index);
+  }
+
+  /** Whether a connection takes this event in a batch (its quotes subscription asked for it). */
+  const batches = (subscriber: Subscriber, event: ChannelEvent) =>
+    subscriber.batch === true && event.message.channel === 'quotes';
+
+  /** An event to the connections that take it on its own: one frame, serialized once for all of them. */
+  async function deliver(event: ChannelEvent, index: number): Promise<boolean> {
+    const single = (await (recipients[index] as Promise<Subscriber[]>)).filter((s) => !batches(s, event));
     const frame = frameOf(event.message);
-    const messageId = `${new Date(event.recordedAtMs).toISOString()}#${event.eventId}`;
     const results = await Promise.allSettled(
-      [...recipients.values()].map((subscriber) =>
+      single.map((subscriber) =>
         limit(async () => {
-          if (goneConnections.has(subscriber.connectionId)) return;
-          const credential = await credentialsOf.get(subscriber.keyId);
-          if (goneConnections.has(subscriber.connectionId)) return;
-          const closeCode = closeCodeFor(credential);
-          if (closeCode !== undefined) {
-            closed += 1;
-            cleanUp(subscriber);
-            await ports.clients.close(subscriber.connectionId, closeCode);
-            return;
-          }
-          if (credential && !mayReceive(credential, event.channel)) {
-            withheld += 1;
-            return;
-          }
-          const delivery = await ports.clients.send(subscriber.connectionId, frame);
-          if (delivery === 'gone') {
-            // The rows expire (TTL) if the clean-up fails, and the next post cleans up again.
-            cleanUp(subscriber);
-            return;
-          }
-          sent += 1;
-          const row: UsageRow = {
-            accountId: subscriber.accountId,
-            keyId: subscriber.keyId,
-            channel: event.channel,
-            ...('symbol' in event.message ? { symbol: event.message.symbol } : {}),
-            time: new Date(ports.nowMs()).toISOString(),
-            messageId,
-          };
-          usage.push(row);
-          eventOfMessage.set(row.messageId, index);
+          if (await post(subscriber, event.channel, frame, 1)) meter(subscriber, event, index);
         }),
       ),
     );
     for (const result of results) if (result.status === 'rejected') errors.push(reason(result.reason));
     return results.every((result) => result.status === 'fulfilled');
+  }
+
+  /**
+   * The quotes of connections that take them batched (docs/websocket.md#batched-quotes): one frame per
+   * connection with its quotes in the events' order, posted once every event's connections are known. A
+   * failed post fails every event in it.
+   */
+  async function deliverBatches(): Promise<void> {
+    const found = await Promise.allSettled(recipients);
+    const byConnection = new Map<string, { subscriber: Subscriber; indexes: number[] }>();
+    found.forEach((result, index) => {
+      const event = events[index];
+      if (result.status === 'rejected' || event === undefined) return;
+      for (const subscriber of result.value) {
+        if (!batches(subscriber, event)) continue;
+        const batch = byConnection.get(subscriber.connectionId) ?? { subscriber, indexes: [] };
+        batch.indexes.push(index);
+        byConnection.set(subscriber.connectionId, batch);
+      }
+    });
+    await Promise.all(
+      [...byConnection.values()].map(({ subscriber, indexes }) =>
+        limit(async () => {
+          const batched = indexes.map((index) => events[index] as ChannelEvent);
+          const frame = frameOf(quotesBatchOf(batched.map(({ message }) => message)));
+          if (await post(subscriber, 'quotes', frame, indexes.length)) {
+            batched.forEach((event, position) => meter(subscriber, event, indexes[position] as number));
+          }
+        }).catch((error: unknown) => {
+          errors.push(reason(error));
+          for (const index of indexes) fail(index);
+        }),
+      ),
+    );
   }
 
   const groups = new Map<string, number[]>();
@@ -212,6 +279,7 @@ export async function fanOut(
   const fail = (index: number) => {
     for (const later of fromOn.get(index) ?? [index]) failed.add(later);
   };
+  const batched = deliverBatches();
   await Promise.all(
     [...groups.values()].map(async (indexes) => {
       for (const index of indexes) {
@@ -229,6 +297,7 @@ export async function fanOut(
     }),
   );
 
+  await batched;
   await Promise.all(goneConnections.values());
   let usageUnrecorded = 0;
   if (usage.length > 0) {
@@ -249,6 +318,7 @@ export async function fanOut(
   return {
     failed: [...failed].sort((a, b) => a - b),
     sent,
+    frames,
     gone: goneConnections.size - closed,
     closed,
     withheld,

@@ -14,7 +14,9 @@ import {
 export interface QuotePushTally {
   /** Quotes published: one per committed price move. */
   quotes: number;
+  /** Quotes pushed to a connection (each a usage row), and the frames that carried them. */
   sent: number;
+  frames: number;
   gone: number;
   closed: number;
   withheld: number;
@@ -31,8 +33,8 @@ export interface QuotePushTally {
 /**
  * The quotes of one ingest batch (docs/adr/0024-quotes-posted-by-the-ingest.md): each committed price move
  * pushed to the connections subscribed to its symbol, by the fan-out's own delivery (functions/use-cases/
- * fan-out.ts: one frame per quote, subscribers' access checked, gone connections cleaned up, one usage row per
- * message sent). Unlike a stream record, a quote is never delivered again: the ledger is committed whatever
+ * fan-out.ts: one frame per quote, or one per connection for its batched quotes, subscribers' access checked,
+ * gone connections cleaned up, one usage row per quote sent). Unlike a stream record, a quote is never delivered again: the ledger is committed whatever
  * its pushes come to, and the next quote (or `/prices/latest`) replaces one that failed. So a failure is
  * counted in the tally, and usage rows the sink could not record are kept in it whole, to be logged: a
  * partner's message is never left unbilled without a trace.
@@ -41,6 +43,7 @@ export class QuotePush implements QuotePublisher {
   readonly tally: QuotePushTally = {
     quotes: 0,
     sent: 0,
+    frames: 0,
     gone: 0,
     closed: 0,
     withheld: 0,
@@ -77,6 +80,7 @@ export class QuotePush implements QuotePublisher {
     const outcome: FanOutOutcome = await fanOut(events, this.ports, this.lookups).catch((error: unknown) => ({
       failed: events.map((_, index) => index),
       sent: 0,
+      frames: 0,
       gone: 0,
       closed: 0,
       withheld: 0,
@@ -86,6 +90,7 @@ export class QuotePush implements QuotePublisher {
     const tally = this.tally;
     tally.quotes += events.length;
     tally.sent += outcome.sent;
+    tally.frames += outcome.frames;
     tally.gone += outcome.gone;
     tally.closed += outcome.closed;
     tally.withheld += outcome.withheld;

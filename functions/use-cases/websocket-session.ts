@@ -202,10 +202,12 @@ export async function handleClientMessage(
   }
 
   if (message.op === 'subscribe') {
-    // Only what is new is written: subscribing again to what a connection has costs one read, not a write
-    // per symbol.
-    const existing = new Set((await ports.subscriptions.listOf(connection.connectionId)).map(topicKey));
-    const added = subscriptions.filter((subscription) => !existing.has(topicKey(subscription)));
+    // Only what is new or changed (batched or not) is written: subscribing again to what a connection has
+    // costs one read, not a write per symbol.
+    const existing = new Map(
+      (await ports.subscriptions.listOf(connection.connectionId)).map((s) => [topicKey(s), s.batch === true]),
+    );
+    const added = subscriptions.filter((s) => existing.get(topicKey(s)) !== (s.batch === true));
     if (added.length > 0) await ports.subscriptions.add(connection, added);
     replies.push({ op: 'subscribed', ...echo, topics });
   } else {

@@ -427,8 +427,9 @@ function webSocketRow(wsApi: NonNullable<OperationsProps['webSocketApi']>['api']
   return [
     heading('## WebSocket'),
     graph('Connections / messages', [gatewayCount('ConnectCount')], [gatewayCount('MessageCount')]),
-    graph('Pushes sent / gone / failed', [
+    graph('Pushes sent / their frames / gone / failed', [
       serviceMetric('pushesSent'),
+      serviceMetric('pushFrames'),
       serviceMetric('pushesGone'),
       serviceMetric('pushesFailed'),
     ]),

@@ -100,7 +100,7 @@ export class LocalMetrics {
       `metrics (${windowSeconds} s): trades applied ${sum('tradesApplied')}, late prints ${sum('latePrints')}, ` +
       `refused ${sum('tradesRefused')}${refused ? ` (${refused})` : ''}, ingest lag max ${max('ingestLag')} ms; ` +
       `alerts ${sum('alertsFired')}, breaks ${sum('breaksFired')}, states ${sum('stateChanges')}; ` +
-      `pushes ${sum('pushesSent')} sent, ${sum('pushesGone')} gone, ${sum('pushesFailed')} failed, ` +
+      `pushes ${sum('pushesSent')} sent in ${sum('pushFrames')} frames, ${sum('pushesGone')} gone, ${sum('pushesFailed')} failed, ` +
       `push lag max ${max('pushLag')} ms; dead-lettered ${sum('deadLettered')}`
     );
   }

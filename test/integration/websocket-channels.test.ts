@@ -2,7 +2,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pushSchemas } from '#domain/streaming/messages';
+import { pushSchemas, quotesBatchSchema } from '#domain/streaming/messages';
+import { createKey } from '#scripts/lib/key-administration';
 import { DEMO_ACCOUNT } from '../../scripts/local/demo-key.ts';
 import { localDocumentClient } from '../../scripts/local/dynamo.ts';
 import { localTableName } from '../../scripts/local/tables.ts';
@@ -16,6 +17,9 @@ import { TestWebSocketClient } from '../support/ws-client.ts';
  */
 let local: TestStack;
 let client: TestWebSocketClient;
+/** Another account's connection, following the same quotes batched (docs/websocket.md#batched-quotes). */
+let batchedClient: TestWebSocketClient;
+const BATCHED_ACCOUNT = 'batched-quotes';
 
 const HEARTBEAT_MS = 300;
 
@@ -39,11 +43,22 @@ beforeAll(async () => {
     'subscribed',
   );
   expect(reply.topics).toHaveLength(4);
+  const { rawKey } = await createKey(
+    { accountId: BATCHED_ACCOUNT, label: 'batched quotes', scopes: ['ws:connect', 'prices:read'] },
+    local.stack.keyAdministration,
+  );
+  batchedClient = TestWebSocketClient.connect(local.stack.wsUrl, { 'X-API-Key': rawKey });
+  await batchedClient.opened();
+  await batchedClient.request(
+    { op: 'subscribe', topics: [{ channel: 'quotes', symbols: ['AAPL', 'ES1!'], batch: true }] },
+    'subscribed',
+  );
   await local.replay('test/fixtures/strat-week.csv');
   await local.stack.changes.flush();
 }, 60_000);
 afterAll(async () => {
   client.close();
+  batchedClient.close();
   await local.stop();
 });
 
@@ -57,6 +72,25 @@ describe('WebSocket channels fed by a replay', () => {
     for (const item of latest.body.items) {
       expect(quotes.filter((quote) => quote.symbol === item.symbol).at(-1)?.data).toEqual(item);
     }
+  });
+
+  it('pushes the same quotes, several to a frame, to a connection that subscribed them batched', async () => {
+    const frames = batchedClient.messages
+      .filter((message) => message.channel === 'quotes')
+      .map((message) => quotesBatchSchema.parse(message));
+    const items = frames.flatMap((frame) => frame.data.items);
+    const single = pushed('quotes').map((message) => pushSchemas.quotes.parse(message).data);
+    for (const symbol of ['AAPL', 'ES1!']) {
+      expect(items.filter((item) => item.symbol === symbol)).toEqual(
+        single.filter((item) => item.symbol === symbol),
+      );
+    }
+    expect(frames.length).toBeLessThan(items.length);
+    expect(
+      frames.every(
+        (frame) => new Set(frame.data.items.map(({ symbol }) => symbol)).size === frame.data.items.length,
+      ),
+    ).toBe(true);
   });
 
   it('pushes AAPL state changes, the last one equal to GET /states/AAPL', async () => {
@@ -106,6 +140,19 @@ describe('WebSocket channels fed by a replay', () => {
       expect(count(channel)).toBe(pushed(channel).length);
     }
     expect(rows[0]).toMatchObject({ type: 'ws_message', accountId: DEMO_ACCOUNT, keyId: expect.any(String) });
+    // Batched or not, a quote is one usage row: the batched account is billed what the other is.
+    const batchedRows = new Set(
+      lines
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((row) => row.accountId === BATCHED_ACCOUNT)
+        .map((row) => String(row.messageId)),
+    );
+    expect([...batchedRows].sort()).toEqual(
+      rows
+        .filter((row) => row.channel === 'quotes')
+        .map((row) => String(row.messageId))
+        .sort(),
+    );
     expect(Date.parse(String(rows[0]?.time))).not.toBeNaN();
     // Nothing goes to the DynamoDB usage table any more.
     const table = await localDocumentClient(local.stack.dynamoEndpoint).send(

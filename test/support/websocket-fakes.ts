@@ -74,6 +74,7 @@ export class InMemorySubscriptionStore implements SubscriptionStore {
           connectionId: subscriber.connectionId,
           accountId: subscriber.accountId,
           keyId: subscriber.keyId,
+          ...(subscription.batch ? { batch: true as const } : {}),
         },
       });
       this.topics.set(key, rows);

@@ -63,15 +63,16 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
   async add(subscriber: Subscriber, subscriptions: readonly Subscription[]): Promise<void> {
     const expiresAt = Math.floor(this.nowMs() / 1000) + CONNECTION_ROW_TTL_SECONDS;
     const { connectionId, accountId, keyId } = subscriber;
-    // One row per topic: a message may name a channel and symbol twice, and a batch must not repeat a key.
-    const topics = new Set(subscriptions.map(topicKey));
+    // One row per topic: a message may name a channel and symbol twice (the last says whether it is
+    // batched), and a batch must not repeat a key.
+    const topics = new Map(subscriptions.map((subscription) => [topicKey(subscription), subscription.batch]));
     if (topics.size === 0) return;
     await this.writeMarkersRow();
     await batchPutAll(
       this.client,
       this.tableName,
-      [...topics].flatMap((topic) => [
-        { topic, connectionId, accountId, keyId, expiresAt },
+      [...topics].flatMap(([topic, batch]) => [
+        { topic, connectionId, accountId, keyId, expiresAt, ...(batch ? { batched: true } : {}) },
         { topic, connectionId: TOPIC_MARKER, expiresAt },
       ]),
     );
@@ -111,12 +112,14 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
       IndexName: BY_CONNECTION_INDEX,
       KeyConditionExpression: 'connectionId = :connectionId',
       ExpressionAttributeValues: { ':connectionId': connectionId },
-      ProjectionExpression: 'topic',
+      ProjectionExpression: 'topic, batched',
     });
     return items
-      .map((item) => item.topic as string)
-      .filter((topic) => !topic.startsWith(RATE_TOPIC_PREFIX))
-      .map(subscriptionOfTopic);
+      .filter((item) => !(item.topic as string).startsWith(RATE_TOPIC_PREFIX))
+      .map((item) => ({
+        ...subscriptionOfTopic(item.topic as string),
+        ...(item.batched === true ? { batch: true as const } : {}),
+      }));
   }
 
   subscribersOf(subscription: Subscription): Promise<Subscriber[]> {
@@ -139,14 +142,15 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
     const items = await this.queryAll({
       KeyConditionExpression: 'topic = :topic',
       ExpressionAttributeValues: { ':topic': topic },
-      ProjectionExpression: 'connectionId, accountId, keyId',
+      ProjectionExpression: 'connectionId, accountId, keyId, batched',
     });
     return items
       .filter(({ connectionId }) => connectionId !== TOPIC_MARKER)
-      .map(({ connectionId, accountId, keyId }) => ({
+      .map(({ connectionId, accountId, keyId, batched }) => ({
         connectionId: connectionId as string,
         accountId: accountId as string,
         keyId: keyId as string,
+        ...(batched === true ? { batch: true as const } : {}),
       }));
   }
 

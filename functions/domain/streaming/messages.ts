@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { CHANNEL_NAMES, type CloseCode } from '#contracts/websocket';
-import { priceItemSchema } from '#domain/market-data/prices';
+import { latestPricesSchema, priceItemSchema } from '#domain/market-data/prices';
 import { inForceAlertSchema, simultaneousBreakSchema } from '#domain/strat/alerts';
 import { stateSnapshotSchema } from '#domain/strat/state-snapshot';
 
@@ -21,6 +21,11 @@ export const requestIdSchema = z.optional(z.union([z.string().check(z.maxLength(
 export const topicSchema = z.object({
   channel: z.string(),
   symbols: z.optional(z.array(z.string()).check(z.maxLength(MAX_RAW_SYMBOLS_PER_TOPIC))),
+  /**
+   * `quotes` only, opt-in: the topic's quotes come several to a frame, `quotesBatch`
+   * (docs/websocket.md#batched-quotes). As the connection's last `subscribe` of a symbol said.
+   */
+  batch: z.optional(z.boolean()),
 });
 
 export type RawTopic = z.infer<typeof topicSchema>;
@@ -73,6 +78,8 @@ export const acceptedTopicSchema = z.object({
   channel: channelSchema,
   symbols: z.optional(z.array(z.string())),
   unknown_symbols: z.optional(z.array(z.string())),
+  /** `subscribe` of `quotes` only: present, and true, when the topic's quotes come batched. */
+  batch: z.optional(z.literal(true)),
 });
 
 export type AcceptedTopic = z.infer<typeof acceptedTopicSchema>;
@@ -86,7 +93,7 @@ export const replySchemas = {
   unsubscribed: z.object({
     op: z.literal('unsubscribed'),
     id: requestIdSchema,
-    topics: z.array(z.omit(acceptedTopicSchema, { unknown_symbols: true })),
+    topics: z.array(z.omit(acceptedTopicSchema, { unknown_symbols: true, batch: true })),
   }),
   pong: z.object({ op: z.literal('pong'), id: requestIdSchema }),
   error: z.object({
@@ -127,6 +134,23 @@ export type PushMessage = {
   [Channel in keyof typeof pushSchemas]: z.infer<(typeof pushSchemas)[Channel]>;
 }[keyof typeof pushSchemas];
 
+/**
+ * The quotes of one ingest round for one connection, in one frame: for the `quotes` topics subscribed with
+ * `"batch": true` (docs/websocket.md#batched-quotes). `data` is the REST shape of `/prices/latest`, its items
+ * in commit order (a symbol at most once per frame). Each quote in it is still one pushed event, one usage row.
+ */
+export const quotesBatchSchema = z.object({ channel: z.literal('quotes'), data: latestPricesSchema });
+
+export type QuotesBatch = z.infer<typeof quotesBatchSchema>;
+
+/** The batched frame of some `quotes` pushes, in their order (pushes of other channels have no place in it). */
+export function quotesBatchOf(pushes: readonly PushMessage[]): QuotesBatch {
+  return {
+    channel: 'quotes',
+    data: { items: pushes.flatMap((push) => (push.channel === 'quotes' ? [push.data] : [])) },
+  };
+}
+
 export const HEARTBEAT_MESSAGE = { op: 'heartbeat' } as const satisfies ServerReply;
 
 /**
@@ -146,7 +170,7 @@ export class Frame {
   }
 }
 
-export function frameOf(message: ServerReply | PushMessage): Frame {
+export function frameOf(message: ServerReply | PushMessage | QuotesBatch): Frame {
   return new Frame(JSON.stringify(message));
 }
 

@@ -29,6 +29,8 @@ export interface ConnectionStore {
 export interface Subscription {
   readonly channel: ChannelName;
   readonly symbol?: string;
+  /** `quotes` only: the connection takes this symbol's quotes batched (docs/websocket.md#batched-quotes). */
+  readonly batch?: true;
 }
 
 /** Who a topic's message goes to. */
@@ -36,6 +38,8 @@ export interface Subscriber {
   readonly connectionId: string;
   readonly accountId: string;
   readonly keyId: string;
+  /** Its subscription to the topic asked for batched quotes. */
+  readonly batch?: true;
 }
 
 export interface SubscriptionStore {

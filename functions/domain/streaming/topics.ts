@@ -31,7 +31,8 @@ function normalizedSymbols(raw: readonly string[] | undefined): string[] | undef
  * One topic of a subscribe or unsubscribe message (docs/websocket.md#subscribe): a known channel, the
  * channel's scope (subscribe only: unsubscribing never reveals data), at most 250 symbols, symbols required
  * on `quotes` and `states`; symbols not tracked are reported back, not subscribed, and a topic with none
- * tracked is refused (`unknown_symbols`).
+ * tracked is refused (`unknown_symbols`). `"batch": true` is for `quotes` only (`invalid_message` on another
+ * channel); it is kept on each subscription and echoed in the accepted topic.
  */
 export function checkTopic(
   raw: unknown,
@@ -47,6 +48,8 @@ export function checkTopic(
   if (!isChannelName(topic.channel)) return { ok: false, code: 'unknown_channel', topic };
   const channel = topic.channel;
   const definition = CHANNELS[channel];
+  // Only quotes come batched; asking it of another channel is refused rather than silently ignored.
+  if (topic.batch === true && channel !== 'quotes') return { ok: false, code: 'invalid_message', topic };
   if (context.purpose === 'subscribe' && !context.scopes.includes(definition.scope)) {
     return { ok: false, code: 'missing_scope', topic };
   }
@@ -72,10 +75,11 @@ export function checkTopic(
   // None tracked: refused, never answered `"symbols": []`, which on an alert channel reads "every symbol".
   if (known.length === 0) return { ok: false, code: 'unknown_symbols', topic };
   const unknown = symbols.filter((symbol) => !known.includes(symbol));
+  const batch = topic.batch === true ? ({ batch: true } as const) : {};
   return {
     ok: true,
-    topic: { channel, symbols: known, unknown_symbols: unknown },
-    subscriptions: known.map((symbol) => ({ channel, symbol })),
+    topic: { channel, symbols: known, unknown_symbols: unknown, ...batch },
+    subscriptions: known.map((symbol) => ({ channel, symbol, ...batch })),
   };
 }
 

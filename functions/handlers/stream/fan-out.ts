@@ -92,6 +92,7 @@ export const createHandler =
       records: event.Records.length,
       events: events.length,
       sent: outcome.sent,
+      frames: outcome.frames,
       gone: outcome.gone,
       closed: outcome.closed,
       withheld: outcome.withheld,

@@ -94,6 +94,7 @@ describe('fanOut', () => {
     expect(outcome).toEqual({
       failed: [],
       sent: 3,
+      frames: 3,
       gone: 0,
       closed: 0,
       withheld: 0,
@@ -196,6 +197,7 @@ describe('fanOut', () => {
     expect(outcome).toEqual({
       failed: [],
       sent: 2,
+      frames: 2,
       gone: 1,
       closed: 0,
       withheld: 0,
@@ -432,6 +434,7 @@ describe('fanOut', () => {
     expect(outcome).toEqual({
       failed: [],
       sent: 0,
+      frames: 0,
       gone: 0,
       closed: 0,
       withheld: 0,
@@ -490,6 +493,7 @@ describe('fanOut when access was withdrawn since the handshake', () => {
       expect(outcome).toEqual({
         failed: [],
         sent: 2,
+        frames: 2,
         gone: 0,
         closed: 1,
         withheld: 0,
@@ -523,6 +527,7 @@ describe('fanOut when access was withdrawn since the handshake', () => {
     expect(outcome).toEqual({
       failed: [],
       sent: 1,
+      frames: 1,
       gone: 0,
       closed: 0,
       withheld: 1,
@@ -568,6 +573,122 @@ describe('fanOut when access was withdrawn since the handshake', () => {
     expect(outcome.failed).toEqual([0, 1]);
     expect(outcome.sent).toBe(0);
     expect(outcome.errors).toContain('throttled');
+    expect(ports.usage.rows).toEqual([]);
+  });
+});
+
+describe('fanOut to connections that take their quotes batched', () => {
+  const batchedQuotes = (...symbols: string[]): Subscription[] =>
+    symbols.map((symbol) => ({ channel: 'quotes', symbol, batch: true }));
+  const batchOf = (...events: ChannelEvent[]) => ({
+    channel: 'quotes',
+    data: { items: events.map(({ message }) => message.data) },
+  });
+
+  it('posts one frame per connection with its quotes in order, and still one usage row per quote', async () => {
+    const ports = await setup([
+      [subscriber('batched'), batchedQuotes('AAPL', 'MSFT', 'TSLA')],
+      [
+        subscriber('single'),
+        [
+          { channel: 'quotes', symbol: 'AAPL' },
+          { channel: 'quotes', symbol: 'MSFT' },
+        ],
+      ],
+    ]);
+    const events = [quote('e1', 'MSFT', 410), quote('e2', 'AAPL', 230), quote('e3', 'NVDA', 140)];
+
+    const outcome = await fanOut(events, ports);
+
+    expect(outcome).toMatchObject({ failed: [], sent: 4, frames: 3, gone: 0, errors: [] });
+    expect(ports.clients.sentTo('batched')).toEqual([
+      batchOf(events[0] as ChannelEvent, events[1] as ChannelEvent),
+    ]);
+    expect(ports.clients.sentTo('single')).toEqual([events[0]?.message, events[1]?.message]);
+    const rowsOf = (accountId: string) =>
+      ports.usage.rows
+        .filter((row) => row.accountId === accountId)
+        .map(({ symbol, messageId }) => [symbol, messageId]);
+    // The same message ids as single frames: a quote is billed once per connection, however it was framed.
+    expect(rowsOf('acct-batched')).toEqual(rowsOf('acct-single'));
+    expect(rowsOf('acct-batched')).toHaveLength(2);
+  });
+
+  it('frames the batched and the single subscriptions of one connection apart, and never batches alerts', async () => {
+    const ports = await setup([
+      [
+        subscriber('c1'),
+        [...batchedQuotes('AAPL'), { channel: 'quotes', symbol: 'MSFT' }, { channel: 'alerts.in_force' }],
+      ],
+    ]);
+    const events = [quote('e1', 'AAPL'), quote('e2', 'MSFT'), inForce('e3', 'AAPL')];
+
+    const outcome = await fanOut(events, ports);
+
+    expect(outcome).toMatchObject({ sent: 3, frames: 3 });
+    expect(ports.clients.sentTo('c1')).toHaveLength(3);
+    expect(ports.clients.sentTo('c1')).toEqual(
+      expect.arrayContaining([batchOf(events[0] as ChannelEvent), events[1]?.message, events[2]?.message]),
+    );
+  });
+
+  it('fails every quote of a batched frame whose post failed, and bills none of them', async () => {
+    const ports = await setup(
+      [
+        [subscriber('broken'), batchedQuotes('AAPL', 'MSFT')],
+        [subscriber('fine'), batchedQuotes('AAPL')],
+      ],
+      new FakeClientConnections({ failing: ['broken'] }),
+    );
+
+    const outcome = await fanOut([quote('e1', 'AAPL'), quote('e2', 'MSFT')], ports);
+
+    expect(outcome).toMatchObject({ failed: [0, 1], sent: 1, frames: 1 });
+    expect(outcome.errors).toEqual(['posting to broken failed']);
+    expect(ports.usage.rows.map(({ accountId }) => accountId)).toEqual(['acct-fine']);
+  });
+
+  it('cleans up a batched connection found gone once, and bills it nothing', async () => {
+    const ports = await setup(
+      [[subscriber('gone'), batchedQuotes('AAPL', 'MSFT')]],
+      new FakeClientConnections({ gone: ['gone'] }),
+    );
+
+    const outcome = await fanOut([quote('e1', 'AAPL'), quote('e2', 'MSFT')], ports);
+
+    expect(outcome).toMatchObject({ failed: [], sent: 0, frames: 0, gone: 1 });
+    expect(ports.subscriptions.topicsOf('gone')).toEqual([]);
+    expect(ports.usage.rows).toEqual([]);
+  });
+
+  it('closes a batched connection whose key was revoked, and withholds quotes from a key without prices:read', async () => {
+    const revoked: CredentialLookup = async (keyId) => {
+      const credential = await everyKeyAllowed(keyId);
+      if (!credential) return credential;
+      if (keyId === 'key-revoked')
+        return { ...credential, key: { ...credential.key, revokedAt: '2024-11-26T15:00:00Z' } };
+      if (keyId === 'key-unscoped') {
+        return {
+          ...credential,
+          key: { ...credential.key, scopes: credential.key.scopes.filter((s) => s !== 'prices:read') },
+        };
+      }
+      return credential;
+    };
+    const clients = new FakeClientConnections();
+    const ports = await fanOutPorts(
+      [
+        [subscriber('revoked'), batchedQuotes('AAPL', 'MSFT')],
+        [subscriber('unscoped'), batchedQuotes('AAPL', 'MSFT')],
+      ],
+      { clients, nowMs: NOW_MS, credentials: revoked },
+    );
+
+    const outcome = await fanOut([quote('e1', 'AAPL'), quote('e2', 'MSFT')], ports);
+
+    expect(outcome).toMatchObject({ failed: [], sent: 0, frames: 0, closed: 1, withheld: 2 });
+    expect(clients.closes).toEqual([{ connectionId: 'revoked', code: 4401 }]);
+    expect(clients.sentTo('unscoped')).toEqual([]);
     expect(ports.usage.rows).toEqual([]);
   });
 });

@@ -588,3 +588,72 @@ describe('the error examples of docs/websocket.md', () => {
     }
   });
 });
+
+describe('handleClientMessage: batched quotes (docs/websocket.md#batched-quotes)', () => {
+  const subscribersOfAapl = (ports: Awaited<ReturnType<typeof session>>['ports']) =>
+    ports.subscriptions.subscribersOf({ channel: 'quotes', symbol: 'AAPL' });
+
+  it('subscribes a quotes topic batched, echoes "batch": true, and marks its subscriptions', async () => {
+    const { ports, send } = await session();
+
+    const replies = await send({
+      op: 'subscribe',
+      topics: [{ channel: 'quotes', symbols: ['aapl'], batch: true }],
+    });
+
+    expect(replies).toEqual([
+      {
+        op: 'subscribed',
+        topics: [{ channel: 'quotes', symbols: ['AAPL'], unknown_symbols: [], batch: true }],
+      },
+    ]);
+    expect(replySchemas.subscribed.safeParse(replies[0]).success).toBe(true);
+    expect(await subscribersOfAapl(ports)).toEqual([expect.objectContaining({ batch: true })]);
+  });
+
+  it('goes by the last subscribe of a symbol: subscribing it again without batch rewrites it, again with it costs nothing', async () => {
+    const { ports, send } = await session();
+    await send({ op: 'subscribe', topics: [{ channel: 'quotes', symbols: ['AAPL'], batch: true }] });
+    const add = vi.spyOn(ports.subscriptions, 'add');
+
+    await send({ op: 'subscribe', topics: [{ channel: 'quotes', symbols: ['AAPL'], batch: true }] });
+    expect(add).not.toHaveBeenCalled();
+    await send({ op: 'subscribe', topics: [{ channel: 'quotes', symbols: ['AAPL'] }] });
+
+    expect(add).toHaveBeenCalledTimes(1);
+    expect(await subscribersOfAapl(ports)).toEqual([expect.not.objectContaining({ batch: true })]);
+  });
+
+  it.each(['states', 'alerts.in_force', 'alerts.simultaneous_breaks'])(
+    'refuses "batch": true on %s with invalid_message, and still subscribes the other topics',
+    async (channel) => {
+      const { send, topics } = await session();
+
+      const replies = await send({
+        op: 'subscribe',
+        topics: [
+          { channel, symbols: ['AAPL'], batch: true },
+          { channel: 'quotes', symbols: ['MSFT'] },
+        ],
+      });
+
+      expect(replies).toEqual([
+        error('invalid_message', { topic: { channel, symbols: ['AAPL'], batch: true } as never }),
+        { op: 'subscribed', topics: [{ channel: 'quotes', symbols: ['MSFT'], unknown_symbols: [] }] },
+      ]);
+      expect(topics()).toEqual(['quotes#MSFT']);
+    },
+  );
+
+  it('refuses a batch that is not a boolean with invalid_message', async () => {
+    const { send, topics } = await session();
+
+    const replies = await send({
+      op: 'subscribe',
+      topics: [{ channel: 'quotes', symbols: ['AAPL'], batch: 'yes' }],
+    });
+
+    expect(replies).toEqual([error('invalid_message'), { op: 'subscribed', topics: [] }]);
+    expect(topics()).toEqual([]);
+  });
+});
