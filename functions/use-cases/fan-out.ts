@@ -251,11 +251,9 @@ export async function fanOut(
     await Promise.all(
       [...byConnection.values()].map(({ subscriber, indexes }) =>
         limit(async () => {
-          const batched = indexes.map((index) => events[index] as ChannelEvent);
-          const frame = frameOf(quotesBatchOf(batched.map(({ message }) => message)));
-          if (await post(subscriber, 'quotes', frame, indexes.length)) {
-            batched.forEach((event, position) => meter(subscriber, event, indexes[position] as number));
-          }
+          const frame = frameOf(quotesBatchOf(indexes.map((index) => (events[index] as ChannelEvent).message)));
+          if (!(await post(subscriber, 'quotes', frame, indexes.length))) return;
+          for (const index of indexes) meter(subscriber, events[index] as ChannelEvent, index);
         }).catch((error: unknown) => {
           errors.push(reason(error));
           for (const index of indexes) fail(index);
