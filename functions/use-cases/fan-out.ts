@@ -251,7 +251,9 @@ export async function fanOut(
     await Promise.all(
       [...byConnection.values()].map(({ subscriber, indexes }) =>
         limit(async () => {
-          const frame = frameOf(quotesBatchOf(indexes.map((index) => (events[index] as ChannelEvent).message)));
+          const frame = frameOf(
+            quotesBatchOf(indexes.map((index) => (events[index] as ChannelEvent).message)),
+          );
           if (!(await post(subscriber, 'quotes', frame, indexes.length))) return;
           for (const index of indexes) meter(subscriber, events[index] as ChannelEvent, index);
         }).catch((error: unknown) => {
