@@ -16,6 +16,7 @@ import {
   MAX_RAW_SYMBOLS_PER_TOPIC,
   MAX_TOPICS_PER_MESSAGE,
   pushSchemas,
+  quotesBatchSchema,
   replySchemas,
   WS_ERROR_CODES,
   type WsErrorCode,
@@ -42,30 +43,32 @@ function jsonSchema(schema: Schema, io: 'input' | 'output'): Record<string, unkn
 }
 
 /** What each channel carries, in partners' words (docs/websocket.md#channels-and-pushed-messages). */
-const CHANNEL_CONTENT: Record<ChannelName, { title: string; content: string; message: string }> = {
+const CHANNEL_CONTENT: Record<ChannelName, { title: string; content: string; messages: string[] }> = {
   quotes: {
     title: 'Quotes',
-    content: 'Real-time trade price updates: one message per new latest trade of a subscribed symbol.',
-    message: 'quote',
+    content:
+      'Real-time trade price updates: one message per new latest trade of a subscribed symbol, or, for a ' +
+      'topic subscribed with `"batch": true`, one `quotesBatch` per ingest round with all of them.',
+    messages: ['quote', 'quotesBatch'],
   },
   states: {
     title: 'States',
     content:
       'Live TFC state changes and setup updates: a state snapshot (the REST `/states/{symbol}` shape) ' +
       'whenever a TFC color or a setup row of a subscribed symbol changes.',
-    message: 'state',
+    messages: ['state'],
   },
   'alerts.in_force': {
     title: 'In-force alerts',
     content: 'In-force alert events as they fire: the same alerts, with the same ids, as `/alerts/in-force`.',
-    message: 'inForceAlert',
+    messages: ['inForceAlert'],
   },
   'alerts.simultaneous_breaks': {
     title: 'Simultaneous breaks',
     content:
       'Simultaneous break events of the index futures: the same events, with the same ids, as ' +
       '`/alerts/simultaneous-breaks`. The message has no `symbol`; it routes to each future in `data.symbols`.',
-    message: 'simultaneousBreak',
+    messages: ['simultaneousBreak'],
   },
 };
 
@@ -187,7 +190,9 @@ const MESSAGES = {
       `symbols per topic (and ${MAX_RAW_SYMBOLS_PER_TOPIC} entries before de-duplication). Symbols are ` +
       'case-insensitive and trimmed. `quotes` and `states` need symbols; an alert channel without symbols ' +
       '(or with `symbols: []`) means every symbol. The key needs the scope of each channel. `id`, when ' +
-      'given, is echoed in every reply to this message. Unknown fields are ignored.',
+      'given, is echoed in every reply to this message. Unknown fields are ignored. `"batch": true` on a ' +
+      '`quotes` topic asks for its quotes several to a frame (`quotesBatch`); on another channel it is ' +
+      'refused with `invalid_message`. A symbol is batched or not as its last `subscribe` said.',
     examples: [
       {
         name: 'quotesAndAlerts',
@@ -195,6 +200,14 @@ const MESSAGES = {
           op: 'subscribe',
           id: 1,
           topics: [{ channel: 'quotes', symbols: ['AAPL', 'MSFT', 'ES1!'] }, { channel: 'alerts.in_force' }],
+        },
+      },
+      {
+        name: 'batchedQuotes',
+        payload: {
+          op: 'subscribe',
+          id: 2,
+          topics: [{ channel: 'quotes', symbols: ['AAPL', 'MSFT'], batch: true }],
         },
       },
     ],
@@ -324,6 +337,31 @@ const MESSAGES = {
       {
         name: 'aapl',
         payload: { channel: 'quotes', symbol: 'AAPL', data: { symbol: 'AAPL', price: 229.87, volume: 100 } },
+      },
+    ],
+  },
+  quotesBatch: {
+    schema: quotesBatchSchema,
+    io: 'output',
+    title: 'quotesBatch',
+    summary:
+      'Opt-in (`"batch": true` on a `quotes` topic): the quotes of one ingest round for this connection, in ' +
+      'one frame; `data` is as the body of `/prices/latest`.',
+    description:
+      'A symbol appears at most once per frame, and the frames of a symbol come in the order of its trades. ' +
+      'Each item is one pushed event and one `ws_message` usage row, as a `quote` would be.',
+    examples: [
+      {
+        name: 'twoSymbols',
+        payload: {
+          channel: 'quotes',
+          data: {
+            items: [
+              { symbol: 'AAPL', price: 229.87, volume: 100 },
+              { symbol: 'MSFT', price: 415.02, volume: 20 },
+            ],
+          },
+        },
       },
     ],
   },
@@ -560,18 +598,18 @@ export function asyncApiDocument(): Record<string, unknown> {
     },
   };
   for (const channel of CHANNEL_NAMES) {
-    const name = CHANNEL_CONTENT[channel].message as MessageName;
+    const names = CHANNEL_CONTENT[channel].messages as MessageName[];
     channels[channel] = {
       address: channel,
       title: CHANNEL_CONTENT[channel].title,
       description: channelDescription(channel),
-      messages: { [name]: ref(`#/components/messages/${name}`) },
+      messages: Object.fromEntries(names.map((name) => [name, ref(`#/components/messages/${name}`)])),
     };
     operations[PUSH_OPERATION[channel]] = {
       action: 'send',
       channel: ref(`#/channels/${channel}`),
-      summary: MESSAGES[name].summary,
-      messages: [channelMessage(channel, name)],
+      summary: MESSAGES[names[0] as MessageName].summary,
+      messages: names.map((name) => channelMessage(channel, name)),
     };
   }
 

@@ -154,6 +154,7 @@ export interface Contracts {
   Topic?: Topic;
   AcceptedTopic?: AcceptedTopic;
   QuotePush?: QuotePush;
+  QuotesBatchPush?: QuotesBatchPush;
   StatePush?: StatePush;
   InForceAlertPush?: InForceAlertPush;
   SimultaneousBreakPush?: SimultaneousBreakPush;
@@ -294,16 +295,24 @@ export interface Topic {
    * @maxItems 1000
    */
   symbols?: string[];
+  batch?: boolean;
 }
 export interface AcceptedTopic {
   channel: 'quotes' | 'states' | 'alerts.in_force' | 'alerts.simultaneous_breaks';
   symbols?: string[];
   unknown_symbols?: string[];
+  batch?: true;
 }
 export interface QuotePush {
   channel: 'quotes';
   symbol: string;
   data: PriceItem;
+}
+export interface QuotesBatchPush {
+  channel: 'quotes';
+  data: {
+    items: PriceItem[];
+  };
 }
 export interface StatePush {
   channel: 'states';

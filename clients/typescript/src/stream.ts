@@ -6,6 +6,7 @@ import {
   type ErrorReply,
   type InForceAlert,
   type PriceItem,
+  type QuotesBatchPush,
   type SimultaneousBreak,
   type StateSnapshot,
   type SubscribedReply,
@@ -423,9 +424,13 @@ export class MarketDataStream {
   private dispatch(message: Record<string, unknown>): void {
     const onListenerError = (error: unknown) => this.emitError(error);
     switch (message.channel) {
-      case 'quotes':
-        this.events.emit('quote', message.data as PriceItem, onListenerError);
+      case 'quotes': {
+        // A batched frame (`quotesBatch`) carries several quotes; each is its own event, in the frame's order.
+        const data = message.data as PriceItem | QuotesBatchPush['data'];
+        for (const quote of 'items' in data ? data.items : [data])
+          this.events.emit('quote', quote, onListenerError);
         return;
+      }
       case 'states':
         this.events.emit('state', message.data as StateSnapshot, onListenerError);
         return;
@@ -559,11 +564,16 @@ function assertChannel(channel: string): asserts channel is ChannelName {
   }
 }
 
+/**
+ * A channel's topics, at most 250 symbols each. Quotes are subscribed batched (docs/websocket.md#batched-quotes):
+ * fewer frames for the same quotes, each still emitted as its own `quote` event.
+ */
 function topicsOf(channel: ChannelName, symbols: readonly string[] | undefined): Topic[] {
   if (!symbols || symbols.length === 0) return [{ channel }];
+  const batch = channel === 'quotes' ? { batch: true } : {};
   const topics: Topic[] = [];
   for (let start = 0; start < symbols.length; start += MAX_SYMBOLS_PER_TOPIC) {
-    topics.push({ channel, symbols: symbols.slice(start, start + MAX_SYMBOLS_PER_TOPIC) });
+    topics.push({ channel, symbols: symbols.slice(start, start + MAX_SYMBOLS_PER_TOPIC), ...batch });
   }
   return topics;
 }

@@ -121,7 +121,10 @@ describe('MarketDataStream', () => {
       {
         op: 'subscribe',
         id: expect.any(Number),
-        topics: [{ channel: 'quotes', symbols: ['AAPL', 'ES1!'] }, { channel: 'alerts.in_force' }],
+        topics: [
+          { channel: 'quotes', symbols: ['AAPL', 'ES1!'], batch: true },
+          { channel: 'alerts.in_force' },
+        ],
       },
     ]);
     first.serverClose(1006);
@@ -129,6 +132,27 @@ describe('MarketDataStream', () => {
     const second = FakeWebSocket.latest();
     second.serverOpen();
     expect(second.sent[0]?.topics).toEqual(first.sent[0]?.topics);
+    await stream.close();
+  });
+
+  it('emits each quote of a batched frame as its own quote event, in order, as it does a single quote', async () => {
+    const { stream } = openStream();
+    const quotes: string[] = [];
+    stream.on('quote', (quote) => quotes.push(`${quote.symbol}@${quote.price}`));
+    stream.subscribe('quotes', ['AAPL', 'MSFT']);
+    await acceptSubscriptions();
+    const socket = FakeWebSocket.latest();
+    socket.serverSend({
+      channel: 'quotes',
+      data: {
+        items: [
+          { symbol: 'MSFT', price: 415, volume: 1 },
+          { symbol: 'AAPL', price: 230, volume: 2 },
+        ],
+      },
+    });
+    socket.serverSend({ channel: 'quotes', symbol: 'AAPL', data: { symbol: 'AAPL', price: 231, volume: 3 } });
+    expect(quotes).toEqual(['MSFT@415', 'AAPL@230', 'AAPL@231']);
     await stream.close();
   });
 
