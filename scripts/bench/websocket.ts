@@ -1,18 +1,19 @@
 /**
- * The WebSocket push path on the local stack
- * (docs/architecture.md#fan-out-dynamodb-streams-to-the-connections): a trade put on the trades stream
- * (100 ms window) -> ingest handler -> prices row in dynalite -> captured change -> fan-out handler (a
- * subscription Query per topic, PostToConnection in-process to the gateway's `@connections`, one
- * usage row per message) -> the local gateway -> the client's socket.
+ * The WebSocket push path on the local stack (docs/adr/0024-quotes-posted-by-the-ingest.md): a trade put on
+ * the trades stream -> ingest handler -> its ledger committed in dynalite -> the quote posted by the ingest
+ * (subscribers looked up during the commit, PostToConnection in-process to the gateway's `@connections`, one
+ * usage row per quote) -> the local gateway -> the client's socket.
  *
  * The clients run in a child process of their own (scripts/bench/websocket/client-host-process.ts); each
- * scenario has its module under scripts/bench/websocket/: idle memory, the lag alone and shared, saturation.
+ * scenario has its module under scripts/bench/websocket/: idle memory, the lag alone and shared, saturation,
+ * bursts with quotes one to a frame and batched.
  */
 import pLimit from 'p-limit';
 import { createKey } from '../lib/key-administration.ts';
 import { type LocalStack, startLocalStack } from '../local/stack.ts';
 import { printWhenMain } from './harness.ts';
 import type { BenchResult } from './types.ts';
+import { bursts } from './websocket/burst.ts';
 import { ClientHost } from './websocket/client-host.ts';
 import { idleMemory } from './websocket/idle-memory.ts';
 import { lagAlone, lagShared } from './websocket/lag.ts';
@@ -70,7 +71,10 @@ export async function benchWebSocket(): Promise<BenchResult[]> {
     await quiet(stack);
     const saturated = await saturation(stack, host, trades);
     results.push(...(await lagShared(stack, host, trades, saturated.quotesPerSecond)), saturated.result);
-    const unexpectedCloses = await host.close();
+    await host.close();
+    const burst = await bursts(stack, host, trades, keys);
+    results.push(...burst.results);
+    const { unexpectedCloses } = burst;
     results.push({
       name: 'WebSocket path: setup, and faults over the whole run',
       figures: {

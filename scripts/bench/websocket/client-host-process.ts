@@ -27,7 +27,7 @@ const emptyLog = () => ({
   atMs: [] as number[],
 });
 let log = emptyLog();
-let counts = { outOfOrder: 0, duplicates: 0, other: 0 };
+let counts = { outOfOrder: 0, duplicates: 0, other: 0, frames: 0 };
 let cpuAtRecord = process.cpuUsage();
 
 /** Records a message; true when it is the reply that completes the connection's opening. */
@@ -36,17 +36,25 @@ function onMessage(index: number, client: HostClient, text: string, atMs: number
     channel?: string;
     symbol?: string;
     op?: string;
-    data?: { price?: number };
+    data?: { price?: number; items?: { symbol: string; price: number }[] };
   };
   if (message.channel !== 'quotes') {
     if (message.op !== 'subscribed' && message.op !== 'pong') counts.other++;
     return message.op === 'subscribed' || message.op === 'pong';
   }
-  const symbol = symbolIndex.get(message.symbol ?? '') ?? -1;
-  const sequence = sequenceOf(message.data?.price ?? 0);
+  counts.frames++;
+  // A batched frame (docs/websocket.md#batched-quotes) holds several quotes; a single one, its own.
+  const quotes = message.data?.items ?? [{ symbol: message.symbol ?? '', price: message.data?.price ?? 0 }];
+  for (const quote of quotes) recordQuote(index, client, quote.symbol, quote.price, atMs);
+  return false;
+}
+
+function recordQuote(index: number, client: HostClient, symbolName: string, price: number, atMs: number) {
+  const symbol = symbolIndex.get(symbolName) ?? -1;
+  const sequence = sequenceOf(price);
   if (symbol < 0) {
     counts.other++;
-    return false;
+    return;
   }
   log.client.push(index);
   log.symbol.push(symbol);
@@ -59,10 +67,14 @@ function onMessage(index: number, client: HostClient, text: string, atMs: number
   if (sequence < last) counts.outOfOrder++;
   else client.last[symbol] = sequence;
   if (notify && index === 0) send({ op: 'observed', symbol, sequence });
-  return false;
 }
 
-function openOne(url: string, key: string, symbols: readonly string[] | undefined): Promise<void> {
+function openOne(
+  url: string,
+  key: string,
+  symbols: readonly string[] | undefined,
+  batch: boolean,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(url, { headers: { 'X-API-Key': key } });
     const client: HostClient = { socket, last: new Int32Array(symbolIndex.size).fill(-1), seen: new Set() };
@@ -85,7 +97,11 @@ function openOne(url: string, key: string, symbols: readonly string[] | undefine
       socket.send(
         JSON.stringify(
           symbols
-            ? { op: 'subscribe', id: index, topics: [{ channel: 'quotes', symbols }] }
+            ? {
+                op: 'subscribe',
+                id: index,
+                topics: [{ channel: 'quotes', symbols, ...(batch ? { batch } : {}) }],
+              }
             : { op: 'ping', id: index },
         ),
       );
@@ -102,7 +118,7 @@ async function handle(command: HostCommand): Promise<void> {
       await Promise.all(
         command.keys.map((key) =>
           limit(() =>
-            openOne(command.url, key, command.symbols).catch((error: unknown) => {
+            openOne(command.url, key, command.symbols, command.batch === true).catch((error: unknown) => {
               failures.push(error instanceof Error ? error.message : String(error));
             }),
           ),
@@ -113,7 +129,7 @@ async function handle(command: HostCommand): Promise<void> {
     }
     case 'record':
       log = emptyLog();
-      counts = { outOfOrder: 0, duplicates: 0, other: 0 };
+      counts = { outOfOrder: 0, duplicates: 0, other: 0, frames: 0 };
       for (const client of clients) {
         client.seen.clear();
         client.last.fill(-1);

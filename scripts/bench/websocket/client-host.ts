@@ -31,8 +31,13 @@ export class ClientHost {
   }
 
   /** Opens a connection per key (each subscribed to `quotes` of `symbols`, or idle); throws if any failed. */
-  async open(url: string, keys: readonly string[], symbols?: readonly string[]): Promise<void> {
-    const { opened, failures } = await this.request({ op: 'open', url, keys, symbols }, 'opened');
+  async open(
+    url: string,
+    keys: readonly string[],
+    symbols?: readonly string[],
+    options: { batch?: boolean } = {},
+  ): Promise<void> {
+    const { opened, failures } = await this.request({ op: 'open', url, keys, symbols, ...options }, 'opened');
     if (opened !== keys.length)
       throw new Error(`${keys.length - opened} of ${keys.length} connections failed: ${failures.join('; ')}`);
   }

@@ -18,6 +18,8 @@ export type HostCommand =
       readonly keys: readonly string[];
       /** Subscribe each connection to `quotes` of these; without, the connection stays idle (one ping). */
       readonly symbols?: readonly string[];
+      /** Subscribe them batched (docs/websocket.md#batched-quotes). */
+      readonly batch?: boolean;
     }
   /** Forget what was received so far and record from now on; `notify`: report the first client's quotes. */
   | { readonly op: 'record'; readonly notify: boolean }
@@ -26,7 +28,7 @@ export type HostCommand =
 
 export interface Collected {
   readonly op: 'collected';
-  /** One entry per quote message: which client (opening order), symbol index, sequence, arrival time. */
+  /** One entry per quote received (a batched frame's each): client (opening order), symbol index, sequence, arrival time. */
   readonly client: number[];
   readonly symbol: number[];
   readonly sequence: number[];
@@ -39,6 +41,8 @@ export interface Collected {
   readonly missing: number;
   /** Messages that were neither quotes nor replies (heartbeats, errors). */
   readonly other: number;
+  /** Quote frames received: one per quote, or fewer when batched. */
+  readonly frames: number;
   /** CPU time of the client host since `record`, ms. */
   readonly cpuMs: number;
   /** Connections open. */
