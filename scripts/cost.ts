@@ -1,10 +1,12 @@
 /**
  * `npm run cost -- --symbols N --trades-per-day M --partners P --symbols-per-partner S [--design deployed|on-demand]
- *  [--partner-change-share F]`:
+ *  [--partner-change-share F] [--batched-share F]`:
  * a trading day's AWS cost by part (docs/storage.md#a-trading-day-on-paper), from the write units the
  * benchmarks counted (scripts/cost/measured-units.json) and AWS list prices (scripts/lib/cost-model.ts). The
  * last line is the total. `--design on-demand` prices the stack deployed with `-c sessionCapacity=false`
  * (every table on demand, docs/adr/0021-cost-levers.md) instead of as `cdk deploy` builds it by default.
+ * `--batched-share` is the share of partners taking their quotes batched (docs/websocket.md#batched-quotes),
+ * 0 unless given.
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -21,6 +23,13 @@ function positive(values: Record<string, string | boolean | undefined>, name: st
   return value;
 }
 
+function share(values: Record<string, string | boolean | undefined>, name: string): number {
+  const value = Number(values[name]);
+  if (typeof values[name] !== 'string' || !Number.isFinite(value) || value < 0 || value > 1)
+    throw new UsageError(`--${name} must be a number from 0 to 1`);
+  return value;
+}
+
 const dollars = (value: number) => `$${value.toFixed(2)}`;
 
 try {
@@ -32,6 +41,7 @@ try {
       'symbols-per-partner': { type: 'string' },
       design: { type: 'string', default: 'deployed' },
       'partner-change-share': { type: 'string' },
+      'batched-share': { type: 'string' },
     },
   });
   const design: Design | undefined = DESIGNS[(values.design ?? '') as keyof typeof DESIGNS];
@@ -44,6 +54,7 @@ try {
     ...(values['partner-change-share'] === undefined
       ? {}
       : { partnerChangeShare: Math.min(1, positive(values, 'partner-change-share')) }),
+    ...(values['batched-share'] === undefined ? {} : { batchedShare: share(values, 'batched-share') }),
   };
   const units = JSON.parse(readFileSync(MEASURED_UNITS_FILE, 'utf8')) as MeasuredUnits;
   const lines = dayCost(market, units, design);

@@ -87,6 +87,11 @@ export interface Market {
    * more.
    */
   readonly partnerChangeShare?: number;
+  /**
+   * The share of partners that take their quotes batched (docs/websocket.md#batched-quotes): one frame per
+   * shard's batch with all of their quotes in it. Default 0: every partner one frame per quote.
+   */
+  readonly batchedShare?: number;
 }
 
 /** The design choices ADR 0021 weighs; DESIGNS.deployed is the stack as lib/ builds it. */
@@ -296,9 +301,9 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
   };
 
   // A quote per batch in which a partner's symbol traded (states and alerts are a small share on top).
-  const pushes =
-    market.partners * market.symbolsPerPartner * (market.partnerChangeShare ?? changeShare) * windows;
-  const frames = pushes * units.push.framesPerEvent;
+  const partnerShare = market.partnerChangeShare ?? changeShare;
+  const pushes = market.partners * market.symbolsPerPartner * partnerShare * windows;
+  const frames = quoteFrames(market, partnerShare, windows, units.push.framesPerEvent);
   const usageLine: CostLine =
     design.usageSink === 'dynamodb'
       ? {
@@ -313,7 +318,7 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
     (alerts + symbolBatches * units.ingest.stateWritesPerLedgerWrite) /
     ASSUMPTIONS.streamRecordsPerInvocation;
   // The quotes' posts run in the ingest, at its memory; the pushes are nearly all quotes.
-  const postGbSeconds = (pushes * ASSUMPTIONS.postSeconds * ASSUMPTIONS.ingestGb) / ASSUMPTIONS.postsInFlight;
+  const postGbSeconds = (frames * ASSUMPTIONS.postSeconds * ASSUMPTIONS.ingestGb) / ASSUMPTIONS.postsInFlight;
 
   const barsGbPerDay = (bars * units.ingest.barBytesMean) / GB;
   const usageGbKept = (pushes * units.push.usageRowBytes * ASSUMPTIONS.usageRowDays) / GB;
@@ -402,7 +407,7 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
     {
       group: 'fan-out',
       part: 'WebSocket messages',
-      volume: `${millions(frames)} frames (${((market.partnerChangeShare ?? changeShare) * 100).toFixed(0)}% of batches)`,
+      volume: `${millions(frames)} frames for ${millions(pushes)} quotes (${(partnerShare * 100).toFixed(0)}% of batches, ${((market.batchedShare ?? 0) * 100).toFixed(0)}% of partners batched)`,
       dollars: frames * PRICES.webSocketMessage,
     },
     {
@@ -428,6 +433,27 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
         ASSUMPTIONS.daysPerMonth,
     },
   ];
+}
+
+/**
+ * WebSocket frames carrying quotes in a day. A partner taking quotes one to a frame gets one per quote. One
+ * taking them batched gets one per shard's batch holding any of its symbols: each shard's ingest posts its own
+ * batch, so its symbols, spread over the shards, come in up to one frame per shard and batch. With S symbols
+ * placed on n shards at random and each in a batch with probability p, a shard's batch holds none of them
+ * with probability (1 - p/n)^S (the binomial's generating function), so a batch window brings
+ * n (1 - (1 - p/n)^S) frames: p S for one symbol, at most n.
+ */
+export function quoteFrames(
+  market: Market,
+  partnerShare: number,
+  windows: number,
+  framesPerEvent: number,
+): number {
+  const single = market.symbolsPerPartner * partnerShare * framesPerEvent;
+  const shards = ASSUMPTIONS.shards;
+  const batched = shards * (1 - (1 - partnerShare / shards) ** market.symbolsPerPartner);
+  const share = market.batchedShare ?? 0;
+  return market.partners * windows * ((1 - share) * single + share * batched);
 }
 
 export const total = (lines: readonly CostLine[], group?: CostLine['group']) =>

@@ -5,6 +5,7 @@ import {
   type Design,
   dayCost,
   type MeasuredUnits,
+  quoteFrames,
   SESSION_SECONDS,
   symbolBatchesPerDay,
   total,
@@ -148,5 +149,28 @@ describe('the cost model (docs/storage.md#a-trading-day-on-paper)', () => {
       ).find((line) => line.part === 'WebSocket messages')?.dollars;
     expect(messages(0.4)).toBeCloseTo((200 * 50 * 0.4 * BATCHES) / 1e6, 6);
     expect(messages()).toBeLessThan(messages(0.4) ?? 0);
+  });
+
+  it('gives a partner taking quotes batched one frame per shard batch holding any of its symbols', () => {
+    const at = (share: number, market = MARKET) =>
+      quoteFrames({ ...market, batchedShare: share }, 0.4, BATCHES, 1);
+    expect(at(0)).toBeCloseTo(200 * 50 * 0.4 * BATCHES, 3);
+    // 50 symbols at random over 8 shards: a shard's batch holds none of them with (1 - 0.4 / 8)^50.
+    expect(at(1)).toBeCloseTo(200 * BATCHES * 8 * (1 - 0.95 ** 50), 3);
+    expect(at(0.5)).toBeCloseTo((at(0) + at(1)) / 2, 3);
+    // Never more frames than quotes, and as many for a partner following one symbol.
+    expect(at(1)).toBeLessThan(at(0));
+    const one = { ...MARKET, symbolsPerPartner: 1 };
+    expect(at(1, one)).toBeCloseTo(at(0, one), 3);
+  });
+
+  it('prices the WebSocket messages and posts by frames, and the usage rows by quotes, when partners batch', () => {
+    const line = (lines: ReturnType<typeof dayCost>, part: string) =>
+      lines.find((entry) => entry.part.startsWith(part))?.dollars ?? 0;
+    const single = dayCost({ ...MARKET, partnerChangeShare: 0.5 }, UNITS, DEPLOYED);
+    const batched = dayCost({ ...MARKET, partnerChangeShare: 0.5, batchedShare: 1 }, UNITS, DEPLOYED);
+    expect(line(batched, 'WebSocket messages')).toBeLessThan(line(single, 'WebSocket messages') / 3);
+    expect(line(batched, 'Posting')).toBeLessThan(line(single, 'Posting'));
+    expect(line(batched, 'Usage rows to Firehose')).toBeCloseTo(line(single, 'Usage rows to Firehose'), 9);
   });
 });
