@@ -6,6 +6,7 @@ import { CHANNEL_NAMES, CHANNELS, CLOSE_CODES, WS_BASE_PATH } from '#contracts/w
 import {
   clientOperationSchemas,
   pushSchemas,
+  quotesBatchSchema,
   replySchemas,
   WS_ERROR_CODES,
 } from '#domain/streaming/messages';
@@ -108,6 +109,8 @@ function documentedExamples(): unknown[] {
 function schemaOf(example: Record<string, unknown>): z.ZodMiniType | undefined {
   const schemas: Record<string, z.ZodMiniType> = { ...clientOperationSchemas, ...replySchemas };
   if (typeof example.op === 'string') return schemas[example.op];
+  // A batched quotes frame has no `symbol`, and its data holds `items` (docs/websocket.md#batched-quotes).
+  if (example.channel === 'quotes' && example.symbol === undefined) return quotesBatchSchema;
   return pushSchemas[example.channel as keyof typeof pushSchemas];
 }
 

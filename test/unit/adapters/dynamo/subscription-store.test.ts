@@ -59,6 +59,41 @@ describe('DynamoSubscriptionStore.add', () => {
     ]);
   });
 
+  it('marks a batched quotes row `batched` (BATCH is a reserved word), the last of a repeated topic deciding', async () => {
+    documents.on(BatchWriteCommand).resolves({});
+    documents.on(PutCommand).resolves({});
+
+    await store.add(subscriber, [
+      { channel: 'quotes', symbol: 'AAPL' },
+      { channel: 'quotes', symbol: 'MSFT', batch: true },
+      { channel: 'quotes', symbol: 'AAPL', batch: true },
+    ]);
+
+    expect(writeRequests().filter((request) => request.PutRequest?.Item?.connectionId === 'conn-1')).toEqual([
+      { PutRequest: { Item: { topic: 'quotes#AAPL', ...subscriber, expiresAt, batched: true } } },
+      { PutRequest: { Item: { topic: 'quotes#MSFT', ...subscriber, expiresAt, batched: true } } },
+    ]);
+  });
+
+  it('reads `batched` back as the subscription’s and the subscriber’s `batch`', async () => {
+    documents.on(QueryCommand).resolves({
+      Items: [
+        { topic: 'quotes#AAPL', connectionId: 'conn-1', accountId: 'acme', keyId: 'key-1', batched: true },
+        { topic: 'quotes#MSFT', connectionId: 'conn-1', accountId: 'acme', keyId: 'key-1' },
+      ],
+    });
+    documents.on(BatchGetCommand).resolves({ Responses: { subscriptions: [] } });
+
+    expect(await store.listOf('conn-1')).toEqual([
+      { channel: 'quotes', symbol: 'AAPL', batch: true },
+      { channel: 'quotes', symbol: 'MSFT' },
+    ]);
+    expect(await newStore().subscribersOf({ channel: 'quotes', symbol: 'AAPL' })).toEqual([
+      { ...subscriber, batch: true },
+      subscriber,
+    ]);
+  });
+
   it('writes the #markers row once, if none exists, trusting markers a row lifetime later', async () => {
     documents.on(BatchWriteCommand).resolves({});
     documents.on(PutCommand).resolves({});
@@ -143,7 +178,7 @@ describe('DynamoSubscriptionStore.listOf', () => {
       IndexName: 'byConnection',
       KeyConditionExpression: 'connectionId = :connectionId',
       ExpressionAttributeValues: { ':connectionId': 'conn-1' },
-      ProjectionExpression: 'topic',
+      ProjectionExpression: 'topic, batched',
       ExclusiveStartKey: undefined,
     });
     expect(inputs[1]?.ExclusiveStartKey).toEqual({ connectionId: 'conn-1', topic: 'quotes#AAPL' });
@@ -210,7 +245,7 @@ describe('DynamoSubscriptionStore.subscribersOf', () => {
       TableName: 'subscriptions',
       KeyConditionExpression: 'topic = :topic',
       ExpressionAttributeValues: { ':topic': 'alerts.in_force#*' },
-      ProjectionExpression: 'connectionId, accountId, keyId',
+      ProjectionExpression: 'connectionId, accountId, keyId, batched',
       ExclusiveStartKey: undefined,
     });
     expect(inputs[0]).not.toHaveProperty('IndexName');
