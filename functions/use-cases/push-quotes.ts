@@ -33,9 +33,10 @@ export interface QuotePushTally {
 /**
  * The quotes of one ingest batch (docs/adr/0024-quotes-posted-by-the-ingest.md): each committed price move
  * pushed to the connections subscribed to its symbol, by the fan-out's own delivery (functions/use-cases/
- * fan-out.ts: one frame per quote, or one per connection for its batched quotes, subscribers' access checked,
- * gone connections cleaned up, one usage row per quote sent). Unlike a stream record, a quote is never delivered again: the ledger is committed whatever
- * its pushes come to, and the next quote (or `/prices/latest`) replaces one that failed. So a failure is
+ * fan-out.ts: one frame per quote, or one per connection for its batched quotes, subscribers' access
+ * checked, gone connections cleaned up, one usage row per quote sent). Unlike a stream record, a quote is
+ * never delivered again: the ledger is committed whatever its pushes come to, and the next quote (or
+ * `/prices/latest`) replaces one that failed. So a failure is
  * counted in the tally, and usage rows the sink could not record are kept in it whole, to be logged: a
  * partner's message is never left unbilled without a trace.
  */

@@ -565,8 +565,9 @@ function assertChannel(channel: string): asserts channel is ChannelName {
 }
 
 /**
- * A channel's topics, at most 250 symbols each. Quotes are subscribed batched (docs/websocket.md#batched-quotes):
- * fewer frames for the same quotes, each still emitted as its own `quote` event.
+ * A channel's topics, at most 250 symbols each. Quotes are subscribed batched
+ * (docs/websocket.md#batched-quotes): fewer frames for the same quotes, each still emitted as its own `quote`
+ * event.
  */
 function topicsOf(channel: ChannelName, symbols: readonly string[] | undefined): Topic[] {
   if (!symbols || symbols.length === 0) return [{ channel }];
