@@ -8,6 +8,7 @@ import {
   createClient,
   type InForceAlert,
   type MarketDataStream,
+  type PriceItem,
   type SimultaneousBreak,
 } from '../../clients/typescript/src/index.ts';
 import { startTestStack, type TestStack } from '../support/local-stack.ts';
@@ -60,17 +61,24 @@ function open(options: { viaProxy?: boolean; reconnectAfter?: number[] } = {}) {
   const seen = {
     alerts: [] as InForceAlert[],
     breaks: [] as SimultaneousBreak[],
+    quotes: [] as PriceItem[],
+    /** The channels of every `subscribed` reply. */
+    channels: new Set<string>(),
     closes: [] as { code: number; willReconnect: boolean }[],
     reconnecting: 0,
     opens: [] as boolean[],
     subscribed: 0,
   };
   stream.on('alert', (alert) => seen.alerts.push(alert));
+  stream.on('quote', (quote) => seen.quotes.push(quote));
   stream.on('break', (event) => seen.breaks.push(event));
   stream.on('close', ({ code, willReconnect }) => seen.closes.push({ code, willReconnect }));
   stream.on('reconnecting', () => seen.reconnecting++);
   stream.on('open', ({ reconnected }) => seen.opens.push(reconnected));
-  stream.on('subscribed', () => seen.subscribed++);
+  stream.on('subscribed', (reply) => {
+    seen.subscribed++;
+    for (const topic of reply.topics) seen.channels.add(topic.channel);
+  });
   return { stream, seen };
 }
 
@@ -96,7 +104,9 @@ describe('the stream client', () => {
     const { stream, seen } = open({ viaProxy: true });
     stream.subscribe('alerts.in_force');
     stream.subscribe('alerts.simultaneous_breaks');
-    await until('the subscription', () => seen.subscribed === 1);
+    // Subscribed batched (the client always asks): each quote of a frame comes as its own event.
+    stream.subscribe('quotes', ['AAPL', 'ES1!']);
+    await until('the subscriptions', () => seen.channels.size === 3);
 
     await local.replay(join(directory, 'connected.csv'));
     await local.stack.changes.flush();
@@ -104,6 +114,13 @@ describe('the stream client', () => {
     expect(before.alerts.length).toBeGreaterThan(0);
     expect(before.alerts.every((alert) => alert.symbol === 'ES1!')).toBe(true);
     await until('the pushes of the first part', () => seen.alerts.length === before.alerts.length);
+    const latest = (await local.get('/prices/latest?symbols=AAPL,ES1!')).body.items as PriceItem[];
+    for (const item of latest) {
+      await until(`the last quote of ${item.symbol}`, () =>
+        seen.quotes.some((quote) => quote.symbol === item.symbol && quote.price === item.price),
+      );
+      expect(seen.quotes.filter((quote) => quote.symbol === item.symbol).at(-1)).toEqual(item);
+    }
 
     proxy.cut();
     await local.replay(join(directory, 'dropped.csv'));
