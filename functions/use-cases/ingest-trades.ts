@@ -135,8 +135,11 @@ export const ITEMS_PER_COMMIT = 2_000;
 /** Folds and commits of a symbol's chunk before it is handed back for a redelivery. */
 const COMMIT_ATTEMPTS = 5;
 
-/** Ledger writes in flight at once. */
-const LEDGER_WRITE_CONCURRENCY = 16;
+/**
+ * Ledger writes in flight at once: a batch's ledgers in one or two rounds (a shard's batch holds a few dozen
+ * symbols on AWS), each round a wait for the slowest write; 16 made up to five rounds (docs/benchmarks.md).
+ */
+const LEDGER_WRITE_CONCURRENCY = 64;
 
 /** A stored in-force alert read back as the engine's event (its period from its time and timeframe). */
 function storedInForceEvent(body: InForceAlertBody, triggeredAtMs: number): InForceEvent | undefined {

@@ -13,8 +13,8 @@ const MAX_WRITE_ITEMS = 25;
 /** Unprocessed keys or items are retried with exponential backoff, this many times at the most. */
 const MAX_ATTEMPTS = 8;
 const RETRY_BACKOFF: Backoff = { baseMs: 25, capMs: Number.POSITIVE_INFINITY, jitter: 'full' };
-/** BatchWrite calls in flight at once for one table. */
-const WRITE_CONCURRENCY = 4;
+/** BatchWrite calls in flight at once for one table (a close's bars and setup rows: dozens of calls). */
+const WRITE_CONCURRENCY = 8;
 
 type Item = Record<string, unknown>;
 

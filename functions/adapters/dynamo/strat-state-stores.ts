@@ -7,8 +7,11 @@ import { setupRowKey } from '#domain/strat/stored-states';
 import type { Timeframe } from '#domain/strat/timeframes';
 import { batchDeleteAll, batchGetAll, batchPutAll, lastOfEachKey } from './batch.ts';
 
-/** Conditional puts in flight at once (a batch write cannot carry a condition). */
-const PUT_CONCURRENCY = 16;
+/**
+ * Conditional puts in flight at once (a batch write cannot carry a condition): a close changes the state of
+ * nearly every symbol of a batch, and each round of puts waits for its slowest.
+ */
+const PUT_CONCURRENCY = 64;
 
 /**
  * The condition `supersedes` (functions/domain/strat/stored-states.ts) checks, on the stored item: none, one
