@@ -16,19 +16,23 @@ import { DESIGNS, type Design, dayCost, type MeasuredUnits, total } from './lib/
 
 answerHelp(import.meta.url);
 
-function positive(values: Record<string, string | boolean | undefined>, name: string): number {
+/** The number `--<name>` gives, when `valid`; otherwise a usage error saying what it must be. */
+function numberOption(
+  values: Record<string, string | boolean | undefined>,
+  name: string,
+  valid: (value: number) => boolean,
+  expected: string,
+): number {
   const value = Number(values[name]);
-  if (typeof values[name] !== 'string' || !Number.isFinite(value) || value <= 0)
-    throw new UsageError(`--${name} must be a positive number`);
+  if (typeof values[name] !== 'string' || !Number.isFinite(value) || !valid(value))
+    throw new UsageError(`--${name} must be ${expected}`);
   return value;
 }
 
-function share(values: Record<string, string | boolean | undefined>, name: string): number {
-  const value = Number(values[name]);
-  if (typeof values[name] !== 'string' || !Number.isFinite(value) || value < 0 || value > 1)
-    throw new UsageError(`--${name} must be a number from 0 to 1`);
-  return value;
-}
+const positive = (values: Record<string, string | boolean | undefined>, name: string) =>
+  numberOption(values, name, (value) => value > 0, 'a positive number');
+const share = (values: Record<string, string | boolean | undefined>, name: string) =>
+  numberOption(values, name, (value) => value >= 0 && value <= 1, 'a number from 0 to 1');
 
 const dollars = (value: number) => `$${value.toFixed(2)}`;
 

@@ -169,7 +169,7 @@ export async function fanOut(
    * Posts one frame to one connection, after its key and account are checked: `false` when it was not
    * posted (the connection gone or closed here, or its key without the channel's scope).
    */
-  async function post(subscriber: Subscriber, channel: ChannelName, frame: Frame, events: number) {
+  async function post(subscriber: Subscriber, channel: ChannelName, frame: Frame, eventCount: number) {
     if (goneConnections.has(subscriber.connectionId)) return false;
     const credential = await credentialsOf.get(subscriber.keyId);
     if (goneConnections.has(subscriber.connectionId)) return false;
@@ -181,7 +181,7 @@ export async function fanOut(
       return false;
     }
     if (credential && !mayReceive(credential, channel)) {
-      withheld += events;
+      withheld += eventCount;
       return false;
     }
     const delivery = await ports.clients.send(subscriber.connectionId, frame);
@@ -212,12 +212,16 @@ export async function fanOut(
   }
 
   /** Whether a connection takes this event in a batch (its quotes subscription asked for it). */
-  const batches = (subscriber: Subscriber, event: ChannelEvent) =>
+  const takesInBatch = (subscriber: Subscriber, event: ChannelEvent) =>
     subscriber.batch === true && event.message.channel === 'quotes';
 
   /** An event to the connections that take it on its own: one frame, serialized once for all of them. */
   async function deliver(event: ChannelEvent, index: number): Promise<boolean> {
-    const single = (await (recipients[index] as Promise<Subscriber[]>)).filter((s) => !batches(s, event));
+    const single = (await (recipients[index] as Promise<Subscriber[]>)).filter(
+      (s) => !takesInBatch(s, event),
+    );
+    // Serialized only when some connection takes it on its own (not for batched subscribers alone).
+    if (single.length === 0) return true;
     const frame = frameOf(event.message);
     const results = await Promise.allSettled(
       single.map((subscriber) =>
@@ -242,7 +246,7 @@ export async function fanOut(
       const event = events[index];
       if (result.status === 'rejected' || event === undefined) return;
       for (const subscriber of result.value) {
-        if (!batches(subscriber, event)) continue;
+        if (!takesInBatch(subscriber, event)) continue;
         const batch = byConnection.get(subscriber.connectionId) ?? { subscriber, indexes: [] };
         batch.indexes.push(index);
         byConnection.set(subscriber.connectionId, batch);

@@ -108,6 +108,14 @@ type AuthScheme = NonNullable<DynamoDBClientConfig['httpAuthSchemes']>[number];
  * (docs/architecture.md#local-stack-the-same-code-on-embedded-parts). The requests are otherwise DynamoDB's
  * own wire protocol, as the SDK builds them.
  */
+const SIGNATURE_DAY = '20240101';
+const LOCAL_SIGNATURE = {
+  date: `${SIGNATURE_DAY}T000000Z`,
+  authorization:
+    `AWS4-HMAC-SHA256 Credential=${LOCAL_AWS.accessKeyId}/${SIGNATURE_DAY}/${LOCAL_AWS.region}/dynamodb/aws4_request, ` +
+    `SignedHeaders=host;x-amz-date, Signature=${'0'.repeat(64)}`,
+} as const;
+
 const UNSIGNED_FOR_DYNALITE: AuthScheme = {
   schemeId: 'aws.auth#sigv4',
   identityProvider: (config) => config.getIdentityProvider('aws.auth#sigv4'),
@@ -120,13 +128,6 @@ const UNSIGNED_FOR_DYNALITE: AuthScheme = {
     },
   },
 };
-
-const LOCAL_SIGNATURE = {
-  date: '20240101T000000Z',
-  authorization:
-    `AWS4-HMAC-SHA256 Credential=${LOCAL_AWS.accessKeyId}/20240101/${LOCAL_AWS.region}/dynamodb/aws4_request, ` +
-    `SignedHeaders=host;x-amz-date, Signature=${'0'.repeat(64)}`,
-} as const;
 
 export function localDynamoClient(endpoint: string): DynamoDBClient {
   return new DynamoDBClient({

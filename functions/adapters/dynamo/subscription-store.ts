@@ -24,6 +24,9 @@ interface MarkersRow {
 
 const MARKERS_KEY = { topic: MARKERS_TOPIC, connectionId: TOPIC_MARKER } as const;
 
+/** A row's `batched` attribute (`batch` is a DynamoDB reserved word) as the port's `batch` flag. */
+const batchOf = (row: Record<string, unknown>) => (row.batched === true ? { batch: true as const } : {});
+
 const markersRow = (markedFromMs: number) => ({ ...MARKERS_KEY, markedFromMs }) satisfies MarkersRow;
 
 /**
@@ -118,7 +121,7 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
       .filter((item) => !(item.topic as string).startsWith(RATE_TOPIC_PREFIX))
       .map((item) => ({
         ...subscriptionOfTopic(item.topic as string),
-        ...(item.batched === true ? { batch: true as const } : {}),
+        ...batchOf(item),
       }));
   }
 
@@ -146,11 +149,11 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
     });
     return items
       .filter(({ connectionId }) => connectionId !== TOPIC_MARKER)
-      .map(({ connectionId, accountId, keyId, batched }) => ({
-        connectionId: connectionId as string,
-        accountId: accountId as string,
-        keyId: keyId as string,
-        ...(batched === true ? { batch: true as const } : {}),
+      .map((item) => ({
+        connectionId: item.connectionId as string,
+        accountId: item.accountId as string,
+        keyId: item.keyId as string,
+        ...batchOf(item),
       }));
   }
 

@@ -8,6 +8,7 @@ import type { LocalStack } from '../../local/stack.ts';
 import { lagSummary } from '../harness.ts';
 import type { BenchResult } from '../types.ts';
 import { type ClientHost, integrityFigures } from './client-host.ts';
+import { now } from './protocol.ts';
 import { drain, quiet } from './stack-settling.ts';
 import type { TradeSource } from './trade-source.ts';
 import { SUBSCRIBERS, SYMBOLS } from './workload.ts';
@@ -34,7 +35,7 @@ async function turn(stack: LocalStack, host: ClientHost, trades: TradeSource): P
   let integrity: Record<string, number | string> = {};
   for (let burst = 0; burst < BURSTS_PER_TURN; burst++) {
     await host.record(false);
-    const started = performance.timeOrigin + performance.now();
+    const started = now();
     for (let symbol = 0; symbol < SYMBOLS.length; symbol++) trades.put(symbol);
     await drain(stack);
     const collected = await host.collect();
@@ -80,7 +81,7 @@ export async function bursts(
     return {
       name: `Burst: one trade of each of the 50 symbols at once, ${SUBSCRIBERS} accounts following all 50, quotes ${framing === 'single' ? 'one to a frame' : 'batched'} (${BURSTS_PER_TURN} bursts a turn, ${TURNS} turns alternating with the other framing)`,
       figures: {
-        'last quote at the last client, median burst, each turn ms': last.map(Math.round).join(' / '),
+        'last quote at the last client, median burst, each turn ms': last.join(' / '),
         'p50 ms (every quote)': lag.p50,
         'p99 ms (every quote)': lag.p99,
         quotes,
