@@ -1,12 +1,13 @@
 /**
  * `npm run cost -- --symbols N --trades-per-day M --partners P --symbols-per-partner S [--design deployed|on-demand]
- *  [--partner-change-share F] [--batched-share F]`:
+ *  [--partner-change-share F] [--batched-share F] [--ingest-seconds T]`:
  * a trading day's AWS cost by part (docs/storage.md#a-trading-day-on-paper), from the write units the
  * benchmarks counted (scripts/cost/measured-units.json) and AWS list prices (scripts/lib/cost-model.ts). The
  * last line is the total. `--design on-demand` prices the stack deployed with `-c sessionCapacity=false`
  * (every table on demand, docs/adr/0021-cost-levers.md) instead of as `cdk deploy` builds it by default.
  * `--batched-share` is the share of partners taking their quotes batched (docs/websocket.md#batched-quotes),
- * 0 unless given.
+ * 0 unless given. `--ingest-seconds` is how long an invocation of the ingest takes, which a shard's batch spans
+ * (0.3 unless given): the lever between latency and cost (docs/benchmarks.md#the-latency-budget-hop-by-hop).
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -46,10 +47,15 @@ try {
       design: { type: 'string', default: 'deployed' },
       'partner-change-share': { type: 'string' },
       'batched-share': { type: 'string' },
+      'ingest-seconds': { type: 'string' },
     },
   });
-  const design: Design | undefined = DESIGNS[(values.design ?? '') as keyof typeof DESIGNS];
-  if (!design) throw new UsageError(`--design must be one of ${Object.keys(DESIGNS).join(', ')}`);
+  const named: Design | undefined = DESIGNS[(values.design ?? '') as keyof typeof DESIGNS];
+  if (!named) throw new UsageError(`--design must be one of ${Object.keys(DESIGNS).join(', ')}`);
+  const design: Design =
+    values['ingest-seconds'] === undefined
+      ? named
+      : { ...named, ingestSeconds: positive(values, 'ingest-seconds') };
   const market = {
     symbols: positive(values, 'symbols'),
     tradesPerDay: positive(values, 'trades-per-day'),

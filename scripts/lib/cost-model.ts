@@ -100,17 +100,20 @@ export interface Design {
   readonly capacity: 'on-demand' | 'scheduled';
   /** Where the one `ws_message` row per pushed event goes. */
   readonly usageSink: 'dynamodb' | 'firehose';
+  /**
+   * How long one invocation of the ingest takes (ASSUMPTIONS.ingestSeconds unless given). A shard's batch holds
+   * what arrived while the one before it ran, so it spans this too: shorter invocations mean more batches, a
+   * quote in more of them, and less waiting for the batch in flight (docs/benchmarks.md#the-latency-budget-hop-by-hop).
+   */
+  readonly ingestSeconds?: number;
 }
 
 /** Assumptions no benchmark can count here; each is named in docs/storage.md#a-trading-day-on-paper. */
 export const ASSUMPTIONS = {
   /** Trades are spread over symbols by rank, as 1/rank (a Zipf law): a few names trade most. */
   zipfExponent: 1,
-  /**
-   * A batch's span: with no batching window (INGEST_BATCH.windowSeconds), what arrived while the batch before
-   * it ran, about one invocation of the ingest (ingestSecondsPerBatch).
-   */
-  batchSeconds: 0.3 + INGEST_BATCH.windowSeconds,
+  /** An invocation of the ingest, unless the design says otherwise (Design.ingestSeconds). */
+  ingestSeconds: 0.3,
   /** Trades per Kinesis record: the feed connector puts a symbol's trades of one flush together. */
   tradesPerRecord: 4,
   /** A trade as JSON on the stream. */
@@ -125,8 +128,8 @@ export const ASSUMPTIONS = {
   /** In-force alerts per symbol and day, over all timeframes. */
   alertsPerSymbol: 4,
   /**
-   * Ingest Lambda: 1,024 MB, about 0.3 s per shard batch, one batch per shard at a time, back to back: it is
-   * busy through the session on every shard. It posts the quotes (ADR 0024).
+   * Ingest Lambda: 1,024 MB, one batch per shard at a time, back to back: it is busy through the session on
+   * every shard. It posts the quotes (ADR 0024).
    */
   ingestGb: 1,
   shards: 8,
@@ -173,11 +176,21 @@ export const ASSUMPTIONS = {
 } as const;
 
 /**
- * Symbol-batches a day: each symbol's expected number of batches with at least one trade, its trades
- * arriving as a Poisson stream at its Zipf share of the day's rate.
+ * A shard batch's span: with no batching window (INGEST_BATCH.windowSeconds), what arrived while the batch
+ * before it ran, one invocation of the ingest.
  */
-export function symbolBatchesPerDay(market: Pick<Market, 'symbols' | 'tradesPerDay'>): number {
-  const windows = SESSION_SECONDS / ASSUMPTIONS.batchSeconds;
+export const batchSecondsOf = (design: Pick<Design, 'ingestSeconds'> = {}) =>
+  (design.ingestSeconds ?? ASSUMPTIONS.ingestSeconds) + INGEST_BATCH.windowSeconds;
+
+/**
+ * Symbol-batches a day: each symbol's expected number of batches with at least one trade, its trades
+ * arriving as a Poisson stream at its Zipf share of the day's rate, in batches of `batchSeconds`.
+ */
+export function symbolBatchesPerDay(
+  market: Pick<Market, 'symbols' | 'tradesPerDay'>,
+  batchSeconds = batchSecondsOf(),
+): number {
+  const windows = SESSION_SECONDS / batchSeconds;
   let harmonic = 0;
   for (let rank = 1; rank <= market.symbols; rank++) harmonic += rank ** -ASSUMPTIONS.zipfExponent;
   let batches = 0;
@@ -264,8 +277,9 @@ export const DESIGNS: Readonly<Record<'deployed' | 'on-demand', Design>> = {
 };
 
 export function dayCost(market: Market, units: MeasuredUnits, design: Design): CostLine[] {
-  const symbolBatches = symbolBatchesPerDay(market);
-  const windows = SESSION_SECONDS / ASSUMPTIONS.batchSeconds;
+  const batchSeconds = batchSecondsOf(design);
+  const symbolBatches = symbolBatchesPerDay(market, batchSeconds);
+  const windows = SESSION_SECONDS / batchSeconds;
   const changeShare = symbolBatches / (market.symbols * windows);
   const records = market.tradesPerDay / ASSUMPTIONS.tradesPerRecord;
   const recordKb = Math.ceil((ASSUMPTIONS.tradesPerRecord * ASSUMPTIONS.tradeBytes) / 1024);
@@ -338,9 +352,9 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
     {
       group: 'ingest',
       part: 'Ingest Lambda',
-      volume: `${millions(batches)} invocations`,
+      volume: `${millions(batches)} invocations of ${batchSeconds} s`,
       dollars:
-        batches * ASSUMPTIONS.batchSeconds * ASSUMPTIONS.ingestGb * PRICES.lambdaGbSecond +
+        batches * batchSeconds * ASSUMPTIONS.ingestGb * PRICES.lambdaGbSecond +
         batches * PRICES.lambdaRequest,
     },
     {

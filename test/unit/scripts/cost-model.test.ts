@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   ASSUMPTIONS,
+  batchSecondsOf,
   DESIGNS,
   type Design,
   dayCost,
@@ -30,7 +31,7 @@ const MARKET = { symbols: 8_000, tradesPerDay: 100_000_000, partners: 200, symbo
 const BEFORE: Design = { capacity: 'on-demand', usageSink: 'dynamodb' };
 const DEPLOYED = DESIGNS.deployed;
 /** The session's batches per shard: a batch spans about one invocation (no batching window, ADR 0024). */
-const BATCHES = SESSION_SECONDS / ASSUMPTIONS.batchSeconds;
+const BATCHES = SESSION_SECONDS / batchSecondsOf();
 
 describe('the cost model (docs/storage.md#a-trading-day-on-paper)', () => {
   it('counts a symbol-batch at most once per batch, and every batch of a symbol that trades all the time', () => {
@@ -172,5 +173,25 @@ describe('the cost model (docs/storage.md#a-trading-day-on-paper)', () => {
     expect(line(batched, 'WebSocket messages')).toBeLessThan(line(single, 'WebSocket messages') / 3);
     expect(line(batched, 'Posting')).toBeLessThan(line(single, 'Posting'));
     expect(line(batched, 'Usage rows to Firehose')).toBeCloseTo(line(single, 'Usage rows to Firehose'), 9);
+  });
+
+  it('prices shorter ingest invocations as more batches: more ledger writes and quotes, and a dearer day', () => {
+    const day = (ingestSeconds?: number) =>
+      dayCost(MARKET, UNITS, { ...DEPLOYED, ...(ingestSeconds === undefined ? {} : { ingestSeconds }) });
+    const line = (lines: ReturnType<typeof dayCost>, part: string) =>
+      lines.find((entry) => entry.part.startsWith(part))?.dollars ?? 0;
+    expect(batchSecondsOf()).toBe(ASSUMPTIONS.ingestSeconds);
+    expect(total(day(ASSUMPTIONS.ingestSeconds))).toBe(total(day()));
+    const [long, short] = [day(0.3), day(0.1)];
+    // A symbol trading all the time is in every batch: three times as many at a third of the length.
+    expect(symbolBatchesPerDay({ symbols: 1, tradesPerDay: 1e9 }, 0.1)).toBeCloseTo(
+      3 * symbolBatchesPerDay({ symbols: 1, tradesPerDay: 1e9 }, 0.3),
+      -1,
+    );
+    for (const part of ['DynamoDB writes, ledgers', 'WebSocket messages', 'Subscription lookups', 'Ingest Lambda'])
+      expect(line(short, part)).toBeGreaterThan(line(long, part));
+    // A quiet symbol's trades each land in a batch of their own either way: its quotes do not triple.
+    expect(line(short, 'WebSocket messages')).toBeLessThan(3 * line(long, 'WebSocket messages'));
+    expect(total(short)).toBeGreaterThan(total(long));
   });
 });
