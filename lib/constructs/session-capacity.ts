@@ -15,7 +15,8 @@ import type { TableId } from '#contracts/tables';
  * The figures are units a second at 8,000 symbols and 100 M trades a day (docs/storage.md#a-trading-day-on-paper):
  * about 2,000 symbol-batches a second on average (a batch spans an invocation, about 0.3 s), twice that at the
  * open, times each item's units as measured by `npm run bench -- session` (a ledger 1 write unit and 1 read
- * unit, strongly consistent; a state 1 write unit and half a read unit, for one commit in eight).
+ * unit, strongly consistent; a state 1 write unit and half a read unit, for one commit in eight; a trade log
+ * item 1 write unit, about one per commit).
  */
 export const SESSION_CAPACITY_CONTEXT = 'sessionCapacity';
 
@@ -48,6 +49,12 @@ export const SESSION_CAPACITY = {
   states: {
     writes: { open: 700, session: 500, offSession: 25, max: 4_000 },
     reads: { open: 350, session: 250, offSession: 50, max: 10_000 },
+  },
+  // An item per ledger commit and minute, as many as the ledger writes; read only by amendments (a Query of
+  // the amended minute, strongly consistent), which the floors' burst capacity absorbs.
+  tradeLog: {
+    writes: { open: 4_100, session: 2_900, offSession: 150, max: 10_000 },
+    reads: { open: 100, session: 50, offSession: 10, max: 4_000 },
   },
 } as const satisfies Partial<Record<TableId, TableCapacity>>;
 

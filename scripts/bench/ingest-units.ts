@@ -39,20 +39,27 @@ export async function ledgerCommits(stack: LocalStack): Promise<number> {
   return ledgers.reduce((sum, item) => sum + Number(item.version) + 1, 0);
 }
 
+/** The session trade log's items so far: one per symbol, minute and ledger commit, never rewritten. */
+export async function tradeLogItems(stack: LocalStack): Promise<number> {
+  return (await scanAll(stack, 'tradeLog')).length;
+}
+
 /**
  * The write units of what the ingest writes, from the stored items (write-units.ts): a ledger item (with its
- * latest price) per symbol and batch, bars, and a state for `stateWrites` of the `ledgerWrites` ledger commits (states are
- * written when they change).
+ * latest price) per symbol and batch, bars, a state for `stateWrites` of the `ledgerWrites` ledger commits (states
+ * are written when they change), and the `logWrites` trade log items those commits wrote (one per minute each
+ * commit applied trades in: docs/storage.md#the-session-trade-log).
  */
 export async function ingestWriteUnits(
   stack: LocalStack,
-  writes: { readonly stateWrites: number; readonly ledgerWrites: number },
+  writes: { readonly stateWrites: number; readonly ledgerWrites: number; readonly logWrites: number },
 ) {
   const sizesOf = async (table: TableId) => itemSizes(await scanAll(stack, table));
-  const [{ ledgers, snapshots }, state, bars] = await Promise.all([
+  const [{ ledgers, snapshots }, state, bars, log] = await Promise.all([
     ledgerItems(stack),
     sizesOf('states'),
     scanAll(stack, 'bars'),
+    sizesOf('tradeLog'),
   ]);
   const bar = bars.length > 0 ? itemSizes(bars) : undefined;
   const ledger = itemSizes(ledgers);
@@ -66,6 +73,9 @@ export async function ingestWriteUnits(
     stateBytesMean: state.bytesMean,
     writeUnitsPerState: state.writeUnits,
     stateWritesPerLedgerWrite: Number((writes.stateWrites / Math.max(1, writes.ledgerWrites)).toFixed(3)),
+    tradeLogBytesMean: log.bytesMean,
+    writeUnitsPerTradeLogItem: log.writeUnits,
+    tradeLogItemsPerLedgerWrite: Number((writes.logWrites / Math.max(1, writes.ledgerWrites)).toFixed(3)),
     // Bars, where the run completed any.
     ...(bar === undefined ? {} : { barBytesMean: bar.bytesMean, writeUnitsPerBar: bar.writeUnits }),
   };

@@ -6,6 +6,7 @@
 
 import { INGEST_BATCH } from '#contracts/ingestion';
 import { CLOCK_TICK } from '#contracts/routes';
+import { TRADE_LOG_RETENTION_DAYS } from '#contracts/tables';
 import { USAGE_DELIVERY } from '#contracts/usage';
 import { USAGE_RECORD_BYTES } from '#domain/streaming/usage-records';
 
@@ -67,6 +68,10 @@ export interface MeasuredUnits {
     readonly stateWritesPerLedgerWrite: number;
     readonly writeUnitsPerBar: number;
     readonly barBytesMean: number;
+    /** The session trade log: an item per minute each ledger commit applied trades in. */
+    readonly writeUnitsPerTradeLogItem: number;
+    readonly tradeLogItemsPerLedgerWrite: number;
+    readonly tradeLogBytesMean: number;
   };
   readonly alerts: { readonly writeUnitsPerAlert: number };
   readonly push: {
@@ -290,6 +295,8 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
   const snapshots = market.symbols * ASSUMPTIONS.recentSnapshotsPerSymbol;
   const snapshotUnits = snapshots * 2 * units.ingest.writeUnitsPerRecentSnapshot;
   const stateUnits = symbolBatches * units.ingest.stateWritesPerLedgerWrite * units.ingest.writeUnitsPerState;
+  const logItems = symbolBatches * units.ingest.tradeLogItemsPerLedgerWrite;
+  const logUnits = logItems * units.ingest.writeUnitsPerTradeLogItem;
   const bars = market.symbols * ASSUMPTIONS.barsPerSymbol;
   const alerts = market.symbols * ASSUMPTIONS.alertsPerSymbol;
   const alertUnits = alerts * units.alerts.writeUnitsPerAlert;
@@ -335,6 +342,8 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
   const postGbSeconds = (frames * ASSUMPTIONS.postSeconds * ASSUMPTIONS.ingestGb) / ASSUMPTIONS.postsInFlight;
 
   const barsGbPerDay = (bars * units.ingest.barBytesMean) / GB;
+  // A day's trade log items, kept until they expire (as if every day of it were a trading day: the most).
+  const logGbKept = (logItems * units.ingest.tradeLogBytesMean * TRADE_LOG_RETENTION_DAYS) / GB;
   const usageGbKept = (pushes * units.push.usageRowBytes * ASSUMPTIONS.usageRowDays) / GB;
   return [
     {
@@ -374,6 +383,13 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
       part: `DynamoDB writes, states (${capacity})`,
       volume: `${millions(stateUnits)} write units`,
       dollars: writeDollars(stateUnits, design),
+    },
+    {
+      group: 'ingest',
+      // Its reads are the amendments' Queries: a few read units a second at the schedule's floors, left out.
+      part: `DynamoDB writes, session trade log (${capacity})`,
+      volume: `${millions(logItems)} items × ${units.ingest.writeUnitsPerTradeLogItem} units`,
+      dollars: writeDollars(logUnits, design),
     },
     {
       group: 'ingest',
@@ -436,6 +452,12 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
       part: `DynamoDB storage, bars (after ${ASSUMPTIONS.barDays} days)`,
       volume: `${(barsGbPerDay * ASSUMPTIONS.barDays).toFixed(0)} GB`,
       dollars: (barsGbPerDay * ASSUMPTIONS.barDays * PRICES.dynamoStorageGbMonth) / ASSUMPTIONS.daysPerMonth,
+    },
+    {
+      group: 'storage',
+      part: `DynamoDB storage, session trade log (kept ${TRADE_LOG_RETENTION_DAYS} days)`,
+      volume: `${logGbKept.toFixed(0)} GB`,
+      dollars: (logGbKept * PRICES.dynamoStorageGbMonth) / ASSUMPTIONS.daysPerMonth,
     },
     {
       group: 'storage',

@@ -33,7 +33,7 @@ describe('session capacity, by default', () => {
         ),
     );
 
-  it('provisions the ledgers, prices and states tables and leaves the others on demand', () => {
+  it('provisions the ledgers, states and trade log tables and leaves the others on demand', () => {
     for (const tableId of TABLE_IDS) {
       const properties = tables[logicalIdOf(stack.data.tables[tableId])]?.Properties;
       // CloudFormation's default billing mode is provisioned: CDK leaves it out and sets the throughput.

@@ -22,6 +22,9 @@ const UNITS: MeasuredUnits = {
     stateWritesPerLedgerWrite: 0.1,
     writeUnitsPerBar: 1,
     barBytesMean: 80,
+    writeUnitsPerTradeLogItem: 1,
+    tradeLogItemsPerLedgerWrite: 1.5,
+    tradeLogBytesMean: 300,
   },
   alerts: { writeUnitsPerAlert: 4 },
   push: { writeUnitsPerUsageRow: 1, usageRowBytes: 200, framesPerEvent: 1 },
@@ -45,6 +48,17 @@ describe('the cost model (docs/storage.md#a-trading-day-on-paper)', () => {
       entry.part.startsWith('DynamoDB writes, ledgers'),
     );
     expect(line?.dollars).toBeCloseTo((symbolBatchesPerDay(MARKET) * 6 * 0.625) / 1e6, 6);
+  });
+
+  it('prices the session trade log: its items per ledger write, each at its measured write units', () => {
+    const line = dayCost(MARKET, UNITS, DESIGNS['on-demand']).find((entry) =>
+      entry.part.startsWith('DynamoDB writes, session trade log'),
+    );
+    expect(line?.dollars).toBeCloseTo((symbolBatchesPerDay(MARKET) * 1.5 * 1 * 0.625) / 1e6, 6);
+    const scheduled = dayCost(MARKET, UNITS, DEPLOYED).find((entry) =>
+      entry.part.startsWith('DynamoDB writes, session trade log'),
+    );
+    expect(scheduled?.dollars).toBeLessThan(line?.dollars ?? 0);
   });
 
   it('prices a recent-bar snapshot per symbol and 15-minute close, written and removed', () => {
