@@ -21,7 +21,13 @@ import type {
   VersionedLedger,
 } from '#domain/market-data/ports';
 import { priceMoved } from '#domain/market-data/prices';
-import { type CompactLogEntry, compactLogEntry, expandLogEntry } from '#domain/market-data/trade-log';
+import {
+  type CompactLogEntry,
+  compactLogEntry,
+  expandLogEntry,
+  type LogSplit,
+  splitLog,
+} from '#domain/market-data/trade-log';
 import {
   breakFeedEvent,
   type InForceAlertBody,
@@ -57,8 +63,13 @@ export interface CommittedWrites {
    * it, so the feed finds them there when the commit is applied again (ADR 0009) and keeps no key per alert.
    */
   readonly alertsMadeAfterId?: number;
-  /** The trades and amendments the commit applied, per minute (docs/storage.md#the-session-trade-log). */
+  /**
+   * The session trade log's entries to write once the commit is made, one per minute: the trades and
+   * amendments it applied, and the ones its ledger held before (docs/storage.md#the-session-trade-log).
+   */
   readonly log?: readonly CompactLogEntry[];
+  /** The latest minute's entries, held by the ledger instead of the log while they are small (splitLog). */
+  readonly heldLog?: CompactLogEntry;
   /** The last item of the symbol in the batch that committed them: its redelivery has it again. */
   readonly batchMark: TradeMark;
 }
@@ -319,8 +330,10 @@ export async function ingestTrades(items: readonly StreamItem[], ports: IngestPo
       amendmentsRefused[reason] += batch.amendmentsRefused[reason];
     }
   };
-  // Per symbol: the log entries of the commit that made its ledger, maybe not in the trade log yet.
+  // Per symbol: the log entries of the commit that made its ledger, maybe not in the trade log yet, and the
+  // ones that ledger holds, never in it yet.
   const unlogged = new Map([...stored].map(([symbol, versioned]) => [symbol, pendingLog(versioned)]));
+  const held = new Map([...stored].map(([symbol, versioned]) => [symbol, versioned.pending?.heldLog]));
   // A symbol's items in commits of at most ITEMS_PER_COMMIT, one round after the other: its ledger's pending
   // copy of the trades stays bounded however many trades one batch brings.
   const chunks = new Map([...groups].map(([symbol, symbolItems]) => [symbol, inCommits(symbolItems)]));
@@ -347,6 +360,7 @@ export async function ingestTrades(items: readonly StreamItem[], ports: IngestPo
           if (latest === undefined) current.delete(symbol);
           else current.set(symbol, { ledger: latest.ledger, version: latest.version });
           unlogged.set(symbol, latest === undefined ? [] : pendingLog(latest));
+          held.set(symbol, latest?.pending?.heldLog);
         }
       }
       const folded: {
@@ -359,7 +373,14 @@ export async function ingestTrades(items: readonly StreamItem[], ports: IngestPo
       }[] = [];
       for (const { symbol, chunk } of pending) {
         const previous = current.get(symbol);
-        const batch = new SymbolBatch(symbol, previous?.ledger, ports, unlogged.get(symbol));
+        const heldLog = held.get(symbol);
+        const batch = new SymbolBatch(
+          symbol,
+          previous?.ledger,
+          ports,
+          unlogged.get(symbol),
+          heldLog === undefined ? [] : [expandLogEntry(symbol, heldLog)],
+        );
         await batch.take(chunk);
         if (!batch.changed || batch.ledger === undefined) {
           countBatch(batch);
@@ -381,7 +402,13 @@ export async function ingestTrades(items: readonly StreamItem[], ports: IngestPo
           limit(async () => {
             const ledger = fold.batch.ledger as SymbolLedger;
             const version = (fold.previous?.version ?? -1) + 1;
-            const writes = committedWrites(fold.batch, version, fold.chunk.at(-1) as StreamItem, alertsHead);
+            const writes = committedWrites(
+              fold.batch,
+              version,
+              fold.chunk.at(-1) as StreamItem,
+              alertsHead,
+              held.get(fold.symbol),
+            );
             return {
               ...fold,
               ledger,
@@ -399,6 +426,7 @@ export async function ingestTrades(items: readonly StreamItem[], ports: IngestPo
           current.set(outcome.symbol, { ledger: outcome.ledger, version: outcome.version });
           // Logged once the round's committed writes are applied, before the next round folds.
           unlogged.delete(outcome.symbol);
+          held.set(outcome.symbol, outcome.writes.heldLog);
           committed.push({
             ledger: outcome.ledger,
             version: outcome.version,
@@ -454,12 +482,13 @@ function inCommits(items: readonly StreamItem[]): StreamItem[][] {
   return chunks;
 }
 
-/** What a symbol's commit at `version` carries for after it. */
+/** What a symbol's commit at `version` carries for after it; `heldLog`: what its ledger held before. */
 function committedWrites(
   batch: SymbolBatch,
   version: number,
   last: StreamItem,
   alertsHead: number,
+  heldLog: CompactLogEntry | undefined,
 ): CommittedWrites {
   const { symbol } = batch;
   const bars = [...batch.bars.values()];
@@ -471,7 +500,12 @@ function committedWrites(
     ...(removedBars.length > 0 ? { removedBars } : {}),
     alerts: batch.inForce,
     ...(batch.inForce.length > 0 ? { alertsMadeAfterId: alertsHead } : {}),
-    log: batch.logEntries(version).map(compactLogEntry),
+    ...logOf(splitLog(heldLog, batch.logEntries(version).map(compactLogEntry), version)),
     batchMark: itemMark(last),
   };
+}
+
+/** A split log as committed writes carry it: the entries written, and the ones held when there are. */
+function logOf({ written, held }: LogSplit): Pick<CommittedWrites, 'log' | 'heldLog'> {
+  return { log: written, ...(held === undefined ? {} : { heldLog: held }) };
 }

@@ -101,13 +101,16 @@ export class SymbolBatch {
   /**
    * `unlogged`: the trade-log entries of the commit that made `previous`, which may not be in the log yet (its
    * writer stopped before writing them, and this is a part of its batch delivered again, e.g. after a
-   * bisection): they too tell a redelivery from a late print.
+   * bisection): they too tell a redelivery from a late print. `held`: the entries `previous` holds for its
+   * latest minute, never in the log yet (splitLog in functions/domain/market-data/trade-log.ts): that
+   * minute's trades after the log's.
    */
   constructor(
     readonly symbol: string,
     previous: SymbolLedger | undefined,
     private readonly ports: { readonly bars: BarStore; readonly tradeLog: SessionTradeLog },
     private readonly unlogged: readonly TradeLogEntry[] = [],
+    private readonly held: readonly TradeLogEntry[] = [],
   ) {
     this.ledger = previous;
   }
@@ -204,7 +207,7 @@ export class SymbolBatch {
     return entry;
   }
 
-  /** A minute's trades and amendments so far: the log's, then this batch's. */
+  /** A minute's trades and amendments so far: the log's, then the ledger's held ones, then this batch's. */
   private async minute(minuteMs: number): Promise<{ trades: LoggedTrade[]; amendments: LoggedAmendment[] }> {
     let stored = this.storedMinutes.get(minuteMs);
     if (stored === undefined) {
@@ -212,7 +215,11 @@ export class SymbolBatch {
       this.storedMinutes.set(minuteMs, stored);
     }
     const batch = this.log.get(minuteMs);
-    const entries = batch === undefined ? stored : [...stored, batch];
+    const entries = [
+      ...stored,
+      ...this.held.filter((entry) => entry.minuteMs === minuteMs),
+      ...(batch ? [batch] : []),
+    ];
     return {
       trades: entries.flatMap(({ trades }) => trades),
       amendments: entries.flatMap(({ amendments }) => amendments),
@@ -335,7 +342,8 @@ export class SymbolBatch {
 
   /**
    * The first minute after `time` (seconds) that holds trades: one with a bar, or one whose trades are all
-   * volume-only with no sale before them (no bar, only its log entries), in the log or this batch.
+   * volume-only with no sale before them (no bar, only its log entries), in the log, the ledger's held
+   * entries or this batch.
    */
   private async nextTradedMinute(
     time: number,
@@ -345,7 +353,7 @@ export class SymbolBatch {
     const stored = await this.ports.tradeLog.nextMinute(this.symbol, afterMs);
     const later = [
       ...[...minutes.keys()].filter((minute) => minute > time),
-      ...[...this.log.keys()]
+      ...[...this.log.keys(), ...this.held.map((entry) => entry.minuteMs)]
         .filter((minuteMs) => minuteMs > afterMs)
         .map((minuteMs) => minuteMs / MS_PER_SECOND),
       ...(stored === undefined ? [] : [stored / MS_PER_SECOND]),

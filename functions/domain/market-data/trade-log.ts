@@ -49,3 +49,63 @@ export function expandLogEntry(symbol: string, compact: CompactLogEntry): TradeL
   const amendments = compact.a === undefined ? [] : (JSON.parse(compact.a) as LoggedAmendment[]);
   return { symbol, minuteMs, version, trades, amendments };
 }
+
+/**
+ * How much of a symbol's latest minute its ledger holds instead of the trade log, as the entries' JSON length
+ * (docs/storage.md#the-session-trade-log). A log item costs a write unit however small, and most commits
+ * apply a trade or two: held until its minute ends or this fills, a symbol trading a few times a minute
+ * writes one item a minute instead of one a commit. About ten trades, so the ledger stays within one unit.
+ */
+export const HELD_LOG_BYTES = 300;
+
+/** What a commit writes to the trade log once it is made, and what its ledger holds. */
+export interface LogSplit {
+  /** One entry per minute, at the commit's version (its identity: writing it again changes nothing). */
+  readonly written: CompactLogEntry[];
+  /** The latest minute's entries, while they take at most HELD_LOG_BYTES. */
+  readonly held?: CompactLogEntry;
+}
+
+/**
+ * Splits what a commit at `version` logs: the entries its ledger held before (`held`) and its own
+ * (`entries`), merged per minute in the order applied. The latest minute stays held while it is small; every
+ * earlier minute (the minute before, a late print's, an amendment's) is written, and so is the latest once
+ * it is full.
+ */
+export function splitLog(
+  held: CompactLogEntry | undefined,
+  entries: readonly CompactLogEntry[],
+  version: number,
+): LogSplit {
+  const byMinute = new Map<number, CompactLogEntry>();
+  for (const entry of held === undefined ? entries : [held, ...entries]) {
+    const earlier = byMinute.get(entry.minuteMs);
+    byMinute.set(entry.minuteMs, {
+      ...(earlier === undefined ? entry : mergeEntries(earlier, entry)),
+      version,
+    });
+  }
+  const merged = [...byMinute.values()].sort((a, b) => a.minuteMs - b.minuteMs);
+  const latest = merged.at(-1);
+  return latest !== undefined && JSON.stringify(latest).length <= HELD_LOG_BYTES
+    ? { written: merged.slice(0, -1), held: latest }
+    : { written: merged };
+}
+
+/** One minute's two entries as one: `later`'s trades and amendments after `earlier`'s. */
+function mergeEntries(earlier: CompactLogEntry, later: CompactLogEntry): CompactLogEntry {
+  const volumeOnly = [...(earlier.v ?? []), ...(later.v ?? []).map((index) => index + earlier.t.length)];
+  const amendments = [earlier.a, later.a].flatMap((json) =>
+    json === undefined ? [] : (JSON.parse(json) as unknown[]),
+  );
+  return {
+    minuteMs: earlier.minuteMs,
+    version: later.version,
+    t: [...earlier.t, ...later.t],
+    i: [...earlier.i, ...later.i],
+    p: [...earlier.p, ...later.p],
+    s: [...earlier.s, ...later.s],
+    ...(volumeOnly.length > 0 ? { v: volumeOnly } : {}),
+    ...(amendments.length > 0 ? { a: JSON.stringify(amendments) } : {}),
+  };
+}

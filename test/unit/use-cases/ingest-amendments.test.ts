@@ -339,3 +339,61 @@ describe('ingestTrades: cancels, errors and corrections (docs/candles.md#amendme
     });
   });
 });
+
+describe('ingestTrades: the latest minute held by the ledger (docs/storage.md#the-session-trade-log)', () => {
+  const loggedIds = (stores: ReturnType<typeof inMemoryIngestPorts>) =>
+    [...stores.tradeLog.entries.values()].map(({ minuteMs, trades }) => [
+      (minuteMs - open) / MINUTE,
+      trades.map(({ tradeId }) => tradeId),
+    ]);
+
+  it('writes one log item for a minute of a few trades, once the next minute comes', async () => {
+    const stores = inMemoryIngestPorts();
+    const first = [trade(minute(0), 180, { ids }), trade(minute(0, 20_000), 181, { ids })];
+    await ingest(stores, [first[0] as Trade], [first[1] as Trade], [trade(minute(0, 40_000), 182, { ids })]);
+    expect(stores.tradeLog.entries.size).toBe(0);
+    expect((await stores.ledgers.get('AAPL'))?.pending?.heldLog?.t).toHaveLength(3);
+
+    await ingest(stores, [trade(minute(1), 183, { ids })]);
+
+    expect(loggedIds(stores)).toEqual([[0, ['t00000', 't00001', 't00002']]]);
+    expect((await stores.ledgers.get('AAPL'))?.pending?.heldLog?.i).toEqual(['t00003']);
+  });
+
+  it('cancels a trade its ledger still holds, and counts a held trade delivered again as redelivered', async () => {
+    const stores = inMemoryIngestPorts();
+    const bad = trade(minute(0), 1800, { ids });
+    await ingest(stores, [bad], [trade(minute(0, 30_000), 180, { ids })]);
+
+    const [again, cancelled] = await ingest(stores, [bad], [cancel(bad)]);
+
+    expect(again).toMatchObject({ applied: 0, latePrints: 0, refused: { redelivered: 1, late: 0 } });
+    expect(cancelled).toMatchObject({ amendmentsApplied: 1, amendmentsRefused: { unknown_trade: 0 } });
+    expect(await barAt(stores, '1m', minuteTime(0))).toMatchObject({ open: 180, high: 180, volume: 100 });
+  });
+
+  it('writes a held minute again when the writer stopped before writing it, and an amendment then finds it', async () => {
+    const stores = inMemoryIngestPorts();
+    const good = trade(minute(0), 180, { ids });
+    const bad = trade(minute(0, 10_000), 1800, { ids });
+    await ingest(stores, [good, bad]);
+    const stopped = async (entries: readonly unknown[]) => {
+      if (entries.length > 0) throw new Error('the writer stopped here');
+    };
+    const crashing = {
+      ...stores,
+      tradeLog: Object.assign(Object.create(stores.tradeLog) as typeof stores.tradeLog, { write: stopped }),
+    };
+    const nextMinute = [trade(minute(1), 181, { ids })];
+    await expect(ingestTrades(nextMinute, crashing)).rejects.toThrow('stopped');
+    expect(stores.tradeLog.entries.size).toBe(0);
+
+    const [redelivered] = await ingest(stores, nextMinute);
+    expect(redelivered).toMatchObject({ recovered: 1, applied: 0 });
+    expect(loggedIds(stores)).toEqual([[0, ['t00000', 't00001']]]);
+
+    const [cancelled] = await ingest(stores, [cancel(bad)]);
+    expect(cancelled).toMatchObject({ amendmentsApplied: 1 });
+    expect((await barAt(stores, '1m', minuteTime(0)))?.high).toBe(180);
+  });
+});
