@@ -39,7 +39,17 @@ export async function ledgerCommits(stack: LocalStack): Promise<number> {
   return ledgers.reduce((sum, item) => sum + Number(item.version) + 1, 0);
 }
 
-/** The session trade log's items so far: one per symbol, minute and ledger commit, never rewritten. */
+/**
+ * A stored trade log item's length as the ledger holds it before writing it (splitLog in
+ * functions/domain/market-data/trade-log.ts): the compact entry's JSON, its minute and version from the key.
+ */
+function heldLength(item: Record<string, unknown>): number {
+  const { day: _day, entry, expiresAt: _expiresAt, ...arrays } = item;
+  const [minuteMs, version] = String(entry).split('#').map(Number);
+  return JSON.stringify({ minuteMs, version, ...arrays }).length;
+}
+
+/** The session trade log's items so far: one per symbol, minute and writing commit, never rewritten. */
 export async function tradeLogItems(stack: LocalStack): Promise<number> {
   return (await scanAll(stack, 'tradeLog')).length;
 }
@@ -47,20 +57,23 @@ export async function tradeLogItems(stack: LocalStack): Promise<number> {
 /**
  * The write units of what the ingest writes, from the stored items (write-units.ts): a ledger item (with its
  * latest price) per symbol and batch, bars, a state for `stateWrites` of the `ledgerWrites` ledger commits (states
- * are written when they change), and the `logWrites` trade log items those commits wrote (one per minute each
- * commit applied trades in: docs/storage.md#the-session-trade-log).
+ * are written when they change), and the trade log's items, their bytes per trade, and the `logWrites` of them
+ * those commits wrote (docs/storage.md#the-session-trade-log).
  */
 export async function ingestWriteUnits(
   stack: LocalStack,
   writes: { readonly stateWrites: number; readonly ledgerWrites: number; readonly logWrites: number },
 ) {
   const sizesOf = async (table: TableId) => itemSizes(await scanAll(stack, table));
-  const [{ ledgers, snapshots }, state, bars, log] = await Promise.all([
+  const [{ ledgers, snapshots }, state, bars, logItems] = await Promise.all([
     ledgerItems(stack),
     sizesOf('states'),
     scanAll(stack, 'bars'),
-    sizesOf('tradeLog'),
+    scanAll(stack, 'tradeLog'),
   ]);
+  const log = itemSizes(logItems);
+  const loggedTrades = logItems.reduce((sum, item) => sum + (item.t as unknown[]).length, 0);
+  const heldBytes = logItems.reduce((sum, item) => sum + heldLength(item), 0);
   const bar = bars.length > 0 ? itemSizes(bars) : undefined;
   const ledger = itemSizes(ledgers);
   const snapshot = itemSizes(snapshots);
@@ -74,6 +87,8 @@ export async function ingestWriteUnits(
     writeUnitsPerState: state.writeUnits,
     stateWritesPerLedgerWrite: Number((writes.stateWrites / Math.max(1, writes.ledgerWrites)).toFixed(3)),
     tradeLogBytesMean: log.bytesMean,
+    // What fills the ledger's hold per trade (its entries' JSON, HELD_LOG_BYTES): the cost model's divisor.
+    tradeLogBytesPerTrade: Number((heldBytes / Math.max(1, loggedTrades)).toFixed(1)),
     writeUnitsPerTradeLogItem: log.writeUnits,
     tradeLogItemsPerLedgerWrite: Number((writes.logWrites / Math.max(1, writes.ledgerWrites)).toFixed(3)),
     // Bars, where the run completed any.

@@ -8,6 +8,7 @@ import { INGEST_BATCH } from '#contracts/ingestion';
 import { CLOCK_TICK } from '#contracts/routes';
 import { TRADE_LOG_RETENTION_DAYS } from '#contracts/tables';
 import { USAGE_DELIVERY } from '#contracts/usage';
+import { HELD_LOG_BYTES } from '#domain/market-data/trade-log';
 import { USAGE_RECORD_BYTES } from '#domain/streaming/usage-records';
 
 /** Regular session seconds (6.5 hours). */
@@ -68,10 +69,10 @@ export interface MeasuredUnits {
     readonly stateWritesPerLedgerWrite: number;
     readonly writeUnitsPerBar: number;
     readonly barBytesMean: number;
-    /** The session trade log: an item per minute each ledger commit applied trades in. */
+    /** The session trade log's items: their write units and size, and its bytes per trade logged. */
     readonly writeUnitsPerTradeLogItem: number;
-    readonly tradeLogItemsPerLedgerWrite: number;
     readonly tradeLogBytesMean: number;
+    readonly tradeLogBytesPerTrade: number;
   };
   readonly alerts: { readonly writeUnitsPerAlert: number };
   readonly push: {
@@ -187,6 +188,20 @@ export const ASSUMPTIONS = {
 export const batchSecondsOf = (design: Pick<Design, 'ingestSeconds'> = {}) =>
   (design.ingestSeconds ?? ASSUMPTIONS.ingestSeconds) + INGEST_BATCH.windowSeconds;
 
+/** Each symbol's trades a second in the session, by rank: its Zipf share of the day's trades. */
+function sessionRates(market: Pick<Market, 'symbols' | 'tradesPerDay'>): number[] {
+  const shares = Array.from(
+    { length: market.symbols },
+    (_, index) => (index + 1) ** -ASSUMPTIONS.zipfExponent,
+  );
+  const harmonic = shares.reduce((sum, share) => sum + share, 0);
+  return shares.map((share) => (market.tradesPerDay * share) / harmonic / SESSION_SECONDS);
+}
+
+/** The expected number of `windows` of `seconds` each that hold a trade, at `rate` trades a second (Poisson). */
+const windowsWithTrades = (rate: number, seconds: number, windows: number) =>
+  windows * (1 - Math.exp(-rate * seconds));
+
 /**
  * Symbol-batches a day: each symbol's expected number of batches with at least one trade, its trades
  * arriving as a Poisson stream at its Zipf share of the day's rate, in batches of `batchSeconds`.
@@ -196,14 +211,27 @@ export function symbolBatchesPerDay(
   batchSeconds = batchSecondsOf(),
 ): number {
   const windows = SESSION_SECONDS / batchSeconds;
-  let harmonic = 0;
-  for (let rank = 1; rank <= market.symbols; rank++) harmonic += rank ** -ASSUMPTIONS.zipfExponent;
-  let batches = 0;
-  for (let rank = 1; rank <= market.symbols; rank++) {
-    const perWindow = (market.tradesPerDay * rank ** -ASSUMPTIONS.zipfExponent) / harmonic / windows;
-    batches += windows * (1 - Math.exp(-perWindow));
-  }
-  return batches;
+  return sessionRates(market).reduce((sum, rate) => sum + windowsWithTrades(rate, batchSeconds, windows), 0);
+}
+
+/**
+ * Session trade log items a day (docs/storage.md#the-session-trade-log). A symbol's ledger holds its latest
+ * minute's entries while they take at most HELD_LOG_BYTES, and they are written as one item when a later
+ * minute comes: one item per minute with a trade, and one more each time a minute fills the hold; never more
+ * than one per commit (a batch holding the symbol).
+ */
+export function tradeLogItemsPerDay(
+  market: Pick<Market, 'symbols' | 'tradesPerDay'>,
+  batchSeconds: number,
+  bytesPerTrade: number,
+): number {
+  const minutes = SESSION_SECONDS / 60;
+  return sessionRates(market).reduce((sum, rate) => {
+    const tradedMinutes = windowsWithTrades(rate, 60, minutes);
+    const fills = (rate * SESSION_SECONDS * bytesPerTrade) / HELD_LOG_BYTES;
+    const commits = windowsWithTrades(rate, batchSeconds, SESSION_SECONDS / batchSeconds);
+    return sum + Math.min(commits, tradedMinutes + fills);
+  }, 0);
 }
 
 export interface CostLine {
@@ -295,7 +323,7 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
   const snapshots = market.symbols * ASSUMPTIONS.recentSnapshotsPerSymbol;
   const snapshotUnits = snapshots * 2 * units.ingest.writeUnitsPerRecentSnapshot;
   const stateUnits = symbolBatches * units.ingest.stateWritesPerLedgerWrite * units.ingest.writeUnitsPerState;
-  const logItems = symbolBatches * units.ingest.tradeLogItemsPerLedgerWrite;
+  const logItems = tradeLogItemsPerDay(market, batchSeconds, units.ingest.tradeLogBytesPerTrade);
   const logUnits = logItems * units.ingest.writeUnitsPerTradeLogItem;
   const bars = market.symbols * ASSUMPTIONS.barsPerSymbol;
   const alerts = market.symbols * ASSUMPTIONS.alertsPerSymbol;

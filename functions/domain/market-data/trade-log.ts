@@ -54,9 +54,11 @@ export function expandLogEntry(symbol: string, compact: CompactLogEntry): TradeL
  * How much of a symbol's latest minute its ledger holds instead of the trade log, as the entries' JSON length
  * (docs/storage.md#the-session-trade-log). A log item costs a write unit however small, and most commits
  * apply a trade or two: held until its minute ends or this fills, a symbol trading a few times a minute
- * writes one item a minute instead of one a commit. About ten trades, so the ledger stays within one unit.
+ * writes one item a minute instead of one a commit. Ten to twenty trades, by the length of their ids: the
+ * ledger stays within one write unit, and so does the item (a larger hold saves few items and makes more of
+ * them two units).
  */
-export const HELD_LOG_BYTES = 300;
+export const HELD_LOG_BYTES = 600;
 
 /** What a commit writes to the trade log once it is made, and what its ledger holds. */
 export interface LogSplit {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { HELD_LOG_BYTES } from '#domain/market-data/trade-log';
 import {
   ASSUMPTIONS,
   batchSecondsOf,
@@ -10,6 +11,7 @@ import {
   SESSION_SECONDS,
   symbolBatchesPerDay,
   total,
+  tradeLogItemsPerDay,
 } from '../../../scripts/lib/cost-model.ts';
 
 const UNITS: MeasuredUnits = {
@@ -23,8 +25,8 @@ const UNITS: MeasuredUnits = {
     writeUnitsPerBar: 1,
     barBytesMean: 80,
     writeUnitsPerTradeLogItem: 1,
-    tradeLogItemsPerLedgerWrite: 1.5,
     tradeLogBytesMean: 300,
+    tradeLogBytesPerTrade: 30,
   },
   alerts: { writeUnitsPerAlert: 4 },
   push: { writeUnitsPerUsageRow: 1, usageRowBytes: 200, framesPerEvent: 1 },
@@ -50,15 +52,26 @@ describe('the cost model (docs/storage.md#a-trading-day-on-paper)', () => {
     expect(line?.dollars).toBeCloseTo((symbolBatchesPerDay(MARKET) * 6 * 0.625) / 1e6, 6);
   });
 
-  it('prices the session trade log: its items per ledger write, each at its measured write units', () => {
-    const line = dayCost(MARKET, UNITS, DESIGNS['on-demand']).find((entry) =>
-      entry.part.startsWith('DynamoDB writes, session trade log'),
+  it("counts the session trade log's items by each symbol's rate, held a minute or a hold's worth at a time", () => {
+    // A quiet symbol: its few trades each in a minute of their own, an item each.
+    expect(tradeLogItemsPerDay({ symbols: 1, tradesPerDay: 20 }, 0.3, 30)).toBeCloseTo(20, 0);
+    // A symbol trading all the time: a hold's worth of bytes an item, plus one a minute.
+    const busy = { symbols: 1, tradesPerDay: 1e6 };
+    expect(tradeLogItemsPerDay(busy, 0.3, 30)).toBeCloseTo(390 + (1e6 * 30) / HELD_LOG_BYTES, -1);
+    // Never more than an item per commit: a hold smaller than a batch's trades writes every commit.
+    expect(tradeLogItemsPerDay(busy, 0.3, 30_000)).toBeCloseTo(symbolBatchesPerDay(busy, 0.3), 0);
+    expect(tradeLogItemsPerDay(MARKET, 0.3, 30)).toBeLessThan(symbolBatchesPerDay(MARKET, 0.3));
+  });
+
+  it('prices the session trade log: its items at their measured write units, provisioned for the session', () => {
+    const lines = (design: Design) => dayCost(MARKET, UNITS, design);
+    const log = (design: Design) =>
+      lines(design).find((entry) => entry.part.startsWith('DynamoDB writes, session trade log'))?.dollars;
+    expect(log(DESIGNS['on-demand'])).toBeCloseTo(
+      (tradeLogItemsPerDay(MARKET, batchSecondsOf(), 30) * 1 * 0.625) / 1e6,
+      6,
     );
-    expect(line?.dollars).toBeCloseTo((symbolBatchesPerDay(MARKET) * 1.5 * 1 * 0.625) / 1e6, 6);
-    const scheduled = dayCost(MARKET, UNITS, DEPLOYED).find((entry) =>
-      entry.part.startsWith('DynamoDB writes, session trade log'),
-    );
-    expect(scheduled?.dollars).toBeLessThan(line?.dollars ?? 0);
+    expect(log(DEPLOYED)).toBeLessThan(log(DESIGNS['on-demand']) ?? 0);
   });
 
   it('prices a recent-bar snapshot per symbol and 15-minute close, written and removed', () => {
@@ -202,7 +215,12 @@ describe('the cost model (docs/storage.md#a-trading-day-on-paper)', () => {
       3 * symbolBatchesPerDay({ symbols: 1, tradesPerDay: 1e9 }, 0.3),
       -1,
     );
-    for (const part of ['DynamoDB writes, ledgers', 'WebSocket messages', 'Subscription lookups', 'Ingest Lambda'])
+    for (const part of [
+      'DynamoDB writes, ledgers',
+      'WebSocket messages',
+      'Subscription lookups',
+      'Ingest Lambda',
+    ])
       expect(line(short, part)).toBeGreaterThan(line(long, part));
     // A quiet symbol's trades each land in a batch of their own either way: its quotes do not triple.
     expect(line(short, 'WebSocket messages')).toBeLessThan(3 * line(long, 'WebSocket messages'));
