@@ -90,8 +90,9 @@ export const TABLES = {
   /**
    * The session trade log (docs/storage.md#the-session-trade-log): what an amendment rebuilds a minute's bars
    * from. `day` = `<symbol>#<session date>`, `entry` = `<minute start ms>#<ledger version>`: one item per
-   * minute and ledger commit, holding the trades (and amendments) that commit applied in that minute. Items
-   * expire TRADE_LOG_RETENTION_DAYS after their minute.
+   * minute and writing commit, holding the trades (and amendments) applied in that minute since its last item
+   * (a ledger holds its latest minute's until they are written). Items expire TRADE_LOG_RETENTION_DAYS after
+   * their minute.
    */
   tradeLog: {
     envVar: 'TRADE_LOG_TABLE',

@@ -36,7 +36,7 @@ function fromStoredEntry(symbol: string, item: StoredEntry): TradeLogEntry {
 }
 
 /**
- * The session trade log: one partition per symbol and session date, one item per minute and ledger commit.
+ * The session trade log: one partition per symbol and session date, one item per minute and writing commit.
  * A minute is one Query (its entries sort together, in commit order); an entry written again (a redelivered
  * batch's recovery) overwrites itself with the same value.
  */
