@@ -213,5 +213,14 @@ export const HEARTBEAT = {
  */
 export const CONNECTION_ROW_TTL_SECONDS = 3 * 3600;
 
+/**
+ * How long a subscribed topic's marker, once read, is taken as still there: its subscribers are then queried
+ * without reading it again. Markers outlive their rows by hours and an unsubscribe leaves them, so a marker
+ * remembered a minute longer than it lived costs at most a needless Query; a topic found unmarked is never
+ * remembered, so a new subscription is found at once. A followed symbol's price reads its marker once a
+ * minute per process instead of at every batch (docs/storage.md#subscription-markers).
+ */
+export const MARKER_MEMORY_MS = 60_000;
+
 /** The environment variable carrying the `@connections` endpoint (the stage's callback URL). */
 export const CALLBACK_URL_ENV = 'WS_CALLBACK_URL';

@@ -8,6 +8,7 @@ import { INGEST_BATCH } from '#contracts/ingestion';
 import { CLOCK_TICK } from '#contracts/routes';
 import { TRADE_LOG_RETENTION_DAYS } from '#contracts/tables';
 import { USAGE_DELIVERY } from '#contracts/usage';
+import { MARKER_MEMORY_MS } from '#contracts/websocket';
 import { HELD_LOG_BYTES } from '#domain/market-data/trade-log';
 import { USAGE_RECORD_BYTES } from '#domain/streaming/usage-records';
 
@@ -215,6 +216,25 @@ export function symbolBatchesPerDay(
 }
 
 /**
+ * Subscription marker reads a day for quotes, as if every symbol were followed (the most the lookups cost:
+ * a followed topic is queried at each price it moves, and its marker read only when not remembered). Each
+ * ingest process remembers a marker MARKER_MEMORY_MS; a shard's batches may run in any of the ingest's
+ * processes, so a symbol's marker is priced as read once per memory by one process per shard, never more
+ * than once per batch holding it.
+ */
+export function markerReadsPerDay(
+  market: Pick<Market, 'symbols' | 'tradesPerDay'>,
+  batchSeconds: number,
+): number {
+  const reads = (ASSUMPTIONS.shards * SESSION_SECONDS * 1000) / MARKER_MEMORY_MS;
+  const windows = SESSION_SECONDS / batchSeconds;
+  return sessionRates(market).reduce(
+    (sum, rate) => sum + Math.min(windowsWithTrades(rate, batchSeconds, windows), reads),
+    0,
+  );
+}
+
+/**
  * Session trade log items a day (docs/storage.md#the-session-trade-log). A symbol's ledger holds its latest
  * minute's entries while they take at most HELD_LOG_BYTES, and they are written as one item when a later
  * minute comes: one item per minute with a trade, and one more each time a minute fills the hold; never more
@@ -324,6 +344,7 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
   const snapshotUnits = snapshots * 2 * units.ingest.writeUnitsPerRecentSnapshot;
   const stateUnits = symbolBatches * units.ingest.stateWritesPerLedgerWrite * units.ingest.writeUnitsPerState;
   const logItems = tradeLogItemsPerDay(market, batchSeconds, units.ingest.tradeLogBytesPerTrade);
+  const markerReads = markerReadsPerDay(market, batchSeconds);
   const logUnits = logItems * units.ingest.writeUnitsPerTradeLogItem;
   const bars = market.symbols * ASSUMPTIONS.barsPerSymbol;
   const alerts = market.symbols * ASSUMPTIONS.alertsPerSymbol;
@@ -451,10 +472,11 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
     },
     {
       group: 'fan-out',
-      // Each quote's topic marker, then its Query, as if every symbol were followed (the most it costs).
-      part: 'Subscription lookups (marker, then Query)',
-      volume: `${millions(symbolBatches)} quotes × (0.5 + 0.5) read unit`,
-      dollars: symbolBatches * (0.5 + 0.5) * PRICES.dynamoReadRequestUnit,
+      // As if every symbol were followed (the most it costs): a Query per quote, its marker read when not
+      // remembered (half a read unit each, eventually consistent).
+      part: 'Subscription lookups (Queries, and markers not remembered)',
+      volume: `${millions(symbolBatches)} Queries, ${millions(markerReads)} marker reads × 0.5 read unit`,
+      dollars: (symbolBatches + markerReads) * 0.5 * PRICES.dynamoReadRequestUnit,
     },
     {
       group: 'fan-out',

@@ -2,7 +2,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import DataLoader from 'dataloader';
 import { TABLES } from '#contracts/tables';
-import { CONNECTION_ROW_TTL_SECONDS } from '#contracts/websocket';
+import { CONNECTION_ROW_TTL_SECONDS, MARKER_MEMORY_MS } from '#contracts/websocket';
 import type { Subscriber, Subscription, SubscriptionStore } from '#domain/streaming/ports';
 import { subscriptionOfTopic, topicKey } from '#domain/streaming/topics';
 import { batchDeleteAll, batchGetAll, batchPutAll } from './batch.ts';
@@ -16,6 +16,9 @@ export const TOPIC_MARKER = '#';
 export const MARKERS_TOPIC = '#markers';
 /** Topics whose markers are read in one BatchGetItem: its limit of 100 keys, one of them the #markers row. */
 const TOPICS_PER_READ = 99;
+
+/** Marked topics remembered at most (about 100 bytes each): a universe's quotes topics and then some. */
+const MARKED_TOPICS_REMEMBERED = 20_000;
 
 interface MarkersRow {
   /** From this instant, every subscription row's topic has a marker: rows without one have expired. */
@@ -56,6 +59,8 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
     { cache: false, maxBatchSize: TOPICS_PER_READ },
   );
   private markersRowWritten = false;
+  /** Topics whose marker was read, and when: the oldest first out (MARKER_MEMORY_MS). */
+  private readonly markedAt = new Map<string, number>();
 
   constructor(
     private readonly client: DynamoDBDocumentClient,
@@ -129,16 +134,36 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
     return this.subscribers.load(topicKey(subscription));
   }
 
-  /** Each topic's subscribers: the marked topics queried (all of them while markers are not trusted yet). */
+  /**
+   * Each topic's subscribers: the marked topics queried (all of them while markers are not trusted yet), a
+   * topic whose marker was read within MARKER_MEMORY_MS without reading it again.
+   */
   private async subscribersOfTopics(topics: readonly string[]): Promise<Subscriber[][]> {
-    const rows = await batchGetAll(this.client, this.tableName, [
-      MARKERS_KEY,
-      ...topics.map((topic) => ({ topic, connectionId: TOPIC_MARKER })),
-    ]);
-    const markers = rows.find((row) => row.topic === MARKERS_TOPIC) as MarkersRow | undefined;
-    const trusted = markers !== undefined && markers.markedFromMs <= this.nowMs();
-    const marked = new Set(rows.map((row) => row.topic as string));
-    return Promise.all(topics.map((topic) => (trusted && !marked.has(topic) ? [] : this.queryTopic(topic))));
+    const nowMs = this.nowMs();
+    const remembered = (topic: string) => nowMs - (this.markedAt.get(topic) ?? -Infinity) < MARKER_MEMORY_MS;
+    const marked = new Set(topics.filter(remembered));
+    const unknown = topics.filter((topic) => !marked.has(topic));
+    if (unknown.length > 0) {
+      const rows = await batchGetAll(this.client, this.tableName, [
+        MARKERS_KEY,
+        ...unknown.map((topic) => ({ topic, connectionId: TOPIC_MARKER })),
+      ]);
+      const markers = rows.find((row) => row.topic === MARKERS_TOPIC) as MarkersRow | undefined;
+      const trusted = markers !== undefined && markers.markedFromMs <= nowMs;
+      const found = new Set(rows.map((row) => row.topic as string));
+      for (const topic of unknown) {
+        if (found.has(topic)) this.rememberMarked(topic, nowMs);
+        if (!trusted || found.has(topic)) marked.add(topic);
+      }
+    }
+    return Promise.all(topics.map((topic) => (marked.has(topic) ? this.queryTopic(topic) : [])));
+  }
+
+  private rememberMarked(topic: string, nowMs: number): void {
+    this.markedAt.delete(topic);
+    this.markedAt.set(topic, nowMs);
+    if (this.markedAt.size > MARKED_TOPICS_REMEMBERED)
+      this.markedAt.delete(this.markedAt.keys().next().value as string);
   }
 
   private async queryTopic(topic: string): Promise<Subscriber[]> {

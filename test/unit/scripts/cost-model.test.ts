@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MARKER_MEMORY_MS } from '#contracts/websocket';
 import { HELD_LOG_BYTES } from '#domain/market-data/trade-log';
 import {
   ASSUMPTIONS,
@@ -7,6 +8,7 @@ import {
   type Design,
   dayCost,
   type MeasuredUnits,
+  markerReadsPerDay,
   quoteFrames,
   SESSION_SECONDS,
   symbolBatchesPerDay,
@@ -61,6 +63,25 @@ describe('the cost model (docs/storage.md#a-trading-day-on-paper)', () => {
     // Never more than an item per commit: a hold smaller than a batch's trades writes every commit.
     expect(tradeLogItemsPerDay(busy, 0.3, 30_000)).toBeCloseTo(symbolBatchesPerDay(busy, 0.3), 0);
     expect(tradeLogItemsPerDay(MARKET, 0.3, 30)).toBeLessThan(symbolBatchesPerDay(MARKET, 0.3));
+  });
+
+  it('prices a Query per quote, and a marker read per batch until the marker is remembered', () => {
+    // A symbol in every batch: its marker read once a minute by one process per shard.
+    const busy = { symbols: 1, tradesPerDay: 1e7 };
+    expect(markerReadsPerDay(busy, 0.3)).toBeCloseTo(
+      (ASSUMPTIONS.shards * SESSION_SECONDS * 1000) / MARKER_MEMORY_MS,
+      0,
+    );
+    // A quiet symbol: at every batch holding it, which is less often than that.
+    const quiet = { symbols: 1, tradesPerDay: 500 };
+    expect(markerReadsPerDay(quiet, 0.3)).toBeCloseTo(symbolBatchesPerDay(quiet, 0.3), 6);
+    const line = dayCost(MARKET, UNITS, DEPLOYED).find((entry) =>
+      entry.part.startsWith('Subscription lookups'),
+    );
+    expect(line?.dollars).toBeCloseTo(
+      ((symbolBatchesPerDay(MARKET) + markerReadsPerDay(MARKET, batchSecondsOf())) * 0.5 * 0.125) / 1e6,
+      9,
+    );
   });
 
   it('prices the session trade log: its items at their measured write units, provisioned for the session', () => {

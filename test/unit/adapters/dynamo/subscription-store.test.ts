@@ -10,7 +10,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { documentClientFor } from '#adapters/dynamo/document-client';
 import { DynamoSubscriptionStore } from '#adapters/dynamo/subscription-store';
-import { CONNECTION_ROW_TTL_SECONDS } from '#contracts/websocket';
+import { CONNECTION_ROW_TTL_SECONDS, MARKER_MEMORY_MS } from '#contracts/websocket';
 import { topicKey } from '#domain/streaming/topics';
 
 const documents = mockClient(DynamoDBDocumentClient);
@@ -250,6 +250,43 @@ describe('DynamoSubscriptionStore.subscribersOf', () => {
     });
     expect(inputs[0]).not.toHaveProperty('IndexName');
     expect(inputs[1]?.ExclusiveStartKey).toEqual({ topic: 'alerts.in_force#*', connectionId: 'c1' });
+  });
+
+  it('remembers a marked topic for a minute: its subscribers are queried without reading its marker again', async () => {
+    let nowMs = NOW_MS;
+    const remembering = new DynamoSubscriptionStore(
+      documentClientFor(new DynamoDBClient({})),
+      'subscriptions',
+      () => nowMs,
+    );
+    documents.on(BatchGetCommand).resolves({
+      Responses: { subscriptions: [markersRow(NOW_MS - 1), marker('quotes#AAPL')] },
+    });
+    documents
+      .on(QueryCommand)
+      .resolvesOnce({ Items: [{ connectionId: 'c1', accountId: 'a', keyId: 'k' }] })
+      .resolves({ Items: [{ connectionId: 'c2', accountId: 'b', keyId: 'k' }] });
+    const lookUp = (symbol: string) => remembering.subscribersOf({ channel: 'quotes', symbol });
+    const markersRead = () =>
+      documents
+        .commandCalls(BatchGetCommand)
+        .map((call) =>
+          call.args[0].input.RequestItems?.subscriptions?.Keys?.slice(1).map(({ topic }) => topic),
+        );
+
+    await Promise.all([lookUp('AAPL'), lookUp('MSFT')]);
+    nowMs += MARKER_MEMORY_MS - 1;
+    // A subscriber who came meanwhile is found: the subscribers are always queried.
+    expect(await Promise.all([lookUp('AAPL'), lookUp('MSFT')])).toEqual([
+      [{ connectionId: 'c2', accountId: 'b', keyId: 'k' }],
+      [],
+    ]);
+    nowMs += 1;
+    await lookUp('AAPL');
+
+    // MSFT, unmarked, is read every time; AAPL's marker once, then again once the minute is over.
+    expect(markersRead()).toEqual([['quotes#AAPL', 'quotes#MSFT'], ['quotes#MSFT'], ['quotes#AAPL']]);
+    expect(documents.commandCalls(QueryCommand)).toHaveLength(3);
   });
 
   it('queries the symbol topic of a symbol subscription', async () => {
