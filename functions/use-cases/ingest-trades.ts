@@ -193,11 +193,23 @@ function logEntriesOf({
   return (writes.log ?? []).map((entry) => expandLogEntry(ledger.symbol, entry));
 }
 
-/** The trade-log entries a stored ledger's last commit carries (none without pending writes). */
-function pendingLog(versioned: VersionedLedger<CommittedWrites>): TradeLogEntry[] {
-  return versioned.pending === undefined
-    ? []
-    : logEntriesOf({ ledger: versioned.ledger, writes: versioned.pending });
+/**
+ * What a ledger's pending writes say of the trade log: the entries its last commit wrote, maybe not in the log
+ * yet (`unlogged`), and the latest minute's it holds, never in it yet (`held`).
+ */
+interface LedgerLog {
+  readonly unlogged: readonly TradeLogEntry[];
+  readonly held?: CompactLogEntry;
+}
+
+/** A stored ledger's log (none without pending writes). */
+function ledgerLogOf(versioned: VersionedLedger<CommittedWrites> | undefined): LedgerLog {
+  const pending = versioned?.pending;
+  if (versioned === undefined || pending === undefined) return { unlogged: [] };
+  return {
+    unlogged: logEntriesOf({ ledger: versioned.ledger, writes: pending }),
+    ...(pending.heldLog === undefined ? {} : { held: pending.heldLog }),
+  };
 }
 
 /** Whether `items` hold the batch that committed `pending`: it was delivered again. */
@@ -330,10 +342,8 @@ export async function ingestTrades(items: readonly StreamItem[], ports: IngestPo
       amendmentsRefused[reason] += batch.amendmentsRefused[reason];
     }
   };
-  // Per symbol: the log entries of the commit that made its ledger, maybe not in the trade log yet, and the
-  // ones that ledger holds, never in it yet.
-  const unlogged = new Map([...stored].map(([symbol, versioned]) => [symbol, pendingLog(versioned)]));
-  const held = new Map([...stored].map(([symbol, versioned]) => [symbol, versioned.pending?.heldLog]));
+  // Per symbol: what the ledger folded onto says of the trade log.
+  const logs = new Map([...stored].map(([symbol, versioned]) => [symbol, ledgerLogOf(versioned)]));
   // A symbol's items in commits of at most ITEMS_PER_COMMIT, one round after the other: its ledger's pending
   // copy of the trades stays bounded however many trades one batch brings.
   const chunks = new Map([...groups].map(([symbol, symbolItems]) => [symbol, inCommits(symbolItems)]));
@@ -359,8 +369,7 @@ export async function ingestTrades(items: readonly StreamItem[], ports: IngestPo
           const latest = reread.get(symbol);
           if (latest === undefined) current.delete(symbol);
           else current.set(symbol, { ledger: latest.ledger, version: latest.version });
-          unlogged.set(symbol, latest === undefined ? [] : pendingLog(latest));
-          held.set(symbol, latest?.pending?.heldLog);
+          logs.set(symbol, ledgerLogOf(latest));
         }
       }
       const folded: {
@@ -373,13 +382,13 @@ export async function ingestTrades(items: readonly StreamItem[], ports: IngestPo
       }[] = [];
       for (const { symbol, chunk } of pending) {
         const previous = current.get(symbol);
-        const heldLog = held.get(symbol);
+        const { unlogged, held } = logs.get(symbol) ?? { unlogged: [] };
         const batch = new SymbolBatch(
           symbol,
           previous?.ledger,
           ports,
-          unlogged.get(symbol),
-          heldLog === undefined ? [] : [expandLogEntry(symbol, heldLog)],
+          unlogged,
+          held === undefined ? [] : [expandLogEntry(symbol, held)],
         );
         await batch.take(chunk);
         if (!batch.changed || batch.ledger === undefined) {
@@ -407,7 +416,7 @@ export async function ingestTrades(items: readonly StreamItem[], ports: IngestPo
               version,
               fold.chunk.at(-1) as StreamItem,
               alertsHead,
-              held.get(fold.symbol),
+              logs.get(fold.symbol)?.held,
             );
             return {
               ...fold,
@@ -425,8 +434,10 @@ export async function ingestTrades(items: readonly StreamItem[], ports: IngestPo
           countBatch(outcome.batch);
           current.set(outcome.symbol, { ledger: outcome.ledger, version: outcome.version });
           // Logged once the round's committed writes are applied, before the next round folds.
-          unlogged.delete(outcome.symbol);
-          held.set(outcome.symbol, outcome.writes.heldLog);
+          logs.set(outcome.symbol, {
+            unlogged: [],
+            ...(outcome.writes.heldLog === undefined ? {} : { held: outcome.writes.heldLog }),
+          });
           committed.push({
             ledger: outcome.ledger,
             version: outcome.version,

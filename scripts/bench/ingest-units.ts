@@ -50,26 +50,32 @@ function heldLength(item: Record<string, unknown>): number {
 }
 
 /** The session trade log's items so far: one per symbol, minute and writing commit, never rewritten. */
-export async function tradeLogItems(stack: LocalStack): Promise<number> {
-  return (await scanAll(stack, 'tradeLog')).length;
+export function tradeLogItems(stack: LocalStack): Promise<Record<string, unknown>[]> {
+  return scanAll(stack, 'tradeLog');
 }
 
 /**
  * The write units of what the ingest writes, from the stored items (write-units.ts): a ledger item (with its
  * latest price) per symbol and batch, bars, a state for `stateWrites` of the `ledgerWrites` ledger commits (states
- * are written when they change), and the trade log's items, their bytes per trade, and the `logWrites` of them
- * those commits wrote (docs/storage.md#the-session-trade-log).
+ * are written when they change), and the trade log's `logItems` (read with the ledger commits counted): their
+ * sizes, their bytes per trade, and how many of them those commits wrote, `logItemsBefore` being there before
+ * (docs/storage.md#the-session-trade-log).
  */
 export async function ingestWriteUnits(
   stack: LocalStack,
-  writes: { readonly stateWrites: number; readonly ledgerWrites: number; readonly logWrites: number },
+  writes: {
+    readonly stateWrites: number;
+    readonly ledgerWrites: number;
+    readonly logItems: readonly Record<string, unknown>[];
+    readonly logItemsBefore: number;
+  },
 ) {
   const sizesOf = async (table: TableId) => itemSizes(await scanAll(stack, table));
-  const [{ ledgers, snapshots }, state, bars, logItems] = await Promise.all([
+  const { logItems } = writes;
+  const [{ ledgers, snapshots }, state, bars] = await Promise.all([
     ledgerItems(stack),
     sizesOf('states'),
     scanAll(stack, 'bars'),
-    scanAll(stack, 'tradeLog'),
   ]);
   const log = itemSizes(logItems);
   const loggedTrades = logItems.reduce((sum, item) => sum + (item.t as unknown[]).length, 0);
@@ -90,7 +96,9 @@ export async function ingestWriteUnits(
     // What fills the ledger's hold per trade (its entries' JSON, HELD_LOG_BYTES): the cost model's divisor.
     tradeLogBytesPerTrade: Number((heldBytes / Math.max(1, loggedTrades)).toFixed(1)),
     writeUnitsPerTradeLogItem: log.writeUnits,
-    tradeLogItemsPerLedgerWrite: Number((writes.logWrites / Math.max(1, writes.ledgerWrites)).toFixed(3)),
+    tradeLogItemsPerLedgerWrite: Number(
+      ((logItems.length - writes.logItemsBefore) / Math.max(1, writes.ledgerWrites)).toFixed(3),
+    ),
     // Bars, where the run completed any.
     ...(bar === undefined ? {} : { barBytesMean: bar.bytesMean, writeUnitsPerBar: bar.writeUnits }),
   };

@@ -118,7 +118,7 @@ export const benchSession: Bench = async (options): Promise<BenchResult[]> => {
   const stopObserving = observeMetrics((point) => counts?.take(point));
   const stack = await startStack(new Date(stoppedAtMs + RESTART_AFTER_MS), speed);
   try {
-    const [commitsBefore, logItemsBefore] = await Promise.all([ledgerCommits(stack), tradeLogItems(stack)]);
+    const [commitsBefore, logBefore] = await Promise.all([ledgerCommits(stack), tradeLogItems(stack)]);
     counts = new SessionCounts(() => stack.nowMs());
     const queuedAtStart = stack.trades.queued;
     const watchMs = (minutes * 60_000) / speed;
@@ -147,14 +147,18 @@ export const benchSession: Bench = async (options): Promise<BenchResult[]> => {
     const lagsAt = [...counts.lagsAt];
     const queuedAtEnd = stack.trades.queued;
     // The trades and state writes are counted up to the ledger commits, for the cost's ratio of the two.
-    const [commitsAfter, logItemsAfter] = await Promise.all([ledgerCommits(stack), tradeLogItems(stack)]);
+    const [commitsAfter, logItems] = await Promise.all([ledgerCommits(stack), tradeLogItems(stack)]);
     const ledgerWrites = commitsAfter - commitsBefore;
-    const logWrites = logItemsAfter - logItemsBefore;
     const watched = counts;
     counts = undefined;
     // What a trading day costs is priced from this market's items (npm run cost, scripts/cost.ts).
     await recordMeasuredUnits('ingest', {
-      ...(await ingestWriteUnits(stack, { stateWrites: watched.stateChanges, ledgerWrites, logWrites })),
+      ...(await ingestWriteUnits(stack, {
+        stateWrites: watched.stateChanges,
+        ledgerWrites,
+        logItems,
+        logItemsBefore: logBefore.length,
+      })),
       source: `npm run bench -- session (${minutes} simulated minutes of the simulated market, ${first.seededInstruments} symbols, at ${speed}x)`,
     });
     const lags = lagsAt.map(({ lagMs }) => lagMs).sort((a, b) => a - b);

@@ -5,6 +5,7 @@ import type { LatestPrice } from '#domain/market-data/bars';
 import type { SymbolLedger } from '#domain/market-data/ledger';
 import type { LedgerStore, VersionedLedger } from '#domain/market-data/ports';
 import { batchDeleteAll, batchGetAll, batchPutAll, lastOfEachKey } from './batch.ts';
+import { keepBounded } from './bounded-map.ts';
 import {
   decodeLedger,
   decodeRecentBars,
@@ -328,13 +329,6 @@ export function latestPriceOf(
   if (item.price !== undefined) return item.price as LatestPrice;
   if (decoded !== undefined) return decoded.price;
   return item.data instanceof Uint8Array ? decodeLedger(item.data).ledger.price : undefined;
-}
-
-/** Sets `key` as the map's newest entry, then lets the oldest go while it holds more than `limit`. */
-function keepBounded<Value>(map: Map<string, Value>, key: string, value: Value, limit: number): void {
-  map.delete(key);
-  map.set(key, value);
-  if (map.size > limit) map.delete(map.keys().next().value as string);
 }
 
 /** Recent bars nothing else holds: their lists and bars copied. */

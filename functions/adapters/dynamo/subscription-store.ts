@@ -6,6 +6,7 @@ import { CONNECTION_ROW_TTL_SECONDS, MARKER_MEMORY_MS } from '#contracts/websock
 import type { Subscriber, Subscription, SubscriptionStore } from '#domain/streaming/ports';
 import { subscriptionOfTopic, topicKey } from '#domain/streaming/topics';
 import { batchDeleteAll, batchGetAll, batchPutAll } from './batch.ts';
+import { keepBounded } from './bounded-map.ts';
 import { RATE_TOPIC_PREFIX } from './message-rate.ts';
 
 const BY_CONNECTION_INDEX = TABLES.subscriptions.indexes[0].name;
@@ -152,18 +153,11 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
       const trusted = markers !== undefined && markers.markedFromMs <= nowMs;
       const found = new Set(rows.map((row) => row.topic as string));
       for (const topic of unknown) {
-        if (found.has(topic)) this.rememberMarked(topic, nowMs);
+        if (found.has(topic)) keepBounded(this.markedAt, topic, nowMs, MARKED_TOPICS_REMEMBERED);
         if (!trusted || found.has(topic)) marked.add(topic);
       }
     }
     return Promise.all(topics.map((topic) => (marked.has(topic) ? this.queryTopic(topic) : [])));
-  }
-
-  private rememberMarked(topic: string, nowMs: number): void {
-    this.markedAt.delete(topic);
-    this.markedAt.set(topic, nowMs);
-    if (this.markedAt.size > MARKED_TOPICS_REMEMBERED)
-      this.markedAt.delete(this.markedAt.keys().next().value as string);
   }
 
   private async queryTopic(topic: string): Promise<Subscriber[]> {

@@ -82,10 +82,10 @@ export function splitLog(
   const byMinute = new Map<number, CompactLogEntry>();
   for (const entry of held === undefined ? entries : [held, ...entries]) {
     const earlier = byMinute.get(entry.minuteMs);
-    byMinute.set(entry.minuteMs, {
-      ...(earlier === undefined ? entry : mergeEntries(earlier, entry)),
-      version,
-    });
+    byMinute.set(
+      entry.minuteMs,
+      earlier === undefined ? { ...entry, version } : mergeEntries(earlier, entry),
+    );
   }
   const merged = [...byMinute.values()].sort((a, b) => a.minuteMs - b.minuteMs);
   const latest = merged.at(-1);
@@ -94,7 +94,10 @@ export function splitLog(
     : { written: merged };
 }
 
-/** One minute's two entries as one: `later`'s trades and amendments after `earlier`'s. */
+/**
+ * One minute's two entries as one, under `earlier`'s minute and version: `later`'s trades and amendments
+ * after `earlier`'s.
+ */
 function mergeEntries(earlier: CompactLogEntry, later: CompactLogEntry): CompactLogEntry {
   const volumeOnly = [...(earlier.v ?? []), ...(later.v ?? []).map((index) => index + earlier.t.length)];
   const amendments = [earlier.a, later.a].flatMap((json) =>
@@ -102,7 +105,7 @@ function mergeEntries(earlier: CompactLogEntry, later: CompactLogEntry): Compact
   );
   return {
     minuteMs: earlier.minuteMs,
-    version: later.version,
+    version: earlier.version,
     t: [...earlier.t, ...later.t],
     i: [...earlier.i, ...later.i],
     p: [...earlier.p, ...later.p],
