@@ -34,6 +34,48 @@ function refusedRecord(
   return { reason, detail, partitionKey, sequenceNumber, data };
 }
 
+/** A run of records decoded: their items in order, the record that brought each, and the records that are no trades. */
+export interface DecodedRecords<Source extends TradeStreamRecord = TradeStreamRecord> {
+  readonly items: StreamItem[];
+  readonly recordOf: Map<StreamItem, Source>;
+  /** Records that are not trades, refused whole as `poison`. */
+  readonly poison: RefusedRecord[];
+}
+
+/** Decodes records of the trades stream; one that is not a trade is refused whole as `poison`. */
+export function decodeRecords<Source extends TradeStreamRecord>(
+  records: readonly Source[],
+): DecodedRecords<Source> {
+  const items: StreamItem[] = [];
+  const recordOf = new Map<StreamItem, Source>();
+  const poison: RefusedRecord[] = [];
+  for (const record of records) {
+    const decoded = decodeTradeRecord(record.data);
+    if (!decoded) {
+      poison.push(refusedRecord(record, record.data, 'poison', 'not a trade record'));
+      continue;
+    }
+    for (const item of decoded) {
+      items.push(item);
+      recordOf.set(item, record);
+    }
+  }
+  return { items, recordOf, poison };
+}
+
+/** The trades refused as `future` by an ingest, each as a dead letter naming the record that brought it. */
+export function futureRefusals(
+  future: readonly StreamItem[],
+  recordOf: ReadonlyMap<StreamItem, TradeStreamRecord>,
+): RefusedRecord[] {
+  return future.flatMap((trade) => {
+    const record = recordOf.get(trade);
+    if (!record) return [];
+    const detail = `stamped ${new Date(trade.timestamp).toISOString()}, after the service clock`;
+    return [refusedRecord(record, encodeTradeRecord(trade), 'future', detail)];
+  });
+}
+
 /**
  * One batch of the trades stream, folded into prices, ledgers and bars (docs/architecture.md#ingestion-a-kinesis-stream-of-trades-one-ingest-lambda).
  * Records it will never apply as they are go to the dead-letter sink whole, with their reason
@@ -47,32 +89,17 @@ export async function ingestRecords(
   ports: IngestPorts,
   deadLetters: DeadLetterSink,
 ): Promise<IngestRecordsResult> {
-  const trades: StreamItem[] = [];
+  const { items: trades, recordOf, poison: refused } = decodeRecords(records);
   const firstSequence = new Map<string, string>();
-  const recordOf = new Map<StreamItem, TradeStreamRecord>();
-  const refused: RefusedRecord[] = [];
-  for (const record of records) {
-    const decoded = decodeTradeRecord(record.data);
-    if (!decoded) {
-      refused.push(refusedRecord(record, record.data, 'poison', 'not a trade record'));
-      continue;
-    }
-    for (const trade of decoded) {
-      trades.push(trade);
-      recordOf.set(trade, record);
-      if (!firstSequence.has(trade.symbol)) firstSequence.set(trade.symbol, record.sequenceNumber);
+  for (const trade of trades) {
+    if (!firstSequence.has(trade.symbol)) {
+      firstSequence.set(trade.symbol, (recordOf.get(trade) as TradeStreamRecord).sequenceNumber);
     }
   }
   const poison = refused.length;
 
   const outcome = await ingestTrades(trades, ports);
-  for (const trade of outcome.future) {
-    const record = recordOf.get(trade);
-    if (record) {
-      const detail = `stamped ${new Date(trade.timestamp).toISOString()}, after the service clock`;
-      refused.push(refusedRecord(record, encodeTradeRecord(trade), 'future', detail));
-    }
-  }
+  refused.push(...futureRefusals(outcome.future, recordOf));
   if (refused.length > 0) await deadLetters.put(refused);
 
   const oldestTradeMs = trades.reduce(

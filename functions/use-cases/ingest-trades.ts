@@ -197,19 +197,39 @@ function logEntriesOf({
  * What a ledger's pending writes say of the trade log: the entries its last commit wrote, maybe not in the log
  * yet (`unlogged`), and the latest minute's it holds, never in it yet (`held`).
  */
-interface LedgerLog {
+export interface LedgerLog {
   readonly unlogged: readonly TradeLogEntry[];
   readonly held?: CompactLogEntry;
 }
 
 /** A stored ledger's log (none without pending writes). */
-function ledgerLogOf(versioned: VersionedLedger<CommittedWrites> | undefined): LedgerLog {
+export function ledgerLogOf(versioned: VersionedLedger<CommittedWrites> | undefined): LedgerLog {
   const pending = versioned?.pending;
   if (versioned === undefined || pending === undefined) return { unlogged: [] };
   return {
     unlogged: logEntriesOf({ ledger: versioned.ledger, writes: pending }),
     ...(pending.heldLog === undefined ? {} : { held: pending.heldLog }),
   };
+}
+
+/** A symbol's items folded onto its ledger `previous`, whose log is `log`; nothing is written. */
+export async function foldSymbol(
+  symbol: string,
+  previous: SymbolLedger | undefined,
+  log: LedgerLog,
+  items: readonly StreamItem[],
+  ports: Pick<IngestPorts, 'bars' | 'tradeLog'>,
+): Promise<SymbolBatch> {
+  const held = log.held === undefined ? [] : [expandLogEntry(symbol, log.held)];
+  const batch = new SymbolBatch(symbol, previous, ports, log.unlogged, held);
+  await batch.take(items);
+  return batch;
+}
+
+/** Which items are trades stamped after the service clock's tolerance: refused as `future`, never applied. */
+export function stampedAfter(nowMs: number): (item: StreamItem) => item is Trade {
+  const latestAllowedMs = nowMs + TRADE_TIMING.futureToleranceMs;
+  return (item: StreamItem): item is Trade => !isAmendment(item) && item.timestamp > latestAllowedMs;
 }
 
 /** Whether `items` hold the batch that committed `pending`: it was delivered again. */
@@ -284,9 +304,7 @@ async function applyCommitted(
  * and no alert fires twice.
  */
 export async function ingestTrades(items: readonly StreamItem[], ports: IngestPorts): Promise<IngestOutcome> {
-  const latestAllowedMs = ports.nowMs() + TRADE_TIMING.futureToleranceMs;
-  const isFuture = (item: StreamItem): item is Trade =>
-    !isAmendment(item) && item.timestamp > latestAllowedMs;
+  const isFuture = stampedAfter(ports.nowMs());
   const future = items.filter(isFuture);
   const groups = groupBySymbol(future.length === 0 ? items : items.filter((item) => !isFuture(item)));
   // The alerts feed's head with the ledgers, before any commit: alerts fired can only be appended past it.
@@ -382,15 +400,13 @@ export async function ingestTrades(items: readonly StreamItem[], ports: IngestPo
       }[] = [];
       for (const { symbol, chunk } of pending) {
         const previous = current.get(symbol);
-        const { unlogged, held } = logs.get(symbol) ?? { unlogged: [] };
-        const batch = new SymbolBatch(
+        const batch = await foldSymbol(
           symbol,
           previous?.ledger,
+          logs.get(symbol) ?? { unlogged: [] },
+          chunk,
           ports,
-          unlogged,
-          held === undefined ? [] : [expandLogEntry(symbol, held)],
         );
-        await batch.take(chunk);
         if (!batch.changed || batch.ledger === undefined) {
           countBatch(batch);
           continue;

@@ -1,5 +1,7 @@
 import fc from 'fast-check';
 import type { Bar, Trade } from '#domain/market-data/bars';
+import { INTERVALS } from '#domain/market-data/intervals';
+import type { BarStore, LedgerStore } from '#domain/market-data/ports';
 import { foldTrades } from '#domain/strat/trade-fold';
 
 /**
@@ -54,11 +56,29 @@ export const amendmentFields = {
 };
 
 /** Every bar a from-scratch fold of `trades` leaves, by interval and bar time (`1m@1709821800`). */
-export function barsFolded(trades: readonly Trade[]): Map<string, Bar> {
-  const fold = foldTrades(undefined, 'AAPL', trades);
+export function barsFolded(trades: readonly Trade[], symbol = 'AAPL'): Map<string, Bar> {
+  const fold = foldTrades(undefined, symbol, trades);
   const bars = new Map<string, Bar>();
   for (const { interval, bar } of fold.completed) bars.set(`${interval}@${bar.time}`, bar);
   for (const [interval, { startMs: _s, endMs: _e, ...bar }] of Object.entries(fold.ledger.forming)) {
+    bars.set(`${interval}@${bar.time}`, bar);
+  }
+  return bars;
+}
+
+/** Every bar the stores hold of `symbol`, keyed as `barsFolded`'s: the bar store's and the ledger's forming ones. */
+export async function barsStored(
+  stores: { bars: BarStore; ledgers: LedgerStore<unknown> },
+  symbol = 'AAPL',
+): Promise<Map<string, Bar>> {
+  const bars = new Map<string, Bar>();
+  for (const interval of INTERVALS) {
+    for (const bar of await stores.bars.query({ symbol, interval }, { limit: 10_000 })) {
+      bars.set(`${interval}@${bar.time}`, bar);
+    }
+  }
+  const ledger = (await stores.ledgers.get(symbol))?.ledger;
+  for (const [interval, { startMs: _s, endMs: _e, ...bar }] of Object.entries(ledger?.forming ?? {})) {
     bars.set(`${interval}@${bar.time}`, bar);
   }
   return bars;

@@ -2,13 +2,17 @@ import type { Account } from '#domain/access/accounts';
 import type { ApiKeyRecord } from '#domain/access/api-keys';
 import type { AccountStore, ApiKeyStore } from '#domain/access/ports';
 import type { Bar } from '#domain/market-data/bars';
+import type { RefusedRecord } from '#domain/market-data/dead-letters';
 import { compareBySymbol, type Instrument, symbolContains } from '#domain/market-data/instruments';
 import { emptyLedger, type SymbolLedger } from '#domain/market-data/ledger';
 import type {
   BarStore,
+  DeadLetterSink,
   InstrumentCatalog,
   LedgerStore,
+  PriceMove,
   PriceStore,
+  QuotePublisher,
   Series,
   SessionTradeLog,
   TradeLogEntry,
@@ -365,4 +369,32 @@ export function inMemoryIngestPorts(nowMs = Date.parse('2024-11-26T20:00:00Z')) 
     sectorOf: () => 'Information Technology',
     nowMs: () => nowMs,
   };
+}
+
+/** Records every prepare call's symbols and every publish call's moves, in order. */
+export class RecordingQuotes implements QuotePublisher {
+  readonly prepared: string[][] = [];
+  readonly calls: PriceMove[][] = [];
+  prepare(symbols: readonly string[]): void {
+    this.prepared.push([...symbols]);
+  }
+  async publish(moves: readonly PriceMove[]): Promise<void> {
+    this.calls.push([...moves]);
+  }
+  get moves(): PriceMove[] {
+    return this.calls.flat();
+  }
+}
+
+/** A dead-letter sink that keeps what it was given, and how many puts gave it. */
+export function deadLetterSink() {
+  const letters: RefusedRecord[] = [];
+  let puts = 0;
+  const sink: DeadLetterSink = {
+    put: async (refused) => {
+      puts += 1;
+      letters.push(...refused);
+    },
+  };
+  return { sink, letters, puts: () => puts };
 }

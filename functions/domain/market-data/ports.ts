@@ -85,6 +85,12 @@ export interface PriceStore {
 export interface PriceMove extends SymbolPrice {
   /** The ledger version that committed it: one move per commit. */
   readonly version: number;
+  /**
+   * Set when the quote goes out before its commit (docs/adr/0026-long-running-ingest-consumer.md): its number
+   * among the quotes of the fold that `version` will commit, as a window-folded ledger moves several times
+   * before its commit.
+   */
+  readonly revision?: number;
 }
 
 /**

@@ -103,11 +103,12 @@ export function channelEventOf(change: SourceChange, context: ChangeContext): Ch
 /**
  * The quote a committed price move pushes (docs/adr/0024-quotes-posted-by-the-ingest.md). Its id is the
  * symbol and ledger version, and its time the trade's: both stay the same when a redelivered batch pushes
- * the commit's quote again, so its usage rows are counted once.
+ * the commit's quote again, so its usage rows are counted once. A quote sent before its commit adds its
+ * revision (`AAPL#12.3`): each of them is a message of its own.
  */
 export function quoteEventOf(move: PriceMove): ChannelEvent {
   return {
-    eventId: `${move.symbol}#${move.version}`,
+    eventId: `${move.symbol}#${move.version}${move.revision === undefined ? '' : `.${move.revision}`}`,
     recordedAtMs: move.timestamp,
     tradedAtMs: move.timestamp,
     channel: 'quotes',

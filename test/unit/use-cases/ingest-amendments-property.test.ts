@@ -1,29 +1,18 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Bar, StreamItem, Trade, TradeAmendment } from '#domain/market-data/bars';
-import { INTERVALS } from '#domain/market-data/intervals';
+import type { StreamItem, Trade, TradeAmendment } from '#domain/market-data/bars';
 import { amendedTrades, type LoggedAmendment } from '#domain/market-data/trade-amendments';
 import { foldTrades } from '#domain/strat/trade-fold';
 import { ingestTrades } from '#use-cases/ingest-trades';
-import { amendmentFields, barsFolded, OPEN_FRI, tapeOf, tradeArb } from '../../support/amended-tapes.ts';
+import {
+  amendmentFields,
+  barsFolded,
+  barsStored,
+  OPEN_FRI,
+  tapeOf,
+  tradeArb,
+} from '../../support/amended-tapes.ts';
 import { inMemoryIngestPorts } from '../../support/fakes.ts';
-
-/** Thursday and Friday 2024-03-07/08, both open 14:30Z; the clock reads Friday's close. */
-
-/** Every bar the stores hold: the bar store's and the ledger's forming ones. */
-async function barsStored(stores: ReturnType<typeof inMemoryIngestPorts>): Promise<Map<string, Bar>> {
-  const bars = new Map<string, Bar>();
-  for (const interval of INTERVALS) {
-    for (const bar of await stores.bars.query({ symbol: 'AAPL', interval }, { limit: 10_000 })) {
-      bars.set(`${interval}@${bar.time}`, bar);
-    }
-  }
-  const ledger = (await stores.ledgers.get('AAPL'))?.ledger;
-  for (const [interval, { startMs: _s, endMs: _e, ...bar }] of Object.entries(ledger?.forming ?? {})) {
-    bars.set(`${interval}@${bar.time}`, bar);
-  }
-  return bars;
-}
 
 const amendmentArb = fc.record({
   ...amendmentFields,

@@ -1,28 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { TradeAmendment } from '#domain/market-data/bars';
-import type { PriceMove, QuotePublisher } from '#domain/market-data/ports';
 import { ITEMS_PER_COMMIT, ingestTrades } from '#use-cases/ingest-trades';
 import { perTestTradeIds, trade } from '../../support/builders.ts';
-import { inMemoryIngestPorts } from '../../support/fakes.ts';
+import { inMemoryIngestPorts, RecordingQuotes } from '../../support/fakes.ts';
 
 /** Tuesday 2024-11-26, open 14:30Z. */
 const open = Date.parse('2024-11-26T14:30:00Z');
 const ids = perTestTradeIds({ prefix: 't', width: 5 });
-
-/** Records every prepare call's symbols and every publish call's moves, in order. */
-class RecordingQuotes implements QuotePublisher {
-  readonly prepared: string[][] = [];
-  readonly calls: PriceMove[][] = [];
-  prepare(symbols: readonly string[]): void {
-    this.prepared.push([...symbols]);
-  }
-  async publish(moves: readonly PriceMove[]): Promise<void> {
-    this.calls.push([...moves]);
-  }
-  get moves(): PriceMove[] {
-    return this.calls.flat();
-  }
-}
 
 function setUp() {
   const quotes = new RecordingQuotes();

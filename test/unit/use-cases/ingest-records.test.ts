@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { RefusedRecord } from '#domain/market-data/dead-letters';
-import type { DeadLetterSink } from '#domain/market-data/ports';
 import { encodeTradeRecord } from '#domain/market-data/trade-records';
 import { ingestRecords, type TradeStreamRecord } from '#use-cases/ingest-records';
-import { inMemoryIngestPorts, losingLedgers } from '../../support/fakes.ts';
+import { deadLetterSink, inMemoryIngestPorts, losingLedgers } from '../../support/fakes.ts';
 
 const open = Date.parse('2024-11-26T14:30:00Z');
 const future = Date.parse('2030-01-02T15:00:00Z');
@@ -24,18 +22,6 @@ const single = (symbol: string, timestamp: number, tradeId: string) => ({
   partitionKey: symbol,
   data: encodeTradeRecord(trade(symbol, timestamp, tradeId)),
 });
-
-function deadLetterSink() {
-  const letters: RefusedRecord[] = [];
-  let puts = 0;
-  const sink: DeadLetterSink = {
-    put: async (refused) => {
-      puts += 1;
-      letters.push(...refused);
-    },
-  };
-  return { sink, letters, puts: () => puts };
-}
 
 describe('ingestRecords', () => {
   it('dead-letters a poison record whole and a future trade alone, in one put, and applies the rest', async () => {

@@ -1,0 +1,224 @@
+import type { StreamItem } from '#domain/market-data/bars';
+import type { DeadLetterSink, PriceMove } from '#domain/market-data/ports';
+import { priceMoved } from '#domain/market-data/prices';
+import { decodeRecords, futureRefusals, type TradeStreamRecord } from './ingest-records.ts';
+import {
+  type CommittedWrites,
+  foldSymbol,
+  type IngestOutcome,
+  type IngestPorts,
+  ITEMS_PER_COMMIT,
+  ingestTrades,
+  ledgerLogOf,
+  stampedAfter,
+} from './ingest-trades.ts';
+import { RememberedLedgers } from './remembered-ledgers.ts';
+
+/** A record of the trades stream and the shard it was read from. */
+export interface ShardRecord extends TradeStreamRecord {
+  readonly shardId: string;
+}
+
+/**
+ * Where the consumer keeps how far it got in each shard: the sequence number of the shard's last record whose
+ * every trade is committed. A consumer that starts again reads each shard after its position.
+ */
+export interface ShardCheckpoints {
+  save(positions: ReadonlyMap<string, string>): Promise<void>;
+}
+
+export interface WindowedIngestPorts extends IngestPorts {
+  readonly deadLetters: DeadLetterSink;
+  readonly checkpoints: ShardCheckpoints;
+}
+
+export interface WindowedIngestOptions {
+  /**
+   * How long a symbol's folded trades may wait for their commit (commits behind), in ms of `wallClockMs`. A
+   * fold that fires alerts is committed in its own window.
+   */
+  readonly commitIntervalMs: number;
+  /** Real time, Unix ms, for the commit interval (not the service clock, which a simulation speeds up). */
+  readonly wallClockMs: () => number;
+}
+
+/** What one window came to, for the consumer's metrics and log. */
+export interface WindowOutcome {
+  /** Quotes published in the window, before their commits. */
+  readonly quotes: number;
+  /** Records that were not trades, dead-lettered whole. */
+  readonly poison: number;
+  /** Trades (and amendments) whose commit was decided in the window: each is counted in `committed`. */
+  readonly committedItems: number;
+  /** What the window's commits came to; none when it committed nothing. */
+  readonly committed?: IngestOutcome;
+  /** Trades set apart as `future`, dead-lettered before the positions passed them. */
+  readonly deadLettered: number;
+  /** Shard positions the window advanced, saved after everything before them was committed. */
+  readonly checkpoints: ReadonlyMap<string, string>;
+}
+
+/** A record's trades not yet committed: its shard's position passes it once there are none. */
+interface RecordProgress {
+  readonly record: ShardRecord;
+  uncommitted: number;
+}
+
+/** A symbol's items folded but not committed, in stream order, since the window the first came in. */
+interface SymbolBacklog {
+  readonly items: { readonly item: StreamItem; readonly progress: RecordProgress }[];
+  readonly sinceMs: number;
+}
+
+/**
+ * The core of a long-running ingest consumer (docs/adr/0026-long-running-ingest-consumer.md): it takes the
+ * trades of every shard in windows, folds them at once and publishes their quotes before committing them, and
+ * commits each symbol's ledger at most once per `commitIntervalMs` (at once when its fold fires alerts).
+ *
+ * A window's quotes come from folding each symbol's uncommitted items onto the ledger it committed last, the
+ * fold its next commit makes. The commits are the Lambda ingest's own (`ingestTrades`, its quotes left out:
+ * they went out already), so a commit keeps its conditions, derived writes, recovery and counts; a trade is
+ * counted once its commit is decided, never when it is only folded for a quote. Ledgers are remembered
+ * between commits (`RememberedLedgers`), read once from storage.
+ *
+ * A shard's position advances past a record only once every trade of it is committed and its refused records
+ * dead-lettered, so a consumer that stops anywhere and starts again from the positions loses nothing: what it
+ * reads again was committed already (counted `redelivered`) or was never committed.
+ */
+export class WindowedIngest {
+  private readonly ledgers: RememberedLedgers<CommittedWrites>;
+  private readonly backlogs = new Map<string, SymbolBacklog>();
+  /** Per shard, its records in stream order from the first one not wholly committed. */
+  private readonly shards = new Map<string, RecordProgress[]>();
+  /** The last quote published per symbol: a fold that leaves the price there publishes none. */
+  private readonly quoted = new Map<string, PriceMove>();
+
+  constructor(
+    private readonly ports: WindowedIngestPorts,
+    private readonly options: WindowedIngestOptions,
+  ) {
+    this.ledgers = new RememberedLedgers(ports.ledgers);
+  }
+
+  /** Symbols folded and not yet committed. */
+  get backlog(): number {
+    return this.backlogs.size;
+  }
+
+  /** One window: its records from every shard, each shard's in stream order. */
+  async window(records: readonly ShardRecord[]): Promise<WindowOutcome> {
+    const { items, recordOf, poison } = decodeRecords(records);
+    // Before any position can pass them.
+    if (poison.length > 0) await this.ports.deadLetters.put(poison);
+    const progressOf = new Map<ShardRecord, RecordProgress>();
+    for (const record of records) {
+      const progress: RecordProgress = { record, uncommitted: 0 };
+      progressOf.set(record, progress);
+      const queue = this.shards.get(record.shardId) ?? [];
+      queue.push(progress);
+      this.shards.set(record.shardId, queue);
+    }
+    const nowMs = this.options.wallClockMs();
+    const touched = new Set<string>();
+    for (const item of items) {
+      const progress = progressOf.get(recordOf.get(item) as ShardRecord) as RecordProgress;
+      progress.uncommitted++;
+      const backlog = this.backlogs.get(item.symbol) ?? { items: [], sinceMs: nowMs };
+      backlog.items.push({ item, progress });
+      this.backlogs.set(item.symbol, backlog);
+      touched.add(item.symbol);
+    }
+
+    const { moves, alerting } = await this.foldForQuotes([...touched]);
+    if (moves.length > 0) await this.ports.quotes?.publish(moves);
+    const due = [...this.backlogs].flatMap(([symbol, backlog]) =>
+      alerting.has(symbol) ||
+      nowMs - backlog.sinceMs >= this.options.commitIntervalMs ||
+      backlog.items.length >= ITEMS_PER_COMMIT
+        ? [symbol]
+        : [],
+    );
+    const committed = await this.commit(due);
+    return { quotes: moves.length, poison: poison.length, ...committed };
+  }
+
+  /** Commits everything folded (before the consumer stops, or to hand the ledgers over). */
+  async drain(): Promise<Omit<WindowOutcome, 'quotes' | 'poison'>> {
+    return this.commit([...this.backlogs.keys()]);
+  }
+
+  /**
+   * Folds each symbol's uncommitted items onto the ledger it committed last, as its commit will: the quotes of
+   * the prices that moved, and the symbols whose fold fires alerts (committed at once).
+   */
+  private async foldForQuotes(
+    symbols: readonly string[],
+  ): Promise<{ moves: PriceMove[]; alerting: Set<string> }> {
+    const isFuture = stampedAfter(this.ports.nowMs());
+    const stored = await this.ledgers.getMany(symbols);
+    const quoting = this.ports.quotes !== undefined;
+    const moves: PriceMove[] = [];
+    const alerting = new Set<string>();
+    for (const symbol of symbols) {
+      const previous = stored.get(symbol);
+      const items = (this.backlogs.get(symbol)?.items ?? [])
+        .map(({ item }) => item)
+        .filter((item) => !isFuture(item));
+      const batch = await foldSymbol(symbol, previous?.ledger, ledgerLogOf(previous), items, this.ports);
+      if (batch.inForce.length > 0) alerting.add(symbol);
+      const price = batch.ledger?.price;
+      const version = (previous?.version ?? -1) + 1;
+      // What partners saw last: this consumer's last quote, or the stored price when it sent none yet.
+      const last = this.quoted.get(symbol);
+      if (!quoting || price === undefined || !priceMoved(last ?? previous?.ledger.price, price)) continue;
+      const revision = last?.version === version ? (last.revision ?? 0) + 1 : 1;
+      const move: PriceMove = { symbol, ...price, version, revision };
+      this.quoted.set(symbol, move);
+      moves.push(move);
+    }
+    return { moves, alerting };
+  }
+
+  /** Commits these symbols' backlogs, then advances every shard position that is wholly committed. */
+  private async commit(symbols: readonly string[]): Promise<Omit<WindowOutcome, 'quotes' | 'poison'>> {
+    const entries = symbols.flatMap((symbol) => this.backlogs.get(symbol)?.items ?? []);
+    if (entries.length === 0) return { committedItems: 0, deadLettered: 0, checkpoints: new Map() };
+    const { quotes: _publishedAlready, ...ports } = this.ports;
+    const committed = await ingestTrades(
+      entries.map(({ item }) => item),
+      { ...ports, ledgers: this.ledgers },
+    );
+    const refused = futureRefusals(
+      committed.future,
+      new Map(entries.map(({ item, progress }) => [item, progress.record])),
+    );
+    if (refused.length > 0) await this.ports.deadLetters.put(refused);
+    const failed = new Set(committed.failedSymbols);
+    let committedItems = 0;
+    for (const symbol of symbols) {
+      const backlog = this.backlogs.get(symbol);
+      if (backlog === undefined) continue;
+      committedItems += backlog.items.length;
+      // A symbol handed back stays folded, to be committed with the next window's (counted then).
+      if (failed.has(symbol)) continue;
+      for (const { progress } of backlog.items) progress.uncommitted--;
+      this.backlogs.delete(symbol);
+    }
+    const checkpoints = this.committedPositions();
+    if (checkpoints.size > 0) await this.ports.checkpoints.save(checkpoints);
+    return { committedItems, committed, deadLettered: refused.length, checkpoints };
+  }
+
+  /** Each shard's last record with every record up to it wholly committed, for the shards that moved. */
+  private committedPositions(): Map<string, string> {
+    const positions = new Map<string, string>();
+    for (const [shardId, queue] of this.shards) {
+      let done = 0;
+      while (done < queue.length && (queue[done] as RecordProgress).uncommitted === 0) done++;
+      if (done === 0) continue;
+      positions.set(shardId, (queue[done - 1] as RecordProgress).record.sequenceNumber);
+      queue.splice(0, done);
+    }
+    return positions;
+  }
+}
