@@ -1,4 +1,5 @@
 import type { StreamItem } from '#domain/market-data/bars';
+import type { RefusedRecord } from '#domain/market-data/dead-letters';
 import type { DeadLetterSink, PriceMove } from '#domain/market-data/ports';
 import { priceMoved } from '#domain/market-data/prices';
 import { decodeRecords, futureRefusals, type TradeStreamRecord } from './ingest-records.ts';
@@ -92,6 +93,8 @@ export class WindowedIngest {
   private readonly shards = new Map<string, RecordProgress[]>();
   /** The last quote published per symbol: a fold that leaves the price there publishes none. */
   private readonly quoted = new Map<string, PriceMove>();
+  /** Records that are not trades, waiting for their dead letter: their position waits with them. */
+  private poisonPending: { readonly refused: RefusedRecord; readonly progress: RecordProgress }[] = [];
 
   constructor(
     private readonly ports: WindowedIngestPorts,
@@ -107,27 +110,29 @@ export class WindowedIngest {
 
   /** One window: its records from every shard, each shard's in stream order. */
   async window(records: readonly ShardRecord[]): Promise<WindowOutcome> {
-    const { items, recordOf, poison } = decodeRecords(records);
-    // Before any position can pass them.
-    if (poison.length > 0) await this.ports.deadLetters.put(poison);
-    const progressOf = new Map<ShardRecord, RecordProgress>();
+    const nowMs = this.options.wallClockMs();
+    const touched = new Set<string>();
+    let poison = 0;
     for (const record of records) {
       const progress: RecordProgress = { record, uncommitted: 0 };
-      progressOf.set(record, progress);
       const queue = this.shards.get(record.shardId) ?? [];
       queue.push(progress);
       this.shards.set(record.shardId, queue);
+      const decoded = decodeRecords([record]);
+      for (const refused of decoded.poison) {
+        poison++;
+        progress.uncommitted++;
+        this.poisonPending.push({ refused, progress });
+      }
+      for (const item of decoded.items) {
+        progress.uncommitted++;
+        const backlog = this.backlogs.get(item.symbol) ?? { items: [], sinceMs: nowMs };
+        backlog.items.push({ item, progress });
+        this.backlogs.set(item.symbol, backlog);
+        touched.add(item.symbol);
+      }
     }
-    const nowMs = this.options.wallClockMs();
-    const touched = new Set<string>();
-    for (const item of items) {
-      const progress = progressOf.get(recordOf.get(item) as ShardRecord) as RecordProgress;
-      progress.uncommitted++;
-      const backlog = this.backlogs.get(item.symbol) ?? { items: [], sinceMs: nowMs };
-      backlog.items.push({ item, progress });
-      this.backlogs.set(item.symbol, backlog);
-      touched.add(item.symbol);
-    }
+    await this.deadLetterPoison();
 
     const { moves, alerting } = await this.foldForQuotes([...touched]);
     if (moves.length > 0) await this.ports.quotes?.publish(moves);
@@ -139,12 +144,23 @@ export class WindowedIngest {
         : [],
     );
     const committed = await this.commit(due);
-    return { quotes: moves.length, poison: poison.length, ...committed };
+    return { quotes: moves.length, poison, ...committed, checkpoints: await this.savePositions() };
+  }
+
+  /** Dead-letters the records that are not trades, before any position can pass them (again, if it failed). */
+  private async deadLetterPoison(): Promise<void> {
+    const pending = this.poisonPending;
+    if (pending.length === 0) return;
+    await this.ports.deadLetters.put(pending.map(({ refused }) => refused));
+    this.poisonPending = [];
+    for (const { progress } of pending) progress.uncommitted--;
   }
 
   /** Commits everything folded (before the consumer stops, or to hand the ledgers over). */
   async drain(): Promise<Omit<WindowOutcome, 'quotes' | 'poison'>> {
-    return this.commit([...this.backlogs.keys()]);
+    await this.deadLetterPoison();
+    const committed = await this.commit([...this.backlogs.keys()]);
+    return { ...committed, checkpoints: await this.savePositions() };
   }
 
   /**
@@ -179,10 +195,12 @@ export class WindowedIngest {
     return { moves, alerting };
   }
 
-  /** Commits these symbols' backlogs, then advances every shard position that is wholly committed. */
-  private async commit(symbols: readonly string[]): Promise<Omit<WindowOutcome, 'quotes' | 'poison'>> {
+  /** Commits these symbols' backlogs. */
+  private async commit(
+    symbols: readonly string[],
+  ): Promise<Pick<WindowOutcome, 'committedItems' | 'committed' | 'deadLettered'>> {
     const entries = symbols.flatMap((symbol) => this.backlogs.get(symbol)?.items ?? []);
-    if (entries.length === 0) return { committedItems: 0, deadLettered: 0, checkpoints: new Map() };
+    if (entries.length === 0) return { committedItems: 0, deadLettered: 0 };
     const { quotes: _publishedAlready, ...ports } = this.ports;
     const committed = await ingestTrades(
       entries.map(({ item }) => item),
@@ -204,13 +222,11 @@ export class WindowedIngest {
       for (const { progress } of backlog.items) progress.uncommitted--;
       this.backlogs.delete(symbol);
     }
-    const checkpoints = this.committedPositions();
-    if (checkpoints.size > 0) await this.ports.checkpoints.save(checkpoints);
-    return { committedItems, committed, deadLettered: refused.length, checkpoints };
+    return { committedItems, committed, deadLettered: refused.length };
   }
 
-  /** Each shard's last record with every record up to it wholly committed, for the shards that moved. */
-  private committedPositions(): Map<string, string> {
+  /** Saves the positions of the shards that moved: each one's last record with every record up to it done. */
+  private async savePositions(): Promise<Map<string, string>> {
     const positions = new Map<string, string>();
     for (const [shardId, queue] of this.shards) {
       let done = 0;
@@ -219,6 +235,7 @@ export class WindowedIngest {
       positions.set(shardId, (queue[done - 1] as RecordProgress).record.sequenceNumber);
       queue.splice(0, done);
     }
+    if (positions.size > 0) await this.ports.checkpoints.save(positions);
     return positions;
   }
 }

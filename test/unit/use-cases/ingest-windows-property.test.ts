@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Trade } from '#domain/market-data/bars';
+import type { DeadLetterSink } from '#domain/market-data/ports';
 import { encodeTradeRecord } from '#domain/market-data/trade-records';
 import { foldTrades } from '#domain/strat/trade-fold';
 import type { IngestOutcome } from '#use-cases/ingest-trades';
@@ -13,20 +14,22 @@ const SHARD_OF = { AAPL: 'shard-0', SPY: 'shard-0', MSFT: 'shard-1' } as const;
 type Symbol = keyof typeof SHARD_OF;
 const SYMBOLS = Object.keys(SHARD_OF) as Symbol[];
 
-/** Each trade its own record, each shard's numbered from 1 in time order; all shards' records in time order. */
-function streamOf(tapes: ReadonlyMap<Symbol, Trade[]>): ShardRecord[] {
+/**
+ * Each trade its own record, each shard's numbered from 1 in time order; all shards' records in time order. A
+ * record that is no trade follows the trades whose index `poisonAfter` holds.
+ */
+function streamOf(tapes: ReadonlyMap<Symbol, Trade[]>, poisonAfter: ReadonlySet<number>): ShardRecord[] {
   const trades = [...tapes.values()].flat().sort((a, b) => a.timestamp - b.timestamp);
   const next = new Map<string, number>();
-  return trades.map((trade) => {
-    const shardId = SHARD_OF[trade.symbol as Symbol];
+  const recordOf = (shardId: string, partitionKey: string, data: string): ShardRecord => {
     const sequence = (next.get(shardId) ?? 0) + 1;
     next.set(shardId, sequence);
-    return {
-      shardId,
-      partitionKey: trade.symbol,
-      sequenceNumber: String(sequence),
-      data: encodeTradeRecord(trade),
-    };
+    return { shardId, partitionKey, sequenceNumber: String(sequence), data };
+  };
+  return trades.flatMap((trade, index) => {
+    const shardId = SHARD_OF[trade.symbol as Symbol];
+    const record = recordOf(shardId, trade.symbol, encodeTradeRecord(trade));
+    return poisonAfter.has(index) ? [record, recordOf(shardId, trade.symbol, '{not a trade')] : [record];
   });
 }
 
@@ -36,9 +39,13 @@ const accounted = (outcome: IngestOutcome) =>
   Object.values(outcome.refused).reduce((sum, count) => sum + count, 0) +
   outcome.handedBack;
 
-/** The stores' writes and the checkpoint saves, stopping (throwing, then refusing everything) at call `stopAt`. */
+/**
+ * The stores' writes, the dead letters and the checkpoint saves, stopping (throwing, then refusing everything)
+ * at call `stopAt`.
+ */
 function stoppingAt(
   stores: ReturnType<typeof inMemoryIngestPorts>,
+  deadLetters: DeadLetterSink,
   save: (positions: ReadonlyMap<string, string>) => Promise<void>,
   stopAt: number,
 ) {
@@ -62,6 +69,7 @@ function stoppingAt(
       tradeLog: wrap(stores.tradeLog, 'write'),
       states: wrap(stores.states, 'putNewer'),
     },
+    deadLetters: wrap(deadLetters, 'put'),
     save: stopping(save),
     stopped: () => calls >= stopAt,
   };
@@ -83,7 +91,8 @@ describe('WindowedIngest stopped anywhere and started again from its positions',
           },
         ),
         fc.integer({ min: 1, max: 80 }),
-        async (drawn, windows, stopAt) => {
+        fc.uniqueArray(fc.nat({ max: 60 }), { maxLength: 3 }),
+        async (drawn, windows, stopAt, poisonAfter) => {
           const tapes = new Map(
             SYMBOLS.map((symbol, index) => [
               symbol,
@@ -96,7 +105,8 @@ describe('WindowedIngest stopped anywhere and started again from its positions',
           );
           // A volume-only trade before any sale is refused (unpriced), which a from-scratch fold leaves out too.
           fc.pre([...tapes].every(([symbol, tape]) => foldTrades(undefined, symbol, tape).unpriced === 0));
-          const stream = streamOf(tapes);
+          const stream = streamOf(tapes, new Set(poisonAfter));
+          const letters = deadLetterSink();
           const stores = inMemoryIngestPorts(Date.parse('2024-03-08T21:00:00Z'));
           const positions = new Map<string, string>();
           const save = async (advanced: ReadonlyMap<string, string>) => {
@@ -104,14 +114,13 @@ describe('WindowedIngest stopped anywhere and started again from its positions',
           };
           let wallMs = 0;
           const outcomes: WindowOutcome[] = [];
-          const consumer = (ports: Parameters<typeof stoppingAt>[0], saving: typeof save) =>
+          const consumer = (
+            ports: Parameters<typeof stoppingAt>[0],
+            deadLetters: DeadLetterSink,
+            saving: typeof save,
+          ) =>
             new WindowedIngest(
-              {
-                ...ports,
-                quotes: new RecordingQuotes(),
-                deadLetters: deadLetterSink().sink,
-                checkpoints: { save: saving },
-              },
+              { ...ports, quotes: new RecordingQuotes(), deadLetters, checkpoints: { save: saving } },
               { commitIntervalMs: 1_000, wallClockMs: () => wallMs },
             );
           const run = async (ingest: WindowedIngest, records: readonly ShardRecord[]) => {
@@ -126,15 +135,15 @@ describe('WindowedIngest stopped anywhere and started again from its positions',
             outcomes.push({ quotes: 0, poison: 0, ...drained });
           };
 
-          const first = stoppingAt(stores, save, stopAt);
-          await run(consumer(first.ports, first.save), stream).catch((error: Error) => {
+          const first = stoppingAt(stores, letters.sink, save, stopAt);
+          await run(consumer(first.ports, first.deadLetters, first.save), stream).catch((error: Error) => {
             if (!first.stopped()) throw error;
           });
           // Whatever the stopped consumer left running settles before the next one starts.
           await new Promise((resolve) => setImmediate(resolve));
           const unread = (record: ShardRecord) =>
             Number(record.sequenceNumber) > Number(positions.get(record.shardId) ?? 0);
-          await run(consumer(stores, save), stream.filter(unread));
+          await run(consumer(stores, letters.sink, save), stream.filter(unread));
 
           for (const [symbol, tape] of tapes) {
             expect(await barsStored(stores, symbol)).toEqual(barsFolded(tape, symbol));
@@ -146,12 +155,20 @@ describe('WindowedIngest stopped anywhere and started again from its positions',
           expect(positions).toEqual(
             new Map([...new Set(Object.values(SHARD_OF))].map((shardId) => [shardId, lastOf(shardId)])),
           );
+          const poison = stream.filter(({ data }) => data.startsWith('{not'));
+          expect(
+            new Set(
+              letters.letters.map(({ partitionKey, sequenceNumber }) => `${partitionKey}#${sequenceNumber}`),
+            ),
+          ).toEqual(
+            new Set(poison.map(({ partitionKey, sequenceNumber }) => `${partitionKey}#${sequenceNumber}`)),
+          );
           for (const { committed, committedItems } of outcomes) {
             expect(committed === undefined ? 0 : accounted(committed)).toBe(committedItems);
           }
           if (!first.stopped()) {
             const applied = outcomes.reduce((sum, { committed }) => sum + (committed?.applied ?? 0), 0);
-            expect(applied).toBe(stream.length);
+            expect(applied).toBe(stream.length - poison.length);
           }
         },
       ),

@@ -178,7 +178,7 @@ describe('WindowedIngest (docs/adr/0026-long-running-ingest-consumer.md)', () =>
     ]);
     expect(window).toMatchObject({ poison: 1, quotes: 1 });
     expect(letters.letters.map(({ reason }) => reason)).toEqual(['poison']);
-    expect(positions.size).toBe(0);
+    expect(positions).toEqual(new Map([['shard-0', '1']]));
 
     const drained = await ingest.drain();
 
@@ -187,7 +187,35 @@ describe('WindowedIngest (docs/adr/0026-long-running-ingest-consumer.md)', () =>
       ['poison', '1'],
       ['future', '2'],
     ]);
-    expect(saves).toEqual([new Map([['shard-0', '3']])]);
+    expect(saves).toEqual([new Map([['shard-0', '1']]), new Map([['shard-0', '3']])]);
+  });
+
+  it('keeps the position before a poison record until its dead letter is put, and puts it again after a failure', async () => {
+    const { letters, positions, ingest } = setUp();
+    const put = letters.sink.put;
+    letters.sink.put = async () => {
+      throw new Error('the queue is unreachable');
+    };
+    const poison: ShardRecord = {
+      shardId: 'shard-0',
+      partitionKey: 'AAPL',
+      sequenceNumber: '1',
+      data: '{not',
+    };
+
+    await expect(
+      ingest.window([poison, ...recordsOf('shard-0', 2, trade('AAPL', 1, 190, 'a1'))]),
+    ).rejects.toThrow('unreachable');
+    await expect(ingest.drain()).rejects.toThrow('unreachable');
+    expect(positions.size).toBe(0);
+
+    letters.sink.put = put;
+    await ingest.window([]);
+    expect(letters.letters.map(({ sequenceNumber }) => sequenceNumber)).toEqual(['1']);
+    expect(positions).toEqual(new Map([['shard-0', '1']]));
+
+    await ingest.drain();
+    expect(positions).toEqual(new Map([['shard-0', '2']]));
   });
 
   it('counts each trade once, when its commit is decided: applied or refused by reason', async () => {
