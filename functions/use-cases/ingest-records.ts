@@ -102,18 +102,23 @@ export async function ingestRecords(
   refused.push(...futureRefusals(outcome.future, recordOf));
   if (refused.length > 0) await deadLetters.put(refused);
 
-  const oldestTradeMs = trades.reduce(
-    (min, item) => (isAmendment(item) ? min : Math.min(min, item.timestamp)),
-    Number.POSITIVE_INFINITY,
-  );
   return {
     outcome,
     poison,
     deadLettered: refused.length,
-    oldestTradeMs: Number.isFinite(oldestTradeMs) ? oldestTradeMs : undefined,
+    oldestTradeMs: oldestTradeMs(trades),
     retrySequenceNumbers: outcome.failedSymbols.flatMap((symbol) => {
       const sequenceNumber = firstSequence.get(symbol);
       return sequenceNumber ? [sequenceNumber] : [];
     }),
   };
+}
+
+/** The oldest trade's time among `items`, amendments aside; undefined when they hold no trade. */
+export function oldestTradeMs(items: readonly StreamItem[]): number | undefined {
+  const oldest = items.reduce(
+    (min, item) => (isAmendment(item) ? min : Math.min(min, item.timestamp)),
+    Number.POSITIVE_INFINITY,
+  );
+  return Number.isFinite(oldest) ? oldest : undefined;
 }

@@ -1,8 +1,8 @@
 import type { StreamItem } from '#domain/market-data/bars';
 import type { RefusedRecord } from '#domain/market-data/dead-letters';
-import type { DeadLetterSink, PriceMove } from '#domain/market-data/ports';
+import type { DeadLetterSink, PriceMove, QuotePublisher } from '#domain/market-data/ports';
 import { priceMoved } from '#domain/market-data/prices';
-import { decodeRecords, futureRefusals, type TradeStreamRecord } from './ingest-records.ts';
+import { decodeRecords, futureRefusals, oldestTradeMs, type TradeStreamRecord } from './ingest-records.ts';
 import {
   type CommittedWrites,
   foldSymbol,
@@ -28,7 +28,8 @@ export interface ShardCheckpoints {
   save(positions: ReadonlyMap<string, string>): Promise<void>;
 }
 
-export interface WindowedIngestPorts extends IngestPorts {
+/** The ingest's ports, the quotes aside: each window is given its own publisher. */
+export interface WindowedIngestPorts extends Omit<IngestPorts, 'quotes'> {
   readonly deadLetters: DeadLetterSink;
   readonly checkpoints: ShardCheckpoints;
 }
@@ -57,6 +58,10 @@ export interface WindowOutcome {
   readonly deadLettered: number;
   /** Shard positions the window advanced, saved after everything before them was committed. */
   readonly checkpoints: ReadonlyMap<string, string>;
+  /** The oldest trade the window took in, amendments aside (for how long trades wait for a window). */
+  readonly oldestTakenMs?: number;
+  /** The oldest trade the window committed, amendments aside (for how far the stored state trails). */
+  readonly oldestCommittedMs?: number;
 }
 
 /** A record's trades not yet committed: its shard's position passes it once there are none. */
@@ -108,10 +113,14 @@ export class WindowedIngest {
     return this.backlogs.size;
   }
 
-  /** One window: its records from every shard, each shard's in stream order. */
-  async window(records: readonly ShardRecord[]): Promise<WindowOutcome> {
+  /**
+   * One window: its records from every shard, each shard's in stream order; its quotes go to `quotes` (none
+   * where nobody streams).
+   */
+  async window(records: readonly ShardRecord[], quotes?: QuotePublisher): Promise<WindowOutcome> {
     const nowMs = this.options.wallClockMs();
     const touched = new Set<string>();
+    const takenItems: StreamItem[] = [];
     let poison = 0;
     for (const record of records) {
       const progress: RecordProgress = { record, uncommitted: 0 };
@@ -125,6 +134,7 @@ export class WindowedIngest {
         this.poisonPending.push({ refused, progress });
       }
       for (const item of decoded.items) {
+        takenItems.push(item);
         progress.uncommitted++;
         const backlog = this.backlogs.get(item.symbol) ?? { items: [], sinceMs: nowMs };
         backlog.items.push({ item, progress });
@@ -134,8 +144,8 @@ export class WindowedIngest {
     }
     await this.deadLetterPoison();
 
-    const { moves, alerting } = await this.foldForQuotes([...touched]);
-    if (moves.length > 0) await this.ports.quotes?.publish(moves);
+    const { moves, alerting } = await this.foldForQuotes([...touched], quotes !== undefined);
+    if (moves.length > 0) await quotes?.publish(moves);
     const due = [...this.backlogs].flatMap(([symbol, backlog]) =>
       alerting.has(symbol) ||
       nowMs - backlog.sinceMs >= this.options.commitIntervalMs ||
@@ -144,7 +154,13 @@ export class WindowedIngest {
         : [],
     );
     const committed = await this.commit(due);
-    return { quotes: moves.length, poison, ...committed, checkpoints: await this.savePositions() };
+    return {
+      quotes: moves.length,
+      poison,
+      ...committed,
+      checkpoints: await this.savePositions(),
+      ...oldestTrade('oldestTakenMs', takenItems),
+    };
   }
 
   /** Dead-letters the records that are not trades, before any position can pass them (again, if it failed). */
@@ -169,10 +185,10 @@ export class WindowedIngest {
    */
   private async foldForQuotes(
     symbols: readonly string[],
+    quoting: boolean,
   ): Promise<{ moves: PriceMove[]; alerting: Set<string> }> {
     const isFuture = stampedAfter(this.ports.nowMs());
     const stored = await this.ledgers.getMany(symbols);
-    const quoting = this.ports.quotes !== undefined;
     const moves: PriceMove[] = [];
     const alerting = new Set<string>();
     for (const symbol of symbols) {
@@ -198,14 +214,12 @@ export class WindowedIngest {
   /** Commits these symbols' backlogs. */
   private async commit(
     symbols: readonly string[],
-  ): Promise<Pick<WindowOutcome, 'committedItems' | 'committed' | 'deadLettered'>> {
+  ): Promise<Pick<WindowOutcome, 'committedItems' | 'committed' | 'deadLettered' | 'oldestCommittedMs'>> {
     const entries = symbols.flatMap((symbol) => this.backlogs.get(symbol)?.items ?? []);
     if (entries.length === 0) return { committedItems: 0, deadLettered: 0 };
-    const { quotes: _publishedAlready, ...ports } = this.ports;
-    const committed = await ingestTrades(
-      entries.map(({ item }) => item),
-      { ...ports, ledgers: this.ledgers },
-    );
+    // The quotes went out with the windows that folded these trades: the commits publish none.
+    const items = entries.map(({ item }) => item);
+    const committed = await ingestTrades(items, { ...this.ports, ledgers: this.ledgers });
     const refused = futureRefusals(
       committed.future,
       new Map(entries.map(({ item, progress }) => [item, progress.record])),
@@ -222,7 +236,12 @@ export class WindowedIngest {
       for (const { progress } of backlog.items) progress.uncommitted--;
       this.backlogs.delete(symbol);
     }
-    return { committedItems, committed, deadLettered: refused.length };
+    return {
+      committedItems,
+      committed,
+      deadLettered: refused.length,
+      ...oldestTrade('oldestCommittedMs', items),
+    };
   }
 
   /** Saves the positions of the shards that moved: each one's last record with every record up to it done. */
@@ -238,4 +257,13 @@ export class WindowedIngest {
     if (positions.size > 0) await this.ports.checkpoints.save(positions);
     return positions;
   }
+}
+
+/** The oldest trade's time among `items` under `key`, amendments aside; nothing when there is no trade. */
+function oldestTrade<Key extends string>(
+  key: Key,
+  items: readonly StreamItem[],
+): Partial<Record<Key, number>> {
+  const oldest = oldestTradeMs(items);
+  return oldest === undefined ? {} : ({ [key]: oldest } as Record<Key, number>);
 }

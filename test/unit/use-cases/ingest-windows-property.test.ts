@@ -120,14 +120,16 @@ describe('WindowedIngest stopped anywhere and started again from its positions',
             saving: typeof save,
           ) =>
             new WindowedIngest(
-              { ...ports, quotes: new RecordingQuotes(), deadLetters, checkpoints: { save: saving } },
+              { ...ports, deadLetters, checkpoints: { save: saving } },
               { commitIntervalMs: 1_000, wallClockMs: () => wallMs },
             );
           const run = async (ingest: WindowedIngest, records: readonly ShardRecord[]) => {
             let position = 0;
             for (const { records: count, wallStepMs } of windows) {
               wallMs += wallStepMs;
-              outcomes.push(await ingest.window(records.slice(position, position + count)));
+              outcomes.push(
+                await ingest.window(records.slice(position, position + count), new RecordingQuotes()),
+              );
               position += count;
             }
             outcomes.push(await ingest.window(records.slice(position)));

@@ -41,10 +41,9 @@ function setUp(serviceNowMs?: number) {
   const positions = new Map<string, string>();
   const saves: Map<string, string>[] = [];
   let wallMs = 0;
-  const ingest = new WindowedIngest(
+  const core = new WindowedIngest(
     {
       ...stores,
-      quotes,
       deadLetters: letters.sink,
       checkpoints: {
         save: async (advanced) => {
@@ -55,6 +54,14 @@ function setUp(serviceNowMs?: number) {
     },
     { commitIntervalMs: 1_000, wallClockMs: () => wallMs },
   );
+  // Every window's quotes to the one recording publisher.
+  const ingest = {
+    window: (records: readonly ShardRecord[]) => core.window(records, quotes),
+    drain: () => core.drain(),
+    get backlog() {
+      return core.backlog;
+    },
+  };
   const elapse = (ms: number) => {
     wallMs += ms;
   };
@@ -69,7 +76,8 @@ describe('WindowedIngest (docs/adr/0026-long-running-ingest-consumer.md)', () =>
       recordsOf('shard-0', 1, trade('AAPL', 1, 190, 'a1'), trade('AAPL', 2, 191, 'a2')),
     );
 
-    expect(first).toMatchObject({ quotes: 1, committedItems: 0 });
+    expect(first).toMatchObject({ quotes: 1, committedItems: 0, oldestTakenMs: open + 1_000 });
+    expect(first.oldestCommittedMs).toBeUndefined();
     expect(quotes.moves).toMatchObject([{ symbol: 'AAPL', price: 191, version: 0, revision: 1 }]);
     expect(await stores.ledgers.get('AAPL')).toBeUndefined();
     expect(positions.size).toBe(0);
@@ -85,7 +93,13 @@ describe('WindowedIngest (docs/adr/0026-long-running-ingest-consumer.md)', () =>
     elapse(600);
     const due = await ingest.window([]);
 
-    expect(due).toMatchObject({ quotes: 0, committedItems: 3, committed: { applied: 3 } });
+    expect(due).toMatchObject({
+      quotes: 0,
+      committedItems: 3,
+      committed: { applied: 3 },
+      oldestCommittedMs: open + 1_000,
+    });
+    expect(due.oldestTakenMs).toBeUndefined();
     expect((await stores.ledgers.get('AAPL'))?.ledger.price).toMatchObject({ price: 192, tradeId: 'a3' });
     expect(positions).toEqual(new Map([['shard-0', '3']]));
     expect(ingest.backlog).toBe(0);
