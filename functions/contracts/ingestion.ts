@@ -14,6 +14,17 @@ export const INGEST_BATCH = {
 } as const;
 
 /**
+ * The windowed ingest consumer (docs/adr/0026-long-running-ingest-consumer.md, not yet deployed; `npm start --
+ * --ingest windows` runs it locally).
+ */
+export const INGEST_WINDOWS = {
+  /** How often it takes what every shard brought: a trade waits at most this long for its quote. */
+  windowMs: 150,
+  /** How long a symbol's folded trades may wait for their commit (at once when they fire alerts). */
+  commitIntervalMs: 1_000,
+} as const;
+
+/**
  * How far a trade's own time may stray from the order the ingest path applies trades in
  * (docs/candles.md#late-and-early-prints).
  */

@@ -1,56 +1,28 @@
 import type { KinesisStreamBatchResponse, KinesisStreamEvent } from 'aws-lambda';
-import { CALLBACK_URL_ENV, POST_CONCURRENCY } from '#contracts/websocket';
+import { CALLBACK_URL_ENV } from '#contracts/websocket';
 import type { DeadLetterSink } from '#domain/market-data/ports';
 import { nowMs } from '#runtime/clock';
 import { environment } from '#runtime/environment';
 import { instrumented } from '#runtime/lambda-handler';
 import { logger } from '#runtime/logger';
-import { recordCounts, recordMetric, recordPushCounts } from '#runtime/metrics';
+import { recordMetric } from '#runtime/metrics';
 import { credentialsLookup } from '#runtime/ports/access';
 import { clientConnections } from '#runtime/ports/client-connections';
 import { deadLetterSink } from '#runtime/ports/dead-letters';
-import { awsMarketDataPorts, type MarketDataPorts } from '#runtime/ports/market-data';
-import type { ServicePorts } from '#runtime/ports/service-ports';
-import { awsStratPorts, type StratPorts } from '#runtime/ports/strat';
-import { awsStreamingPorts, type StreamingPorts } from '#runtime/ports/streaming';
+import { awsMarketDataPorts } from '#runtime/ports/market-data';
+import { awsStratPorts } from '#runtime/ports/strat';
+import { awsStreamingPorts } from '#runtime/ports/streaming';
 import { usageSink } from '#runtime/ports/usage-sink';
-import { type IngestRecordsResult, ingestRecords } from '#use-cases/ingest-records';
+import { ingestRecords } from '#use-cases/ingest-records';
 import type { IngestPorts } from '#use-cases/ingest-trades';
-import { QuotePush, type QuotePushTally } from '#use-cases/push-quotes';
-
-/** The batch's business metrics (docs/operations.md#metrics). */
-function recordIngestMetrics({ outcome, poison, deadLettered }: IngestRecordsResult, records: number): void {
-  recordMetric('ingestBatchSize', records);
-  recordMetric('tradesApplied', outcome.applied);
-  recordMetric('latePrints', outcome.latePrints);
-  recordMetric('tradesHandedBack', outcome.handedBack);
-  recordMetric('amendmentsApplied', outcome.amendmentsApplied);
-  recordCounts('amendmentsRefused', outcome.amendmentsRefused);
-  recordCounts('tradesRefused', { ...outcome.refused, poison });
-  recordMetric('candlesCompleted', outcome.candlesCompleted);
-  recordMetric('alertsFired', outcome.alerts);
-  recordMetric('breaksFired', outcome.breaks);
-  recordMetric('stateChanges', outcome.statesChanged);
-  recordMetric('deadLettered', deadLettered);
-}
-
-/** The quotes' push metrics and log lines; usage rows the sink could not record are logged whole. */
-function recordQuotePush(tally: QuotePushTally): void {
-  recordPushCounts({ ...tally, usageUnrecorded: tally.unrecordedRows.length });
-  if (tally.oldestTradeMs !== undefined && tally.postedAtMs !== undefined) {
-    recordMetric('tradeToPost', tally.postedAtMs - tally.oldestTradeMs);
-  }
-  if (tally.errors.length > 0) {
-    logger.warn('some quote pushes failed (not pushed again)', {
-      errors: tally.errors.slice(0, 10),
-      count: tally.errors.length,
-    });
-  }
-  if (tally.unrecordedRows.length > 0) {
-    // Not delivered again like a stream record: the log is their record (docs/operations.md#usage-rows-not-recorded).
-    logger.error('usage rows not recorded', { rows: tally.unrecordedRows });
-  }
-}
+import type { QuotePush } from '#use-cases/push-quotes';
+import {
+  type IngestServicePorts,
+  ingestPortsOn,
+  quotePushOn,
+  recordIngestMetrics,
+  recordQuotePush,
+} from './service-ports.ts';
 
 /**
  * The ingest Lambda (docs/architecture.md#ingestion-a-kinesis-stream-of-trades-one-ingest-lambda): one
@@ -80,7 +52,7 @@ export const createHandler =
       put: (refused) => deps.deadLetters().put(refused),
     });
 
-    recordIngestMetrics(result, records.length);
+    recordIngestMetrics(result.outcome, { ...result, records: records.length });
     if (quotes && quotes.tally.quotes > 0) recordQuotePush(quotes.tally);
     if (result.oldestTradeMs !== undefined) {
       // The hops of the latency budget (docs/benchmarks.md#the-latency-budget-hop-by-hop): to the start, to the commit.
@@ -99,47 +71,12 @@ export const createHandler =
   };
 
 /** The ingest on the service's ports (functions/runtime/ports/service-ports.ts): on AWS, or a local stack's. */
-export const handlerOn = (
-  p: MarketDataPorts &
-    StratPorts &
-    StreamingPorts &
-    Pick<
-      ServicePorts,
-      'deadLetterSink' | 'nowMs' | 'clientConnections' | 'credentialsLookup' | 'usageSink'
-    > & {
-      /** Whether the stack streams to partners: it has the WebSocket API the quotes are posted to. */
-      readonly streamsQuotes: () => boolean;
-    },
-) =>
+export const handlerOn = (p: IngestServicePorts) =>
   instrumented(
     createHandler({
-      ports: async () => {
-        const instruments = await p.universe();
-        return {
-          ledgers: p.ledgerStore(),
-          bars: p.barStore(),
-          tradeLog: p.tradeLog(),
-          alerts: p.alertFeed(),
-          breaks: p.breakFeed(),
-          states: p.stateStore(),
-          setups: p.setupStore(),
-          sectorOf: (symbol: string) => instruments.get(symbol)?.sector ?? '',
-          nowMs: p.nowMs,
-        };
-      },
+      ports: () => ingestPortsOn(p),
       deadLetters: p.deadLetterSink,
-      quotes: () =>
-        p.streamsQuotes()
-          ? new QuotePush({
-              subscriptions: p.subscriptionStore(),
-              connections: p.connectionStore(),
-              clients: p.clientConnections(),
-              usage: p.usageSink(),
-              credentials: p.credentialsLookup(),
-              nowMs: p.nowMs,
-              concurrency: POST_CONCURRENCY,
-            })
-          : undefined,
+      quotes: () => quotePushOn(p),
     }),
   );
 

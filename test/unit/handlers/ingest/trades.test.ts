@@ -2,10 +2,9 @@ import type { KinesisStreamEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import type { RefusedRecord } from '#domain/market-data/dead-letters';
 import { createHandler } from '#handlers/ingest/trades';
-import type { MetricPoint } from '#runtime/metric-points';
-import { observeMetrics } from '#scripts/local/metric-points';
 import { QuotePush } from '#use-cases/push-quotes';
 import { inMemoryIngestPorts } from '../../../support/fakes.ts';
+import { sumOf, withMetrics } from '../../../support/metric-points.ts';
 import { FakeClientConnections, fanOutPorts, subscriber } from '../../../support/websocket-fakes.ts';
 
 const open = Date.parse('2024-11-26T14:30:00Z');
@@ -92,21 +91,6 @@ describe('the ingest handler', () => {
 });
 
 /** What `run` returns, and the metric points recorded while it ran. */
-async function withMetrics<T>(run: () => Promise<T>): Promise<{ result: T; points: MetricPoint[] }> {
-  const points: MetricPoint[] = [];
-  const stop = observeMetrics((point) => points.push(point));
-  try {
-    return { result: await run(), points };
-  } finally {
-    stop();
-  }
-}
-
-/** The sum of the points of metric `id` (with the dimension value `dimension`, or none). */
-const sumOf = (points: readonly MetricPoint[], id: string, dimension?: string) =>
-  points
-    .filter((point) => point.id === id && point.dimensionValue === dimension)
-    .reduce((sum, point) => sum + point.value, 0);
 
 describe('the ingest handler’s metrics (docs/operations.md#metrics)', () => {
   it('records applied, refused by reason, dead-lettered, the batch size and the lag of its oldest trade', async () => {
