@@ -1,9 +1,12 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Context } from 'aws-lambda';
 import type { REST_ROUTES, RestRoute } from '#contracts/routes';
 import type { ThroughputTarget } from '#domain/access/ports';
 import type { ClientConnections } from '#domain/streaming/ports';
 import * as authorizer from '#handlers/auth/authorizer';
 import * as ingest from '#handlers/ingest/trades';
+import type { TradeWindow } from '#handlers/ingest/windows';
+import * as ingestWindows from '#handlers/ingest/windows';
 import * as getCandles from '#handlers/rest/get-candles';
 import * as getCurrentSetups from '#handlers/rest/get-current-setups';
 import * as getInForceAlerts from '#handlers/rest/get-in-force-alerts';
@@ -27,6 +30,7 @@ import { marketDataPorts } from '#runtime/ports/market-data';
 import type { ServicePorts } from '#runtime/ports/service-ports';
 import { stratPorts } from '#runtime/ports/strat';
 import { streamingPorts } from '#runtime/ports/streaming';
+import type { ShardCheckpoints } from '#use-cases/ingest-windows';
 import type { ChangeConsumer } from './change-streams.ts';
 import { LOCAL_SQS_PATH, LocalDeadLetterQueue } from './dead-letter-queue.ts';
 import { LOCAL_AWS } from './dynamo.ts';
@@ -57,6 +61,8 @@ export interface LocalHandlerSettings {
    * in-process (ws-gateway.ts `InProcessConnections`).
    */
   readonly bulkPostConnections: () => ClientConnections;
+  /** Where the windowed ingest's shard positions go (scripts/local/windowed-ingest.ts). */
+  readonly shardPositions: ShardCheckpoints;
 }
 
 type Schedule = (event: unknown, context: unknown) => Promise<unknown>;
@@ -66,6 +72,8 @@ export interface LocalHandlers {
   readonly webSocket: WebSocketHandlers;
   readonly authorizer: AuthorizerHandler;
   readonly ingest: StreamConsumer;
+  /** The windowed ingest consumer's window (`--ingest windows`), in place of `ingest`. */
+  readonly ingestWindow: (window: TradeWindow, context: Context) => Promise<unknown>;
   readonly fanOut: ChangeConsumer;
   readonly clockTick: Schedule;
   readonly heartbeat: Schedule;
@@ -144,6 +152,16 @@ export function loadHandlers(settings: LocalHandlerSettings): LocalHandlers {
   } satisfies Record<(typeof REST_ROUTES)[number]['id'], ProxyHandler>;
 
   const authorize = inStack(authorizer.handlerOn(p) as AuthorizerHandler);
+  const windowHandler = inStack(
+    ingestWindows.windowHandlerOn({
+      ...p,
+      clientConnections: settings.bulkPostConnections,
+      streamsQuotes: () => true,
+      checkpoints: settings.shardPositions,
+      // The commit interval is real time: the stack's clock may run faster.
+      wallClockMs: Date.now,
+    }),
+  );
   return {
     rest: restHandlers,
     authorizer: authorize,
@@ -162,6 +180,7 @@ export function loadHandlers(settings: LocalHandlerSettings): LocalHandlers {
         streamsQuotes: () => true,
       }) as StreamConsumer,
     ),
+    ingestWindow: windowHandler,
     fanOut: inStack(
       fanOut.handlerOn({ ...p, clientConnections: settings.bulkPostConnections }) as ChangeConsumer,
     ),

@@ -52,6 +52,7 @@ import { ensureTables, localTableName, localTables } from './tables.ts';
 import { TokenBuckets } from './token-bucket.ts';
 import { LocalTradeStream } from './trade-stream.ts';
 import { LOCAL_USAGE_PATH, usageAnswer } from './usage-endpoint.ts';
+import { LocalShardPositions, LocalWindowedIngest } from './windowed-ingest.ts';
 import { InProcessConnections, LocalWebSocketGateway, MANAGEMENT_PATH } from './ws-gateway.ts';
 
 export interface LocalStackOptions {
@@ -77,7 +78,16 @@ export interface LocalStackOptions {
   readonly heartbeatMs?: number;
   /** Faults injected into the handlers' DynamoDB writes (the fault-injection suite; off by default). */
   readonly dynamoFaults?: DynamoFaults;
+  /**
+   * What ingests the trade stream (`--ingest`): the ingest Lambda's handler, a batch per shard as deployed
+   * (`lambda`, the default), or the windowed consumer, every shard's trades in windows
+   * (`windows`, docs/adr/0026-long-running-ingest-consumer.md; not deployed yet).
+   */
+  readonly ingest?: IngestMode;
 }
+
+export const INGEST_MODES = ['lambda', 'windows'] as const;
+export type IngestMode = (typeof INGEST_MODES)[number];
 
 export interface LocalStack {
   readonly restUrl: string;
@@ -95,8 +105,10 @@ export interface LocalStack {
   readonly seeded: boolean;
   readonly seededInstruments: number;
   readonly keyAdministration: KeyAdministrationPorts;
-  /** The local trades stream feeding the ingest handler. */
+  /** The local trades stream feeding the ingest handler (or the windowed consumer). */
   readonly trades: LocalTradeStream;
+  /** The windowed consumer's position in each shard: its last record committed (`--ingest windows`). */
+  readonly shardPositions: ReadonlyMap<string, string>;
   /** The trades dead-letter queue (records the ingest refused whole, batches it gave up on). */
   readonly deadLetterQueue: LocalDeadLetterQueue;
   /** The handlers' metrics, totalled (`GET /_local/metrics`). */
@@ -412,7 +424,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     if (!webSocketGateway) throw new Error('a push was posted before the WebSocket gateway was made');
     return webSocketGateway;
   });
+  const shardPositions = new LocalShardPositions();
   const handlers = loadHandlers({
+    shardPositions,
     bulkPostConnections: () => bulkPostConnections,
     usageRoot,
     documents: localDocumentClient(faulty?.endpoint ?? dynamo.endpoint),
@@ -442,11 +456,24 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   );
   const deadLetterQueue = new LocalDeadLetterQueue();
   const localMetrics = new LocalMetrics(metricPoints.observe);
+  const windows =
+    options.ingest === 'windows'
+      ? new LocalWindowedIngest(
+          (window) => invokeLocally('ingest-windows', (context) => handlers.ingestWindow(window, context)),
+          { log: options.log },
+        )
+      : undefined;
   const trades = new LocalTradeStream(
-    (event) =>
-      invokeLocally('ingest', (context) => handlers.ingest(event, context), INGEST.timeoutSeconds * 1000),
-    { onDeadLetter: (message) => deadLetterQueue.send(message) },
+    windows?.consume ??
+      ((event) =>
+        invokeLocally('ingest', (context) => handlers.ingest(event, context), INGEST.timeoutSeconds * 1000)),
+    {
+      onDeadLetter: (message) => deadLetterQueue.send(message),
+      // The windowed consumer holds what the stream delivered until its next window.
+      ...(windows ? { consumerFlush: () => windows.flush() } : {}),
+    },
   );
+  windows?.start();
   const webSocket = new LocalWebSocketGateway(handlers.webSocket, options.log);
   webSocketGateway = webSocket;
   const routes = routeTable({
@@ -494,6 +521,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     seededInstruments,
     keyAdministration,
     trades,
+    shardPositions: shardPositions.positions,
     deadLetterQueue,
     metrics: localMetrics,
     throttledWrites: () => faulty?.throttled() ?? 0,
@@ -510,6 +538,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       await withinGrace((await simulation)?.stop());
       const left = await trades.stop(STOP_GRACE_MS);
       if (left > 0) options.log?.(`Stopped with ${left} queued trades not ingested.`);
+      await windows?.stop();
       await webSocket.stop();
       await changes.stop();
       server.closeAllConnections();

@@ -13,6 +13,8 @@
  *   --no-simulator    an empty market: no synthetic trades and no synthetic history (replays, tests)
  *   --seed N          the simulator's seed (default 1)
  *   --fresh           delete the data folder first
+ *   --ingest M        what ingests the trades: lambda (the ingest Lambda's handler, as deployed; default) or
+ *                     windows (the windowed consumer, docs/adr/0026-long-running-ingest-consumer.md)
  */
 import { rm } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
@@ -21,7 +23,7 @@ import { formatNewYorkIso, newYorkDate } from '#domain/calendar/time-zone';
 import { answerHelp } from '../lib/cli.ts';
 import { isProcessAlive, localStackStateFile } from '../lib/local-stack-state.ts';
 import { DEFAULT_DATA_DIR } from '../lib/project.ts';
-import { type LocalStack, startLocalStack } from './stack.ts';
+import { INGEST_MODES, type LocalStack, startLocalStack } from './stack.ts';
 import { onStopSignals } from './stop-signals.ts';
 
 answerHelp(import.meta.url);
@@ -45,8 +47,11 @@ function parseOptions() {
       'no-simulator': { type: 'boolean', default: false },
       seed: { type: 'string', default: '1' },
       fresh: { type: 'boolean', default: false },
+      ingest: { type: 'string', default: 'lambda' },
     },
   });
+  const ingest = INGEST_MODES.find((mode) => mode === values.ingest);
+  if (ingest === undefined) fail(`--ingest ${values.ingest} must be one of ${INGEST_MODES.join(', ')}`);
   const seed = Number(values.seed);
   if (!Number.isSafeInteger(seed)) fail(`--seed ${values.seed} must be a whole number`);
   const port = Number(values.port);
@@ -68,6 +73,7 @@ function parseOptions() {
     logLevel: values['log-level'],
     simulator: values['no-simulator'] ? undefined : { seed },
     fresh: values.fresh,
+    ingest,
     log: (line: string) => process.stdout.write(`${line}\n`),
   };
 }
@@ -87,6 +93,7 @@ function banner(stack: LocalStack, options: ReturnType<typeof parseOptions>): st
     `  Console    ${new URL('/console/', stack.restUrl).href} (docs/console.md)`,
     `  DynamoDB   ${stack.dynamoEndpoint} (${options.dataDir ? `data in ${options.dataDir}` : 'in memory'})`,
     `  Clock      ${clock}`,
+    `  Ingest     ${options.ingest === 'windows' ? `windowed consumer (--ingest windows)` : 'the ingest Lambda, a batch per shard'}`,
     `  Demo key   ${key}`,
     '             (account "demo", every scope; more keys: npm run keys -- create --account A --scopes ... --label L)',
     '',

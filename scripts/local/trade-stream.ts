@@ -35,6 +35,11 @@ export interface LocalStreamOptions {
   readonly onDeadLetter?: (message: string) => void;
   /** Records the stream holds before it refuses more (LOCAL_STREAM_CAPACITY). */
   readonly capacity?: number;
+  /**
+   * A consumer that holds delivered records of its own (the windowed ingest, scripts/local/windowed-ingest.ts):
+   * how to have it ingest them, so that a flush still means "ingested".
+   */
+  readonly consumerFlush?: () => Promise<void>;
 }
 
 export interface DeadLetter {
@@ -66,8 +71,11 @@ export class LocalTradeStream {
   private readonly source: ShardedEventSource<KinesisStreamRecord, KinesisStreamEvent>;
   private readonly capacity: number;
 
+  private readonly consumerFlush: () => Promise<void>;
+
   constructor(consumer: StreamConsumer, options: LocalStreamOptions = {}) {
     this.capacity = options.capacity ?? LOCAL_STREAM_CAPACITY;
+    this.consumerFlush = options.consumerFlush ?? (async () => undefined);
     this.source = new ShardedEventSource<KinesisStreamRecord, KinesisStreamEvent>(
       {
         name: 'the local trade stream',
@@ -161,9 +169,10 @@ export class LocalTradeStream {
     }
   }
 
-  /** Resolves once every record put so far has been delivered or dead-lettered. */
-  flush(): Promise<void> {
-    return this.source.flush();
+  /** Resolves once every record put so far has been delivered (and ingested) or dead-lettered. */
+  async flush(): Promise<void> {
+    await this.source.flush();
+    await this.consumerFlush();
   }
 
   /**

@@ -26,6 +26,17 @@ export interface TradeWindow {
 }
 
 /**
+ * A window that failed before the consumer took its records (its ports could not be made): the caller keeps
+ * them for the next window. Once taken, records are the consumer's, even when the window fails after.
+ */
+export class WindowNotTaken extends Error {
+  constructor(cause: unknown) {
+    super(`the window was not taken: ${String(cause)}`, { cause });
+    this.name = 'WindowNotTaken';
+  }
+}
+
+/**
  * The windowed ingest consumer's window (docs/adr/0026-long-running-ingest-consumer.md): the trades every shard
  * brought since the window before, folded and their quotes posted at once, each symbol's commit at most once
  * per INGEST_WINDOWS.commitIntervalMs (functions/use-cases/ingest-windows.ts). Its metrics are the ingest
@@ -53,8 +64,9 @@ export const createWindowHandler = (deps: {
     (warns ? logger.warn : logger.info).call(logger, 'ingested a window', { ...context, ...counts, poison });
   };
   return async ({ records, final }: TradeWindow): Promise<WindowOutcome> => {
-    const ingest = await deps.ingest();
-    const quotes = deps.quotes();
+    const [ingest, quotes] = await Promise.all([deps.ingest(), deps.quotes()]).catch((error: unknown) => {
+      throw new WindowNotTaken(error);
+    });
     const startedMs = deps.nowMs();
     const window = await ingest.window(records, quotes);
     if (window.oldestTakenMs !== undefined) recordMetric('ingestWait', startedMs - window.oldestTakenMs);
@@ -75,11 +87,17 @@ export const windowHandlerOn = (
   let consumer: Promise<WindowedIngest> | undefined;
   const handle = createWindowHandler({
     ingest: () => {
-      consumer ??= (async () =>
-        new WindowedIngest(
-          { ...(await ingestPortsOn(p)), deadLetters: p.deadLetterSink(), checkpoints: p.checkpoints },
-          { commitIntervalMs: INGEST_WINDOWS.commitIntervalMs, wallClockMs: p.wallClockMs },
-        ))();
+      if (consumer === undefined) {
+        consumer = (async () =>
+          new WindowedIngest(
+            { ...(await ingestPortsOn(p)), deadLetters: p.deadLetterSink(), checkpoints: p.checkpoints },
+            { commitIntervalMs: INGEST_WINDOWS.commitIntervalMs, wallClockMs: p.wallClockMs },
+          ))();
+        // Made again by the next window when it failed (the universe could not be read, say).
+        consumer.catch(() => {
+          consumer = undefined;
+        });
+      }
       return consumer;
     },
     quotes: () => quotePushOn(p),
