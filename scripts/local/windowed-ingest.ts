@@ -1,6 +1,6 @@
 import type { KinesisStreamBatchResponse, KinesisStreamEvent } from 'aws-lambda';
 import { INGEST_WINDOWS } from '#contracts/ingestion';
-import { type TradeWindow, WindowNotTaken } from '#handlers/ingest/windows';
+import { type TradeWindow, WindowNotTaken } from '#handlers/ingest/window-event';
 import type { ShardCheckpoints, ShardRecord } from '#use-cases/ingest-windows';
 import { LOCAL_STREAM_CAPACITY } from './trade-stream.ts';
 

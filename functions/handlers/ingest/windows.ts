@@ -3,12 +3,7 @@ import { INGEST_WINDOWS } from '#contracts/ingestion';
 import { instrumented } from '#runtime/lambda-handler';
 import { logger } from '#runtime/logger';
 import { recordMetric } from '#runtime/metrics';
-import {
-  type ShardCheckpoints,
-  type ShardRecord,
-  WindowedIngest,
-  type WindowOutcome,
-} from '#use-cases/ingest-windows';
+import { type ShardCheckpoints, WindowedIngest, type WindowOutcome } from '#use-cases/ingest-windows';
 import type { QuotePush } from '#use-cases/push-quotes';
 import {
   type IngestServicePorts,
@@ -17,24 +12,7 @@ import {
   recordIngestMetrics,
   recordQuotePush,
 } from './service-ports.ts';
-
-/** One window of the trades stream: what every shard brought since the window before. */
-export interface TradeWindow {
-  readonly records: readonly ShardRecord[];
-  /** The consumer stops (or hands the ledgers over) after this window: everything folded is committed. */
-  readonly final?: boolean;
-}
-
-/**
- * A window that failed before the consumer took its records (its ports could not be made): the caller keeps
- * them for the next window. Once taken, records are the consumer's, even when the window fails after.
- */
-export class WindowNotTaken extends Error {
-  constructor(cause: unknown) {
-    super(`the window was not taken: ${String(cause)}`, { cause });
-    this.name = 'WindowNotTaken';
-  }
-}
+import { type TradeWindow, WindowNotTaken } from './window-event.ts';
 
 /**
  * The windowed ingest consumer's window (docs/adr/0026-long-running-ingest-consumer.md): the trades every shard
