@@ -66,15 +66,22 @@ export class LocalWindowedIngest {
     return { batchItemFailures: [] };
   };
 
-  /** Starts taking a window every `windowMs`. */
+  /**
+   * Starts taking a window every `windowMs`, each timed from the start of the one before (at once when that one
+   * took longer): a record waits at most a window for the one that takes it.
+   */
   start(): void {
-    const tick = () => {
-      this.timer = setTimeout(async () => {
-        await this.next(false);
-        if (this.timer !== undefined) tick();
-      }, this.windowMs);
+    const tick = (startedMs: number) => {
+      this.timer = setTimeout(
+        async () => {
+          const started = Date.now();
+          await this.next(false);
+          if (this.timer !== undefined) tick(started);
+        },
+        Math.max(0, startedMs + this.windowMs - Date.now()),
+      );
     };
-    tick();
+    tick(Date.now());
   }
 
   /** A window of what is held now, everything folded committed after it: what was delivered is stored. */
