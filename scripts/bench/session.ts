@@ -160,15 +160,16 @@ export const benchSession: Bench = async (options): Promise<BenchResult[]> => {
     const ledgerWrites = commitsAfter - commitsBefore;
     const watched = counts;
     counts = undefined;
+    const units = await ingestWriteUnits(stack, {
+      stateWrites: watched.stateChanges,
+      ledgerWrites,
+      logItems,
+      logItemsBefore: logBefore.length,
+    });
     // What a trading day costs is priced from this market's items (npm run cost, scripts/cost.ts), as deployed.
     if (ingest === 'lambda') {
       await recordMeasuredUnits('ingest', {
-        ...(await ingestWriteUnits(stack, {
-          stateWrites: watched.stateChanges,
-          ledgerWrites,
-          logItems,
-          logItemsBefore: logBefore.length,
-        })),
+        ...units,
         source: `npm run bench -- session (${minutes} simulated minutes of the simulated market, ${first.seededInstruments} symbols, at ${speed}x)`,
       });
     }
@@ -187,6 +188,7 @@ export const benchSession: Bench = async (options): Promise<BenchResult[]> => {
           'ingest lag p50 / p99 / max (real ms)': `${real(percentile(lags, 0.5))} / ${real(percentile(lags, 0.99))} / ${real(lags.at(-1) ?? Number.NaN)}`,
           'ingest lag p50 / p99 (simulated ms)': `${percentile(lags, 0.5)} / ${percentile(lags, 0.99)}`,
           'ingest wait p50 / p99 (real ms)': `${real(percentile(waits, 0.5))} / ${real(percentile(waits, 0.99))}`,
+          'ledger item bytes mean / largest (write units)': `${units.ledgerBytesMean} / ${units.ledgerBytesMax} (${units.writeUnitsPerLedger})`,
           'ledger writes / log items per trade applied': `${(ledgerWrites / Math.max(1, watched.applied)).toFixed(3)} / ${((logItems.length - logBefore.length) / Math.max(1, watched.applied)).toFixed(3)}`,
           'trades received': watched.received,
           'trades applied': watched.applied,
