@@ -4,7 +4,7 @@
  * (us-east-1), each a named constant with its source. Pure: `npm run cost` (scripts/cost.ts) prints it.
  */
 
-import { INGEST_BATCH } from '#contracts/ingestion';
+import { INGEST_BATCH, INGEST_WINDOWS } from '#contracts/ingestion';
 import { CLOCK_TICK } from '#contracts/routes';
 import { TRADE_LOG_RETENTION_DAYS } from '#contracts/tables';
 import { USAGE_DELIVERY } from '#contracts/usage';
@@ -56,6 +56,10 @@ export const PRICES = {
   s3Put: 0.005 / 1_000,
   /** Amazon S3 pricing, Standard: $0.023 per GB-month. */
   s3StorageGbMonth: 0.023,
+  /** AWS Fargate pricing, Linux on Arm: $0.03238 per vCPU-hour. */
+  fargateVcpuHour: 0.032_38,
+  /** AWS Fargate pricing, Linux on Arm: $0.00356 per GB-hour. */
+  fargateGbHour: 0.003_56,
 } as const;
 
 /** What the benchmarks counted (scripts/cost/measured-units.json). */
@@ -113,6 +117,12 @@ export interface Design {
    * quote in more of them, and less waiting for the batch in flight (docs/benchmarks.md#the-latency-budget-hop-by-hop).
    */
   readonly ingestSeconds?: number;
+  /**
+   * What ingests the trades: the Lambda, a batch per shard (the default), or the windowed consumer of ADR 0026
+   * (`windows`, not deployed): quotes per window of INGEST_WINDOWS.windowMs across the shards, ledgers
+   * remembered and committed at most once per INGEST_WINDOWS.commitIntervalMs, on Fargate tasks.
+   */
+  readonly ingest?: 'lambda' | 'windows';
 }
 
 /** Assumptions no benchmark can count here; each is named in docs/storage.md#a-trading-day-on-paper. */
@@ -145,6 +155,14 @@ export const ASSUMPTIONS = {
   postSeconds: 0.015,
   postsInFlight: 32,
   streamRecordsPerInvocation: 100,
+  /**
+   * The windowed consumer's tasks (ADR 0026): one active and one standby all day, each of 8 vCPU and 16 GB,
+   * sized from the SDK's CPU a call here (about 550 µs) at the open's rate (about 9,000 calls a second). Not
+   * measured: nothing runs on Fargate yet.
+   */
+  consumerTasks: 2,
+  consumerVcpu: 8,
+  consumerGb: 16,
   /** Provisioned capacity follows the load at this utilization (target tracking), raised before the open. */
   targetUtilization: 0.7,
   /** Session hours provisioned (the schedule raises capacity 15 minutes before the open, lowers it after the close). */
@@ -219,14 +237,15 @@ export function symbolBatchesPerDay(
  * Subscription marker reads a day for quotes, as if every symbol were followed (the most the lookups cost:
  * a followed topic is queried at each price it moves, and its marker read only when not remembered). Each
  * ingest process remembers a marker MARKER_MEMORY_MS; a shard's batches may run in any of the ingest's
- * processes, so a symbol's marker is priced as read once per memory by one process per shard, never more
- * than once per batch holding it.
+ * processes, so a symbol's marker is priced as read once per memory by one process per shard (`processes`),
+ * never more than once per batch holding it.
  */
 export function markerReadsPerDay(
   market: Pick<Market, 'symbols' | 'tradesPerDay'>,
   batchSeconds: number,
+  processes: number = ASSUMPTIONS.shards,
 ): number {
-  const reads = (ASSUMPTIONS.shards * SESSION_SECONDS * 1000) / MARKER_MEMORY_MS;
+  const reads = (processes * SESSION_SECONDS * 1000) / MARKER_MEMORY_MS;
   const windows = SESSION_SECONDS / batchSeconds;
   return sessionRates(market).reduce(
     (sum, rate) => sum + Math.min(windowsWithTrades(rate, batchSeconds, windows), reads),
@@ -324,16 +343,22 @@ function usageToFirehose(pushes: number, rowBytes: number): CostLine {
  * small ledgers, usage rows to Firehose, capacity scheduled for the session), and with
  * `-c sessionCapacity=false` (every table on demand).
  */
-export const DESIGNS: Readonly<Record<'deployed' | 'on-demand', Design>> = {
+export const DESIGNS: Readonly<Record<'deployed' | 'on-demand' | 'windows', Design>> = {
   deployed: { capacity: 'scheduled', usageSink: 'firehose' },
   'on-demand': { capacity: 'on-demand', usageSink: 'firehose' },
+  windows: { capacity: 'scheduled', usageSink: 'firehose', ingest: 'windows' },
 };
 
 export function dayCost(market: Market, units: MeasuredUnits, design: Design): CostLine[] {
+  const windowed = design.ingest === 'windows';
   const batchSeconds = batchSecondsOf(design);
-  const symbolBatches = symbolBatchesPerDay(market, batchSeconds);
-  const windows = SESSION_SECONDS / batchSeconds;
-  const changeShare = symbolBatches / (market.symbols * windows);
+  // What a quote spans (a shard's batch, or a window across the shards), and what a commit does.
+  const quoteSeconds = windowed ? INGEST_WINDOWS.windowMs / 1000 : batchSeconds;
+  const commitSeconds = windowed ? INGEST_WINDOWS.commitIntervalMs / 1000 : batchSeconds;
+  const symbolBatches = symbolBatchesPerDay(market, commitSeconds);
+  const symbolWindows = windowed ? symbolBatchesPerDay(market, quoteSeconds) : symbolBatches;
+  const windows = SESSION_SECONDS / quoteSeconds;
+  const changeShare = symbolWindows / (market.symbols * windows);
   const records = market.tradesPerDay / ASSUMPTIONS.tradesPerRecord;
   const recordKb = Math.ceil((ASSUMPTIONS.tradesPerRecord * ASSUMPTIONS.tradeBytes) / 1024);
   const streamGb = (records * recordKb * 1024) / GB;
@@ -343,8 +368,8 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
   const snapshots = market.symbols * ASSUMPTIONS.recentSnapshotsPerSymbol;
   const snapshotUnits = snapshots * 2 * units.ingest.writeUnitsPerRecentSnapshot;
   const stateUnits = symbolBatches * units.ingest.stateWritesPerLedgerWrite * units.ingest.writeUnitsPerState;
-  const logItems = tradeLogItemsPerDay(market, batchSeconds, units.ingest.tradeLogBytesPerTrade);
-  const markerReads = markerReadsPerDay(market, batchSeconds);
+  const logItems = tradeLogItemsPerDay(market, commitSeconds, units.ingest.tradeLogBytesPerTrade);
+  const markerReads = markerReadsPerDay(market, quoteSeconds, windowed ? 1 : ASSUMPTIONS.shards);
   const logUnits = logItems * units.ingest.writeUnitsPerTradeLogItem;
   const bars = market.symbols * ASSUMPTIONS.barsPerSymbol;
   const alerts = market.symbols * ASSUMPTIONS.alertsPerSymbol;
@@ -360,8 +385,10 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
   const stateRead = readUnitsOf(units.ingest.stateBytesMean, false);
   const ingestStateReads =
     symbolBatches * units.ingest.stateWritesPerLedgerWrite + sessionRolls * market.symbols;
+  // The windowed consumer reads a ledger once and remembers it.
+  const ingestLedgerReads = windowed ? 0 : symbolBatches;
   const ledgerReads = {
-    sessionUnits: (symbolBatches + sessionRolls * market.symbols) * ledgerRead,
+    sessionUnits: (ingestLedgerReads + sessionRolls * market.symbols) * ledgerRead,
     offSessionUnits: offSessionRolls * market.symbols * ledgerRead,
   };
   const clockStateReads = (rolls: number) => ASSUMPTIONS.clockStateReadsPerRoll * rolls * market.symbols;
@@ -373,7 +400,13 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
   // A quote per batch in which a partner's symbol traded (states and alerts are a small share on top).
   const partnerShare = market.partnerChangeShare ?? changeShare;
   const pushes = market.partners * market.symbolsPerPartner * partnerShare * windows;
-  const frames = quoteFrames(market, partnerShare, windows, units.push.framesPerEvent);
+  const frames = quoteFrames(
+    market,
+    partnerShare,
+    windows,
+    units.push.framesPerEvent,
+    windowed ? 1 : ASSUMPTIONS.shards,
+  );
   const usageLine: CostLine =
     design.usageSink === 'dynamodb'
       ? {
@@ -387,8 +420,12 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
   const fanOutInvocations =
     (alerts + symbolBatches * units.ingest.stateWritesPerLedgerWrite) /
     ASSUMPTIONS.streamRecordsPerInvocation;
-  // The quotes' posts run in the ingest, at its memory; the pushes are nearly all quotes.
-  const postGbSeconds = (frames * ASSUMPTIONS.postSeconds * ASSUMPTIONS.ingestGb) / ASSUMPTIONS.postsInFlight;
+  // The quotes' posts run in the ingest, at its memory (in the consumer's tasks when windowed); the pushes
+  // are nearly all quotes.
+  const postGbSeconds = windowed
+    ? 0
+    : (frames * ASSUMPTIONS.postSeconds * ASSUMPTIONS.ingestGb) / ASSUMPTIONS.postsInFlight;
+  const consumerTaskHours = ASSUMPTIONS.consumerTasks * 24;
 
   const barsGbPerDay = (bars * units.ingest.barBytesMean) / GB;
   // A day's trade log items, kept until they expire (as if every day of it were a trading day: the most).
@@ -407,18 +444,28 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
       volume: `${streamGb.toFixed(1)} GB read, 24 stream-hours`,
       dollars: streamGb * PRICES.kinesisEnhancedFanOutGb + 24 * PRICES.kinesisStreamHour,
     },
-    {
-      group: 'ingest',
-      part: 'Ingest Lambda',
-      volume: `${millions(batches)} invocations of ${batchSeconds} s`,
-      dollars:
-        batches * batchSeconds * ASSUMPTIONS.ingestGb * PRICES.lambdaGbSecond +
-        batches * PRICES.lambdaRequest,
-    },
+    windowed
+      ? {
+          group: 'ingest',
+          part: 'Ingest consumer on Fargate (Arm)',
+          volume: `${ASSUMPTIONS.consumerTasks} tasks × 24 h of ${ASSUMPTIONS.consumerVcpu} vCPU, ${ASSUMPTIONS.consumerGb} GB`,
+          dollars:
+            consumerTaskHours *
+            (ASSUMPTIONS.consumerVcpu * PRICES.fargateVcpuHour +
+              ASSUMPTIONS.consumerGb * PRICES.fargateGbHour),
+        }
+      : {
+          group: 'ingest',
+          part: 'Ingest Lambda',
+          volume: `${millions(batches)} invocations of ${batchSeconds} s`,
+          dollars:
+            batches * batchSeconds * ASSUMPTIONS.ingestGb * PRICES.lambdaGbSecond +
+            batches * PRICES.lambdaRequest,
+        },
     {
       group: 'ingest',
       part: `DynamoDB writes, ledgers with their latest prices (${capacity})`,
-      volume: `${millions(symbolBatches)} symbol-batches × ${units.ingest.writeUnitsPerLedger} units`,
+      volume: `${millions(symbolBatches)} ${windowed ? 'commits' : 'symbol-batches'} × ${units.ingest.writeUnitsPerLedger} units`,
       dollars: writeDollars(ledgerUnits, design),
     },
     {
@@ -443,7 +490,7 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
     {
       group: 'ingest',
       part: `DynamoDB reads, ledgers (${capacity})`,
-      volume: `${millions(symbolBatches)} by the ingest, ${millions(ASSUMPTIONS.clockRollsPerDay * market.symbols)} by the clock tick × ${ledgerRead} units`,
+      volume: `${millions(ingestLedgerReads)} by the ingest, ${millions(ASSUMPTIONS.clockRollsPerDay * market.symbols)} by the clock tick × ${ledgerRead} units`,
       dollars: capacityDollars('read', ledgerReads, design),
     },
     {
@@ -475,8 +522,8 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
       // As if every symbol were followed (the most it costs): a Query per quote, its marker read when not
       // remembered (half a read unit each, eventually consistent).
       part: 'Subscription lookups (Queries, and markers not remembered)',
-      volume: `${millions(symbolBatches)} Queries, ${millions(markerReads)} marker reads × 0.5 read unit`,
-      dollars: (symbolBatches + markerReads) * 0.5 * PRICES.dynamoReadRequestUnit,
+      volume: `${millions(symbolWindows)} Queries, ${millions(markerReads)} marker reads × 0.5 read unit`,
+      dollars: (symbolWindows + markerReads) * 0.5 * PRICES.dynamoReadRequestUnit,
     },
     {
       group: 'fan-out',
@@ -487,7 +534,7 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
     {
       group: 'fan-out',
       part: 'WebSocket messages',
-      volume: `${millions(frames)} frames for ${millions(pushes)} quotes (${(partnerShare * 100).toFixed(0)}% of batches, ${((market.batchedShare ?? 0) * 100).toFixed(0)}% of partners batched)`,
+      volume: `${millions(frames)} frames for ${millions(pushes)} quotes (${(partnerShare * 100).toFixed(0)}% of ${windowed ? 'windows' : 'batches'}, ${((market.batchedShare ?? 0) * 100).toFixed(0)}% of partners batched)`,
       dollars: frames * PRICES.webSocketMessage,
     },
     {
@@ -527,16 +574,18 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
  * batch, so its symbols, spread over the shards, come in up to one frame per shard and batch. With S symbols
  * placed on n shards at random and each in a batch with probability p, a shard's batch holds none of them
  * with probability (1 - p/n)^S (the binomial's generating function), so a batch window brings
- * n (1 - (1 - p/n)^S) frames: p S for one symbol, at most n.
+ * n (1 - (1 - p/n)^S) frames: p S for one symbol, at most n. `posters`: the n posting their own batches (one
+ * for the windowed consumer, which posts every shard's quotes of a window at once).
  */
 export function quoteFrames(
   market: Market,
   partnerShare: number,
   windows: number,
   framesPerEvent: number,
+  posters: number = ASSUMPTIONS.shards,
 ): number {
   const single = market.symbolsPerPartner * partnerShare * framesPerEvent;
-  const shards = ASSUMPTIONS.shards;
+  const shards = posters;
   const batched = shards * (1 - (1 - partnerShare / shards) ** market.symbolsPerPartner);
   const share = market.batchedShare ?? 0;
   return market.partners * windows * ((1 - share) * single + share * batched);

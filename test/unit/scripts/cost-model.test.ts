@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { INGEST_WINDOWS } from '#contracts/ingestion';
 import { MARKER_MEMORY_MS } from '#contracts/websocket';
 import { HELD_LOG_BYTES } from '#domain/market-data/trade-log';
 import {
@@ -246,5 +247,37 @@ describe('the cost model (docs/storage.md#a-trading-day-on-paper)', () => {
     // A quiet symbol's trades each land in a batch of their own either way: its quotes do not triple.
     expect(line(short, 'WebSocket messages')).toBeLessThan(3 * line(long, 'WebSocket messages'));
     expect(total(short)).toBeGreaterThan(total(long));
+  });
+
+  it('prices the windowed consumer: quotes per window across the shards, ledgers committed a second apart and never read, Fargate tasks instead of the Lambda', () => {
+    const line = (lines: ReturnType<typeof dayCost>, part: string) =>
+      lines.find((entry) => entry.part.startsWith(part));
+    const windowSeconds = INGEST_WINDOWS.windowMs / 1000;
+    const commitSeconds = INGEST_WINDOWS.commitIntervalMs / 1000;
+    const windowed = dayCost(MARKET, UNITS, DESIGNS.windows);
+    expect(line(windowed, 'Ingest Lambda')).toBeUndefined();
+    expect(line(windowed, 'Ingest consumer on Fargate')?.dollars).toBeCloseTo(
+      2 * 24 * (8 * 0.032_38 + 16 * 0.003_56),
+      6,
+    );
+    // Ledgers: a commit per symbol and second it trades in, read by the clock tick alone.
+    expect(line(windowed, 'DynamoDB writes, ledgers')?.volume).toContain(
+      `${(symbolBatchesPerDay(MARKET, commitSeconds) / 1e6).toFixed(1)} M commits`,
+    );
+    expect(line(windowed, 'DynamoDB reads, ledgers')?.volume).toMatch(/^0\.0 M by the ingest/);
+    // Quotes: a symbol's per window it trades in, a Query each.
+    const quotes = symbolBatchesPerDay(MARKET, windowSeconds) * ((200 * 50) / 8_000);
+    expect(line(windowed, 'WebSocket messages')?.dollars).toBeCloseTo(quotes / 1e6, 6);
+    expect(line(windowed, 'Subscription lookups')?.volume).toContain(
+      `${(symbolBatchesPerDay(MARKET, windowSeconds) / 1e6).toFixed(1)} M Queries`,
+    );
+    // A batched partner: one frame per window holding any of its symbols, every shard's at once.
+    const batched = dayCost({ ...MARKET, batchedShare: 1 }, UNITS, DESIGNS.windows);
+    const share = symbolBatchesPerDay(MARKET, windowSeconds) / (8_000 * (SESSION_SECONDS / windowSeconds));
+    expect(line(batched, 'WebSocket messages')?.dollars).toBeCloseTo(
+      (200 * (SESSION_SECONDS / windowSeconds) * (1 - (1 - share) ** 50)) / 1e6,
+      6,
+    );
+    expect(quoteFrames({ ...MARKET, batchedShare: 1 }, 0.4, 1, 1, 1)).toBeCloseTo(200 * (1 - 0.6 ** 50), 6);
   });
 });
