@@ -5,7 +5,7 @@ import type { ThroughputTarget } from '#domain/access/ports';
 import type { ClientConnections } from '#domain/streaming/ports';
 import * as authorizer from '#handlers/auth/authorizer';
 import * as ingest from '#handlers/ingest/trades';
-import type { TradeWindow } from '#handlers/ingest/window-event';
+import type { TradeWindow, WindowResult } from '#handlers/ingest/window-event';
 import * as ingestWindows from '#handlers/ingest/windows';
 import * as getCandles from '#handlers/rest/get-candles';
 import * as getCurrentSetups from '#handlers/rest/get-current-setups';
@@ -73,7 +73,7 @@ export interface LocalHandlers {
   readonly authorizer: AuthorizerHandler;
   readonly ingest: StreamConsumer;
   /** The windowed ingest consumer's window (`--ingest windows`), in place of `ingest`. */
-  readonly ingestWindow: (window: TradeWindow, context: Context) => Promise<unknown>;
+  readonly ingestWindow: (window: TradeWindow, context: Context) => Promise<WindowResult>;
   readonly fanOut: ChangeConsumer;
   readonly clockTick: Schedule;
   readonly heartbeat: Schedule;

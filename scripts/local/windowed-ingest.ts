@@ -1,6 +1,6 @@
 import type { KinesisStreamBatchResponse, KinesisStreamEvent } from 'aws-lambda';
 import { INGEST_WINDOWS } from '#contracts/ingestion';
-import { type TradeWindow, WindowNotTaken } from '#handlers/ingest/window-event';
+import { type TradeWindow, WindowNotTaken, type WindowResult } from '#handlers/ingest/window-event';
 import type { ShardCheckpoints, ShardRecord } from '#use-cases/ingest-windows';
 import { LOCAL_STREAM_CAPACITY } from './trade-stream.ts';
 
@@ -27,10 +27,14 @@ export interface LocalWindowedIngestOptions {
 /**
  * The local host of the windowed ingest consumer (docs/adr/0026-long-running-ingest-consumer.md), in place of
  * the ingest Lambda's event source mapping (`npm start -- --ingest windows`): the local trade stream's shards
- * hand their batches to `consume`, which keeps them for the next window, and every `windowMs` the records of
- * every shard since the window before go to the window handler (functions/handlers/ingest/windows.ts) as one
- * window. Windows run one at a time, in order. More than `capacity` records held makes a shard's delivery wait
- * (back-pressure, as the stream's own capacity does for producers).
+ * hand their batches to `consume`, which keeps them for the next window, and the records of every shard since
+ * the window before go to the window handler (functions/handlers/ingest/windows.ts) as one window.
+ *
+ * Windows run one at a time, in order, and start at most once every `windowMs`: a record that finds the last
+ * window started longer ago than that is taken at once, and one that comes sooner waits at most for the rest
+ * of the `windowMs` (the rate that bounds a symbol's quotes to one per window). While nothing is held and the
+ * consumer has nothing left to commit, no window runs. More than `capacity` records held makes a shard's
+ * delivery wait (back-pressure, as the stream's own capacity does for producers).
  */
 export class LocalWindowedIngest {
   private held: ShardRecord[] = [];
@@ -38,11 +42,15 @@ export class LocalWindowedIngest {
   /** The windows run so far, one after the other. */
   private windows: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
+  private running = false;
+  private lastStartMs = Number.NEGATIVE_INFINITY;
+  /** What the consumer still had to commit after its last window. */
+  private backlog = 0;
   private readonly windowMs: number;
   private readonly capacity: number;
 
   constructor(
-    private readonly handle: (window: TradeWindow) => Promise<unknown>,
+    private readonly handle: (window: TradeWindow) => Promise<WindowResult>,
     private readonly options: LocalWindowedIngestOptions = {},
   ) {
     this.windowMs = options.windowMs ?? INGEST_WINDOWS.windowMs;
@@ -63,25 +71,14 @@ export class LocalWindowedIngest {
         data: Buffer.from(kinesis.data, 'base64').toString('utf8'),
       });
     }
+    this.schedule();
     return { batchItemFailures: [] };
   };
 
-  /**
-   * Starts taking a window every `windowMs`, each timed from the start of the one before (at once when that one
-   * took longer): a record waits at most a window for the one that takes it.
-   */
+  /** Takes windows as records come, until stop(). */
   start(): void {
-    const tick = (startedMs: number) => {
-      this.timer = setTimeout(
-        async () => {
-          const started = Date.now();
-          await this.next(false);
-          if (this.timer !== undefined) tick(started);
-        },
-        Math.max(0, startedMs + this.windowMs - Date.now()),
-      );
-    };
-    tick(Date.now());
+    this.running = true;
+    this.schedule();
   }
 
   /** A window of what is held now, everything folded committed after it: what was delivered is stored. */
@@ -91,9 +88,25 @@ export class LocalWindowedIngest {
 
   /** Takes no more windows on time; the last one commits everything (after the stream delivered its records). */
   async stop(): Promise<void> {
+    this.running = false;
     clearTimeout(this.timer);
     this.timer = undefined;
     await this.flush();
+  }
+
+  /** Sets the next window's timer, when records wait or the consumer has trades to commit, and none is set. */
+  private schedule(): void {
+    if (!this.running || this.timer !== undefined) return;
+    if (this.held.length === 0 && this.backlog === 0) return;
+    this.timer = setTimeout(
+      async () => {
+        this.lastStartMs = Date.now();
+        await this.next(false);
+        this.timer = undefined;
+        this.schedule();
+      },
+      Math.max(0, this.lastStartMs + this.windowMs - Date.now()),
+    );
   }
 
   /** Runs a window of the records held, after the windows before it. */
@@ -103,11 +116,13 @@ export class LocalWindowedIngest {
       this.held = [];
       for (const wake of this.waitingForRoom.splice(0)) wake();
       try {
-        await this.handle({ records, final });
+        ({ backlog: this.backlog } = await this.handle({ records, final }));
       } catch (error) {
         // Records the consumer took are its own: its next window commits them (functions/use-cases/
         // ingest-windows.ts). Records it never took are held again, first.
         if (error instanceof WindowNotTaken) this.held = [...records, ...this.held];
+        // It may have left trades to commit: windows go on until one says otherwise.
+        this.backlog = Math.max(this.backlog, 1);
         this.options.log?.(`a window of ${records.length} records failed: ${String(error)}`);
       }
     });

@@ -12,6 +12,12 @@ export interface TradeWindow {
   readonly final?: boolean;
 }
 
+/** What the host needs back from a window: whether the consumer still holds trades to commit. */
+export interface WindowResult {
+  /** Symbols folded and not yet committed: while there are any, the host runs windows even with no records. */
+  readonly backlog: number;
+}
+
 /**
  * A window that failed before the consumer took its records (its ports could not be made): the caller keeps
  * them for the next window. Once taken, records are the consumer's, even when the window fails after.

@@ -12,7 +12,7 @@ import {
   recordIngestMetrics,
   recordQuotePush,
 } from './service-ports.ts';
-import { type TradeWindow, WindowNotTaken } from './window-event.ts';
+import { type TradeWindow, WindowNotTaken, type WindowResult } from './window-event.ts';
 
 /**
  * The windowed ingest consumer's window (docs/adr/0026-long-running-ingest-consumer.md): the trades every shard
@@ -41,7 +41,7 @@ export const createWindowHandler = (deps: {
     const warns = outcome.deadLettered + poison > 0;
     (warns ? logger.warn : logger.info).call(logger, 'ingested a window', { ...context, ...counts, poison });
   };
-  return async ({ records, final }: TradeWindow): Promise<WindowOutcome> => {
+  return async ({ records, final }: TradeWindow): Promise<WindowOutcome & WindowResult> => {
     const [ingest, quotes] = await Promise.all([deps.ingest(), deps.quotes()]).catch((error: unknown) => {
       throw new WindowNotTaken(error);
     });
@@ -51,7 +51,7 @@ export const createWindowHandler = (deps: {
     if (quotes && quotes.tally.quotes > 0) recordQuotePush(quotes.tally);
     reportCommits(window, { records: records.length, backlog: ingest.backlog });
     if (final) reportCommits(await ingest.drain(), { records: 0, backlog: ingest.backlog });
-    return window;
+    return { ...window, backlog: ingest.backlog };
   };
 };
 

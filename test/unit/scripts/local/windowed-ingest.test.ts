@@ -1,19 +1,23 @@
-import { describe, expect, it } from 'vitest';
+import type { KinesisStreamEvent } from 'aws-lambda';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type TradeWindow, WindowNotTaken } from '#handlers/ingest/window-event';
 import { LocalTradeStream } from '../../../../scripts/local/trade-stream.ts';
 import { LocalWindowedIngest } from '../../../../scripts/local/windowed-ingest.ts';
 
 const records = (key: string, values: string[]) => values.map((data) => ({ partitionKey: key, data }));
 
-/** A host whose windows are recorded; `handle` may fail some. */
-function setUp(handle: (window: TradeWindow) => Promise<void> = async () => undefined, capacity?: number) {
+/** A host whose windows are recorded; `handle` may fail some, or say how much the consumer holds. */
+function setUp(
+  handle: (window: TradeWindow) => Promise<number | undefined> = async () => undefined,
+  options: { capacity?: number; windowMs?: number } = {},
+) {
   const windows: TradeWindow[] = [];
   const host = new LocalWindowedIngest(
     async (window) => {
       windows.push(window);
-      await handle(window);
+      return { backlog: (await handle(window)) ?? 0 };
     },
-    { windowMs: 60_000, ...(capacity === undefined ? {} : { capacity }) },
+    { windowMs: 60_000, ...options },
   );
   const stream = new LocalTradeStream(host.consume, {
     shards: 2,
@@ -48,6 +52,7 @@ describe('LocalWindowedIngest', () => {
       const failure = failures[0];
       failures = failures.slice(1);
       if (failure) throw failure;
+      return 0;
     });
     stream.put(records('AAPL', ['a1']));
     await stream.flush();
@@ -63,7 +68,7 @@ describe('LocalWindowedIngest', () => {
   });
 
   it('makes a shard’s next delivery wait while it holds its capacity, until a window takes what it holds', async () => {
-    const { windows, host, stream } = setUp(async () => undefined, 2);
+    const { windows, host, stream } = setUp(async () => undefined, { capacity: 2 });
     stream.put(records('AAPL', ['a1', 'a2']));
     await new Promise((resolve) => setTimeout(resolve, 20));
     stream.put(records('AAPL', ['a3']));
@@ -73,5 +78,61 @@ describe('LocalWindowedIngest', () => {
     await stream.flush();
 
     expect(windows.map((window) => window.records.map(({ data }) => data))).toEqual([['a1', 'a2'], ['a3']]);
+  });
+
+  describe('its windows on time', () => {
+    beforeEach(() => {
+      vi.useFakeTimers();
+    });
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    /** A host started, fed directly as the stream's consumer would feed it. */
+    function started(backlogs: number[] = []) {
+      const setup = setUp(async () => backlogs.shift() ?? 0, { windowMs: 150 });
+      setup.host.start();
+      const deliver = (data: string) =>
+        setup.host.consume({
+          Records: [
+            {
+              eventID: `shardId-000000000000:${data}`,
+              kinesis: {
+                partitionKey: 'AAPL',
+                sequenceNumber: data,
+                data: Buffer.from(data).toString('base64'),
+              },
+            },
+          ],
+        } as KinesisStreamEvent);
+      return { ...setup, deliver };
+    }
+    const taken = (windows: readonly TradeWindow[]) =>
+      windows.map((window) => window.records.map(({ data }) => data));
+
+    it('takes a record that comes after a quiet spell at once, and a record soon after it a window after the first', async () => {
+      const { windows, deliver } = started();
+      await deliver('1');
+      await vi.advanceTimersByTimeAsync(0);
+      expect(taken(windows)).toEqual([['1']]);
+
+      await vi.advanceTimersByTimeAsync(100);
+      await deliver('2');
+      await vi.advanceTimersByTimeAsync(49);
+      expect(taken(windows)).toEqual([['1']]);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(taken(windows)).toEqual([['1'], ['2']]);
+    });
+
+    it('runs no window while nothing is held and nothing is left to commit, and windows on while something is', async () => {
+      const { windows, deliver } = started([1, 1, 0]);
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(windows).toHaveLength(0);
+
+      await deliver('1');
+      await vi.advanceTimersByTimeAsync(1_000);
+      // The first window left a backlog, the second too, the third none: then the host waits.
+      expect(taken(windows)).toEqual([['1'], [], []]);
+    });
   });
 });
