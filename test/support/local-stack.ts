@@ -1,13 +1,36 @@
 import { type Candles, candlesSchema } from '#domain/market-data/candles';
-import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../scripts/local/stack.ts';
+import {
+  INGEST_MODES,
+  type IngestMode,
+  type LocalStack,
+  type LocalStackOptions,
+  startLocalStack,
+} from '../../scripts/local/stack.ts';
 import { runScript } from './processes.ts';
+
+/**
+ * What ingests a test stack's trades: the ingest Lambda's handler, or with `LOCAL_STACK_INGEST=windows` the
+ * windowed consumer (`npm run test:integration-windows`: the same suite holds both to the same behaviour).
+ */
+function testIngest(): IngestMode {
+  const named = process.env.LOCAL_STACK_INGEST ?? 'lambda';
+  const mode = INGEST_MODES.find((known) => known === named);
+  if (mode === undefined) throw new Error(`LOCAL_STACK_INGEST=${named}: one of ${INGEST_MODES.join(', ')}`);
+  return mode;
+}
 
 /**
  * A local stack for a test file: in memory, on free ports. Each stack hands its handlers its own ports
  * (scripts/local/handlers.ts), so a process may hold several and test files could share one.
  */
 export async function startTestStack(options: Partial<LocalStackOptions> = {}): Promise<TestStack> {
-  const stack = await startLocalStack({ port: 0, dynamoPort: 0, authCacheTtlSeconds: 0, ...options });
+  const stack = await startLocalStack({
+    port: 0,
+    dynamoPort: 0,
+    authCacheTtlSeconds: 0,
+    ingest: testIngest(),
+    ...options,
+  });
   return new TestStack(stack);
 }
 
