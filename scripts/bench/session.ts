@@ -128,6 +128,8 @@ export const benchSession: Bench = async (options): Promise<BenchResult[]> => {
   const stack = await startStack(new Date(stoppedAtMs + RESTART_AFTER_MS), speed);
   try {
     const [commitsBefore, logBefore] = await Promise.all([ledgerCommits(stack), tradeLogItems(stack)]);
+    const busyBefore = { ...(stack.windowsBusy ?? { cpuMicros: 0, windows: 0 }) };
+    const callsBefore = await stack.dynamoRequestCount();
     counts = new SessionCounts(() => stack.nowMs());
     const queuedAtStart = stack.trades.queued;
     const watchMs = (minutes * 60_000) / speed;
@@ -155,6 +157,8 @@ export const benchSession: Bench = async (options): Promise<BenchResult[]> => {
     // below, and the batches slowed by those scans are the benchmark's doing, not the session's.
     const lagsAt = [...counts.lagsAt];
     const queuedAtEnd = stack.trades.queued;
+    const busy = stack.windowsBusy && { ...stack.windowsBusy };
+    const calls = (await stack.dynamoRequestCount()) - callsBefore;
     // The trades and state writes are counted up to the ledger commits, for the cost's ratio of the two.
     const [commitsAfter, logItems] = await Promise.all([ledgerCommits(stack), tradeLogItems(stack)]);
     const ledgerWrites = commitsAfter - commitsBefore;
@@ -190,6 +194,12 @@ export const benchSession: Bench = async (options): Promise<BenchResult[]> => {
           'ingest wait p50 / p99 (real ms)': `${real(percentile(waits, 0.5))} / ${real(percentile(waits, 0.99))}`,
           'ledger item bytes mean / largest (write units)': `${units.ledgerBytesMean} / ${units.ledgerBytesMax} (${units.writeUnitsPerLedger})`,
           'ledger writes / log items per trade applied': `${(ledgerWrites / Math.max(1, watched.applied)).toFixed(3)} / ${((logItems.length - logBefore.length) / Math.max(1, watched.applied)).toFixed(3)}`,
+          'DynamoDB calls per trade applied': (calls / Math.max(1, watched.applied)).toFixed(3),
+          ...(busy === undefined
+            ? {}
+            : {
+                'windows; process CPU while they ran, per trade applied (µs, an upper bound)': `${busy.windows - busyBefore.windows}; ${((busy.cpuMicros - busyBefore.cpuMicros) / Math.max(1, watched.applied)).toFixed(0)}`,
+              }),
           'trades received': watched.received,
           'trades applied': watched.applied,
           'late prints folded': watched.latePrints,

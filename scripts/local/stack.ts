@@ -109,6 +109,8 @@ export interface LocalStack {
   readonly trades: LocalTradeStream;
   /** The windowed consumer's position in each shard: its last record committed (`--ingest windows`). */
   readonly shardPositions: ReadonlyMap<string, string>;
+  /** The process's CPU while the windowed consumer's windows ran, and how many (`--ingest windows`). */
+  readonly windowsBusy?: { readonly cpuMicros: number; readonly windows: number };
   /** The trades dead-letter queue (records the ingest refused whole, batches it gave up on). */
   readonly deadLetterQueue: LocalDeadLetterQueue;
   /** The handlers' metrics, totalled (`GET /_local/metrics`). */
@@ -522,6 +524,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     keyAdministration,
     trades,
     shardPositions: shardPositions.positions,
+    ...(windows ? { windowsBusy: windows.busy } : {}),
     deadLetterQueue,
     metrics: localMetrics,
     throttledWrites: () => faulty?.throttled() ?? 0,

@@ -46,6 +46,11 @@ export class LocalWindowedIngest {
   private lastStartMs = Number.NEGATIVE_INFINITY;
   /** What the consumer still had to commit after its last window. */
   private backlog = 0;
+  /**
+   * The process's CPU time while windows ran, in µs, and the windows: an upper bound on the consumer's own
+   * (whatever else the process did meanwhile counts too), for sizing its host.
+   */
+  readonly busy = { cpuMicros: 0, windows: 0 };
   private readonly windowMs: number;
   private readonly capacity: number;
 
@@ -115,6 +120,7 @@ export class LocalWindowedIngest {
       const records = this.held;
       this.held = [];
       for (const wake of this.waitingForRoom.splice(0)) wake();
+      const cpuBefore = process.cpuUsage();
       try {
         ({ backlog: this.backlog } = await this.handle({ records, final }));
       } catch (error) {
@@ -124,6 +130,10 @@ export class LocalWindowedIngest {
         // It may have left trades to commit: windows go on until one says otherwise.
         this.backlog = Math.max(this.backlog, 1);
         this.options.log?.(`a window of ${records.length} records failed: ${String(error)}`);
+      } finally {
+        const { user, system } = process.cpuUsage(cpuBefore);
+        this.busy.cpuMicros += user + system;
+        this.busy.windows++;
       }
     });
     return this.windows;
