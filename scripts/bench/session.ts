@@ -131,7 +131,7 @@ export const benchSession: Bench = async (options): Promise<BenchResult[]> => {
     const busyBefore = { ...(stack.windowsBusy ?? { cpuMicros: 0, windows: 0 }) };
     const callsBefore = await stack.dynamoRequestCount();
     counts = new SessionCounts(() => stack.nowMs());
-    const queuedAtStart = stack.trades.queued;
+    const queuedAtStart = stack.ingestPending();
     const watchMs = (minutes * 60_000) / speed;
     const watchStart = Date.now();
     let lastApplied = 0;
@@ -141,9 +141,9 @@ export const benchSession: Bench = async (options): Promise<BenchResult[]> => {
       if (counts.applied > lastApplied) {
         lastApplied = counts.applied;
         lastMoved = Date.now();
-      } else if (Date.now() - lastMoved > STALL_MS && stack.trades.queued > 0) {
+      } else if (Date.now() - lastMoved > STALL_MS && stack.ingestPending() > 0) {
         throw new Error(
-          `trades stopped moving: none applied for ${STALL_MS / 1000} s with ${stack.trades.queued} queued`,
+          `trades stopped moving: none applied for ${STALL_MS / 1000} s with ${stack.ingestPending()} pending`,
         );
       }
     }
@@ -156,7 +156,7 @@ export const benchSession: Bench = async (options): Promise<BenchResult[]> => {
     // The watched hour ends here, and so do its lags: the stack goes on while the stored items are read whole
     // below, and the batches slowed by those scans are the benchmark's doing, not the session's.
     const lagsAt = [...counts.lagsAt];
-    const queuedAtEnd = stack.trades.queued;
+    const queuedAtEnd = stack.ingestPending();
     const busy = stack.windowsBusy && { ...stack.windowsBusy };
     const calls = (await stack.dynamoRequestCount()) - callsBefore;
     // The trades and state writes are counted up to the ledger commits, for the cost's ratio of the two.
@@ -207,7 +207,7 @@ export const benchSession: Bench = async (options): Promise<BenchResult[]> => {
           ...Object.fromEntries([...watched.refused].map(([reason, count]) => [`refused: ${reason}`, count])),
           'trades handed back': watched.handedBack,
           'refused late (share of received)': `${((100 * late) / Math.max(1, watched.received)).toFixed(3)} %`,
-          'trades queued when the watch began / at its end': `${queuedAtStart} / ${queuedAtEnd}`,
+          'trades pending when the watch began / at its end (queued; with windows, held or folded)': `${queuedAtStart} / ${queuedAtEnd}`,
           'the slowest batches (New York time: real lag)': slowest(lagsAt, speed),
         },
       },

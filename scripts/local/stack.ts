@@ -107,6 +107,11 @@ export interface LocalStack {
   readonly keyAdministration: KeyAdministrationPorts;
   /** The local trades stream feeding the ingest handler (or the windowed consumer). */
   readonly trades: LocalTradeStream;
+  /**
+   * Trades put and not yet ingested: the stream's queued records, and with `--ingest windows` what the
+   * consumer holds for its next window or has folded and not committed (records and symbols).
+   */
+  ingestPending(): number;
   /** The windowed consumer's position in each shard: its last record committed (`--ingest windows`). */
   readonly shardPositions: ReadonlyMap<string, string>;
   /** The process's CPU while the windowed consumer's windows ran, and how many (`--ingest windows`). */
@@ -523,6 +528,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     seededInstruments,
     keyAdministration,
     trades,
+    ingestPending: () => trades.queued + (windows?.pending ?? 0),
     shardPositions: shardPositions.positions,
     ...(windows ? { windowsBusy: windows.busy } : {}),
     deadLetterQueue,

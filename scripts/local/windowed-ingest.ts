@@ -80,6 +80,14 @@ export class LocalWindowedIngest {
     return { batchItemFailures: [] };
   };
 
+  /**
+   * What the consumer has not committed yet: the records held for the next window, and the symbols it folded
+   * but has not committed (0 only when everything delivered is stored).
+   */
+  get pending(): number {
+    return this.held.length + this.backlog;
+  }
+
   /** Takes windows as records come, until stop(). */
   start(): void {
     this.running = true;

@@ -124,6 +124,18 @@ describe('LocalWindowedIngest', () => {
       expect(taken(windows)).toEqual([['1'], ['2']]);
     });
 
+    it('counts as pending what it holds and what the consumer has not committed, until both are done', async () => {
+      const { host, deliver } = started([2, 0]);
+      const held = deliver('1');
+      expect(host.pending).toBe(1);
+      await held;
+      await vi.advanceTimersByTimeAsync(0);
+      // Taken, and two symbols left to commit.
+      expect(host.pending).toBe(2);
+      await vi.advanceTimersByTimeAsync(150);
+      expect(host.pending).toBe(0);
+    });
+
     it('runs no window while nothing is held and nothing is left to commit, and windows on while something is', async () => {
       const { windows, deliver } = started([1, 1, 0]);
       await vi.advanceTimersByTimeAsync(1_000);
