@@ -34,33 +34,10 @@ function refusedRecord(
   return { reason, detail, partitionKey, sequenceNumber, data };
 }
 
-/** A run of records decoded: their items in order, the record that brought each, and the records that are no trades. */
-export interface DecodedRecords<Source extends TradeStreamRecord = TradeStreamRecord> {
-  readonly items: StreamItem[];
-  readonly recordOf: Map<StreamItem, Source>;
-  /** Records that are not trades, refused whole as `poison`. */
-  readonly poison: RefusedRecord[];
-}
-
-/** Decodes records of the trades stream; one that is not a trade is refused whole as `poison`. */
-export function decodeRecords<Source extends TradeStreamRecord>(
-  records: readonly Source[],
-): DecodedRecords<Source> {
-  const items: StreamItem[] = [];
-  const recordOf = new Map<StreamItem, Source>();
-  const poison: RefusedRecord[] = [];
-  for (const record of records) {
-    const decoded = decodeTradeRecord(record.data);
-    if (!decoded) {
-      poison.push(refusedRecord(record, record.data, 'poison', 'not a trade record'));
-      continue;
-    }
-    for (const item of decoded) {
-      items.push(item);
-      recordOf.set(item, record);
-    }
-  }
-  return { items, recordOf, poison };
+/** One record of the trades stream decoded: its items, or, when it is not a trade, its refusal as `poison`. */
+export function decodeRecord(record: TradeStreamRecord): { items: StreamItem[] } | { poison: RefusedRecord } {
+  const items = decodeTradeRecord(record.data);
+  return items ? { items } : { poison: refusedRecord(record, record.data, 'poison', 'not a trade record') };
 }
 
 /** The trades refused as `future` by an ingest, each as a dead letter naming the record that brought it. */
@@ -89,11 +66,20 @@ export async function ingestRecords(
   ports: IngestPorts,
   deadLetters: DeadLetterSink,
 ): Promise<IngestRecordsResult> {
-  const { items: trades, recordOf, poison: refused } = decodeRecords(records);
+  const trades: StreamItem[] = [];
   const firstSequence = new Map<string, string>();
-  for (const trade of trades) {
-    if (!firstSequence.has(trade.symbol)) {
-      firstSequence.set(trade.symbol, (recordOf.get(trade) as TradeStreamRecord).sequenceNumber);
+  const recordOf = new Map<StreamItem, TradeStreamRecord>();
+  const refused: RefusedRecord[] = [];
+  for (const record of records) {
+    const decoded = decodeRecord(record);
+    if ('poison' in decoded) {
+      refused.push(decoded.poison);
+      continue;
+    }
+    for (const trade of decoded.items) {
+      trades.push(trade);
+      recordOf.set(trade, record);
+      if (!firstSequence.has(trade.symbol)) firstSequence.set(trade.symbol, record.sequenceNumber);
     }
   }
   const poison = refused.length;

@@ -2,7 +2,7 @@ import type { StreamItem } from '#domain/market-data/bars';
 import type { RefusedRecord } from '#domain/market-data/dead-letters';
 import type { DeadLetterSink, PriceMove, QuotePublisher } from '#domain/market-data/ports';
 import { priceMoved } from '#domain/market-data/prices';
-import { decodeRecords, futureRefusals, oldestTradeMs, type TradeStreamRecord } from './ingest-records.ts';
+import { decodeRecord, futureRefusals, oldestTradeMs, type TradeStreamRecord } from './ingest-records.ts';
 import {
   type CommittedWrites,
   foldSymbol,
@@ -127,11 +127,12 @@ export class WindowedIngest {
       const queue = this.shards.get(record.shardId) ?? [];
       queue.push(progress);
       this.shards.set(record.shardId, queue);
-      const decoded = decodeRecords([record]);
-      for (const refused of decoded.poison) {
+      const decoded = decodeRecord(record);
+      if ('poison' in decoded) {
         poison++;
         progress.uncommitted++;
-        this.poisonPending.push({ refused, progress });
+        this.poisonPending.push({ refused: decoded.poison, progress });
+        continue;
       }
       for (const item of decoded.items) {
         takenItems.push(item);
@@ -220,10 +221,13 @@ export class WindowedIngest {
     // The quotes went out with the windows that folded these trades: the commits publish none.
     const items = entries.map(({ item }) => item);
     const committed = await ingestTrades(items, { ...this.ports, ledgers: this.ledgers });
-    const refused = futureRefusals(
-      committed.future,
-      new Map(entries.map(({ item, progress }) => [item, progress.record])),
-    );
+    const refused =
+      committed.future.length === 0
+        ? []
+        : futureRefusals(
+            committed.future,
+            new Map(entries.map(({ item, progress }) => [item, progress.record])),
+          );
     if (refused.length > 0) await this.ports.deadLetters.put(refused);
     const failed = new Set(committed.failedSymbols);
     let committedItems = 0;

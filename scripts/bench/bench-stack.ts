@@ -1,4 +1,4 @@
-import { INGEST_MODES, type IngestMode, type LocalStack, startLocalStack } from '../local/stack.ts';
+import { type IngestMode, ingestModeNamed, type LocalStack, startLocalStack } from '../local/stack.ts';
 
 /**
  * The local stack a benchmark measures: in memory, silent, with a REST throttle no benchmark reaches (it
@@ -22,8 +22,5 @@ export function startBenchStack(clockStart?: Date, ingest: IngestMode = 'lambda'
  */
 export function ingestModeOf(options: readonly string[]): IngestMode {
   const at = options.indexOf('--ingest');
-  if (at === -1) return 'lambda';
-  const mode = INGEST_MODES.find((known) => known === options[at + 1]);
-  if (mode === undefined) throw new Error(`--ingest ${options[at + 1]}: one of ${INGEST_MODES.join(', ')}`);
-  return mode;
+  return at === -1 ? 'lambda' : ingestModeNamed(options[at + 1], `--ingest ${options[at + 1]}`);
 }

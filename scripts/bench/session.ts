@@ -89,11 +89,10 @@ export const benchSession: Bench = async (options): Promise<BenchResult[]> => {
       minutes: { type: 'string', default: '60' },
       speed: { type: 'string', default: '20' },
       seed: { type: 'string', default: '1' },
-      ingest: { type: 'string', default: 'lambda' },
     },
     strict: false,
   });
-  const ingest = ingestModeOf(['--ingest', String(values.ingest)]);
+  const ingest = ingestModeOf(options);
   const minutes = Number(values.minutes);
   const speed = Number(values.speed);
   const log = (line: string) => process.stderr.write(`session: ${line}\n`);

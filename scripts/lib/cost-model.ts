@@ -585,8 +585,7 @@ export function quoteFrames(
   posters: number = ASSUMPTIONS.shards,
 ): number {
   const single = market.symbolsPerPartner * partnerShare * framesPerEvent;
-  const shards = posters;
-  const batched = shards * (1 - (1 - partnerShare / shards) ** market.symbolsPerPartner);
+  const batched = posters * (1 - (1 - partnerShare / posters) ** market.symbolsPerPartner);
   const share = market.batchedShare ?? 0;
   return market.partners * windows * ((1 - share) * single + share * batched);
 }

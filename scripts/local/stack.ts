@@ -89,6 +89,13 @@ export interface LocalStackOptions {
 export const INGEST_MODES = ['lambda', 'windows'] as const;
 export type IngestMode = (typeof INGEST_MODES)[number];
 
+/** The ingest mode `name` names; otherwise an error saying so of `given` (the option or variable as given). */
+export function ingestModeNamed(name: string | undefined, given: string): IngestMode {
+  const mode = INGEST_MODES.find((known) => known === name);
+  if (mode === undefined) throw new Error(`${given} must be one of ${INGEST_MODES.join(', ')}`);
+  return mode;
+}
+
 export interface LocalStack {
   readonly restUrl: string;
   /** The WebSocket API, on the REST port. */

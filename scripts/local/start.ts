@@ -23,7 +23,7 @@ import { formatNewYorkIso, newYorkDate } from '#domain/calendar/time-zone';
 import { answerHelp } from '../lib/cli.ts';
 import { isProcessAlive, localStackStateFile } from '../lib/local-stack-state.ts';
 import { DEFAULT_DATA_DIR } from '../lib/project.ts';
-import { INGEST_MODES, type LocalStack, startLocalStack } from './stack.ts';
+import { type IngestMode, ingestModeNamed, type LocalStack, startLocalStack } from './stack.ts';
 import { onStopSignals } from './stop-signals.ts';
 
 answerHelp(import.meta.url);
@@ -50,8 +50,12 @@ function parseOptions() {
       ingest: { type: 'string', default: 'lambda' },
     },
   });
-  const ingest = INGEST_MODES.find((mode) => mode === values.ingest);
-  if (ingest === undefined) fail(`--ingest ${values.ingest} must be one of ${INGEST_MODES.join(', ')}`);
+  let ingest: IngestMode;
+  try {
+    ingest = ingestModeNamed(values.ingest, `--ingest ${values.ingest}`);
+  } catch (error) {
+    fail((error as Error).message);
+  }
   const seed = Number(values.seed);
   if (!Number.isSafeInteger(seed)) fail(`--seed ${values.seed} must be a whole number`);
   const port = Number(values.port);

@@ -1,7 +1,7 @@
 import { type Candles, candlesSchema } from '#domain/market-data/candles';
 import {
-  INGEST_MODES,
   type IngestMode,
+  ingestModeNamed,
   type LocalStack,
   type LocalStackOptions,
   startLocalStack,
@@ -14,9 +14,7 @@ import { runScript } from './processes.ts';
  */
 function testIngest(): IngestMode {
   const named = process.env.LOCAL_STACK_INGEST ?? 'lambda';
-  const mode = INGEST_MODES.find((known) => known === named);
-  if (mode === undefined) throw new Error(`LOCAL_STACK_INGEST=${named}: one of ${INGEST_MODES.join(', ')}`);
-  return mode;
+  return ingestModeNamed(named, `LOCAL_STACK_INGEST=${named}`);
 }
 
 /**

@@ -42,9 +42,14 @@ export const createWindowHandler = (deps: {
     (warns ? logger.warn : logger.info).call(logger, 'ingested a window', { ...context, ...counts, poison });
   };
   return async ({ records, final }: TradeWindow): Promise<WindowOutcome & WindowResult> => {
-    const [ingest, quotes] = await Promise.all([deps.ingest(), deps.quotes()]).catch((error: unknown) => {
+    let ingest: WindowedIngest;
+    let quotes: QuotePush | undefined;
+    try {
+      ingest = await deps.ingest();
+      quotes = deps.quotes();
+    } catch (error) {
       throw new WindowNotTaken(error);
-    });
+    }
     const startedMs = deps.nowMs();
     const window = await ingest.window(records, quotes);
     if (window.oldestTakenMs !== undefined) recordMetric('ingestWait', startedMs - window.oldestTakenMs);
