@@ -198,6 +198,16 @@ export const TABLES = {
     envVar: 'FEED_POSITIONS_TABLE',
     partitionKey: { name: 'feed', type: 'S' },
   },
+  /**
+   * One item per long-running consumer of the trades stream (`ingest`): which task holds it, when it last
+   * renewed it, and each shard's position, the last record whose every trade is committed
+   * (functions/contracts/ingest-consumer.ts, docs/adr/0026-long-running-ingest-consumer.md). Renewed every
+   * second by its holder, every write conditioned on holding it.
+   */
+  consumerLeases: {
+    envVar: 'CONSUMER_LEASES_TABLE',
+    partitionKey: { name: 'lease', type: 'S' },
+  },
 } as const satisfies Record<string, TableDefinition>;
 
 /**

@@ -1,0 +1,59 @@
+/**
+ * The windowed ingest consumer as a long-running service on AWS (docs/adr/0026-long-running-ingest-consumer.md,
+ * step 3): a Fargate service deployed with `-c ingest=windows`, one task holding the consumer's lease and
+ * reading every shard of the trades stream through the ingest's enhanced fan-out consumer, one standby. The
+ * environment its process reads, the lease's timings and the shard reading's, defined once for the process
+ * entry (functions/containers/ingest-consumer.ts) and the CDK part that runs it.
+ */
+import { TABLES } from './tables.ts';
+
+/** How the trades stream is ingested on AWS: the Lambda's event source mapping, or the windowed consumer. */
+export const INGEST_DESIGNS = ['lambda', 'windows'] as const;
+export type IngestDesign = (typeof INGEST_DESIGNS)[number];
+
+/** The consumer's process entry, bundled into the containers' image (functions/containers/). */
+export const INGEST_CONSUMER_ENTRY = 'functions/containers/ingest-consumer.ts';
+
+/** The `service` dimension of the consumer's metrics and its log lines. */
+export const INGEST_CONSUMER_SERVICE_NAME = 'ingest-consumer';
+
+export const INGEST_CONSUMER_ENV = {
+  /** The trades stream's ARN (shards are listed on it). */
+  streamArn: 'TRADES_STREAM_ARN',
+  /** The enhanced fan-out consumer's ARN the shards are subscribed through. */
+  streamConsumerArn: 'TRADES_STREAM_CONSUMER_ARN',
+  /** The table of the consumer's lease and shard positions. */
+  leasesTable: TABLES.consumerLeases.envVar,
+} as const;
+
+/**
+ * The consumer's lease: one item of the consumerLeases table. Clocks are never compared across tasks: a task
+ * takes the lease over only once it has seen the same holder and renewal unchanged for `takeOverAfterMs` of
+ * its own clock, and the holder stops folding once it could not renew for `holderGivesUpAfterMs` of its own,
+ * which is shorter.
+ */
+export const CONSUMER_LEASE = {
+  /** The lease item's key (`lease`) for the trades ingest. */
+  ingestKey: 'ingest',
+  /** How often the holder renews it, and a standby looks at it. */
+  renewEveryMs: 1_000,
+  /** How long a standby watches a renewal not change before it takes the lease. */
+  takeOverAfterMs: 5_000,
+  /** How long the holder goes on without a renewal before it counts the lease lost and stops. */
+  holderGivesUpAfterMs: 3_500,
+} as const;
+
+/**
+ * Reading a shard through `SubscribeToShard` (Kinesis Data Streams Developer Guide: a subscription lasts at
+ * most 5 minutes, and is renewed from the last record read).
+ */
+export const SHARD_READING = {
+  /**
+   * A subscription that brought no event for this long is counted half-open, abandoned and made again:
+   * Kinesis sends an event at least every few seconds, records or not.
+   */
+  silentAfterMs: 15_000,
+  /** The first wait before subscribing a shard again after a failure, doubled up to `retryMaxMs`. */
+  retryBaseMs: 500,
+  retryMaxMs: 10_000,
+} as const;
