@@ -14,14 +14,19 @@ export const INGEST_BATCH = {
 } as const;
 
 /**
- * The windowed ingest consumer (docs/adr/0026-long-running-ingest-consumer.md, not yet deployed; `npm start --
- * --ingest windows` runs it locally).
+ * The windowed ingest consumer (docs/adr/0026-long-running-ingest-consumer.md): `npm start -- --ingest windows`
+ * runs it locally, `cdk deploy -c ingest=windows` on AWS (functions/contracts/ingest-consumer.ts).
  */
 export const INGEST_WINDOWS = {
   /** How often it takes what every shard brought: a trade waits at most this long for its quote. */
   windowMs: 150,
   /** How long a symbol's folded trades may wait for their commit (at once when they fire alerts). */
   commitIntervalMs: 1_000,
+  /**
+   * Records held for the next window before the shards' deliveries wait (back-pressure): the next window takes
+   * them all, so this bounds the consumer's memory, not its pace.
+   */
+  heldRecordsMax: 50_000,
 } as const;
 
 /**

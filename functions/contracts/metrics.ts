@@ -59,6 +59,17 @@ export const METRICS = {
     unit: 'Milliseconds',
     description: 'The oldest trade of a batch: from its time to its commit',
   },
+  consumerBehind: {
+    name: 'ConsumerBehind',
+    unit: 'Milliseconds',
+    description:
+      'The windowed ingest consumer: how far its reading of the furthest-behind shard trails the stream (MillisBehindLatest)',
+  },
+  consumerLeaseTaken: {
+    name: 'ConsumerLeaseTaken',
+    unit: 'Count',
+    description: 'The windowed ingest consumer: a task took the lease, at its start or taking over from another',
+  },
   candlesCompleted: { name: 'CandlesCompleted', unit: 'Count', description: 'Bars completed' },
   alertsFired: { name: 'AlertsFired', unit: 'Count', description: 'In-force alerts appended' },
   breaksFired: { name: 'BreaksFired', unit: 'Count', description: 'Simultaneous breaks appended' },

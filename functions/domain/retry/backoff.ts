@@ -6,7 +6,8 @@
  * reconnects, where a wait of nothing would hammer a server that just dropped us). Pure: the caller passes
  * `random` in [0, 1) and sleeps itself. Used by the DynamoDB batch calls (functions/adapters/dynamo/batch.ts),
  * the Kinesis trade sink (functions/adapters/kinesis/trade-sink.ts), the feed's reconnects
- * (functions/domain/feed/reconnect.ts) and the providers' REST pages (functions/adapters/feed/rest-pages.ts).
+ * (functions/domain/feed/reconnect.ts), the providers' REST pages (functions/adapters/feed/rest-pages.ts) and
+ * the ingest consumer's shard subscriptions (functions/adapters/kinesis/shard-reader.ts).
  */
 export interface Backoff {
   /** The first attempt's ceiling; it doubles per attempt. */

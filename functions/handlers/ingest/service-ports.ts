@@ -1,10 +1,16 @@
-import { POST_CONCURRENCY } from '#contracts/websocket';
+import { CALLBACK_URL_ENV, POST_CONCURRENCY } from '#contracts/websocket';
+import { nowMs } from '#runtime/clock';
+import { environment } from '#runtime/environment';
 import { logger } from '#runtime/logger';
 import { recordCounts, recordMetric, recordPushCounts } from '#runtime/metrics';
-import type { MarketDataPorts } from '#runtime/ports/market-data';
+import { credentialsLookup } from '#runtime/ports/access';
+import { clientConnections } from '#runtime/ports/client-connections';
+import { deadLetterSink } from '#runtime/ports/dead-letters';
+import { awsMarketDataPorts, type MarketDataPorts } from '#runtime/ports/market-data';
 import type { ServicePorts } from '#runtime/ports/service-ports';
-import type { StratPorts } from '#runtime/ports/strat';
-import type { StreamingPorts } from '#runtime/ports/streaming';
+import { awsStratPorts, type StratPorts } from '#runtime/ports/strat';
+import { awsStreamingPorts, type StreamingPorts } from '#runtime/ports/streaming';
+import { usageSink } from '#runtime/ports/usage-sink';
 import type { IngestOutcome, IngestPorts } from '#use-cases/ingest-trades';
 import { QuotePush, type QuotePushTally } from '#use-cases/push-quotes';
 
@@ -19,6 +25,24 @@ export type IngestServicePorts = MarketDataPorts &
     /** Whether the stack streams to partners: it has the WebSocket API the quotes are posted to. */
     readonly streamsQuotes: () => boolean;
   };
+
+/**
+ * Both ingests' ports on AWS: the Lambda's (functions/handlers/ingest/trades.ts) and the windowed consumer's
+ * service (functions/containers/ingest-consumer.ts), each finding its tables, queue and endpoints in the
+ * environment the CDK gives it.
+ */
+export const awsIngestPorts: IngestServicePorts = {
+  ...awsMarketDataPorts,
+  ...awsStratPorts,
+  ...awsStreamingPorts,
+  deadLetterSink,
+  clientConnections,
+  credentialsLookup,
+  usageSink,
+  nowMs,
+  // The CDK sets the @connections endpoint only in a stack with the WebSocket API.
+  streamsQuotes: () => environment()[CALLBACK_URL_ENV] !== undefined,
+};
 
 /** The ingest's stores and clock. */
 export async function ingestPortsOn(p: IngestServicePorts): Promise<Omit<IngestPorts, 'quotes'>> {

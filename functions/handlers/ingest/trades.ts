@@ -1,22 +1,13 @@
 import type { KinesisStreamBatchResponse, KinesisStreamEvent } from 'aws-lambda';
-import { CALLBACK_URL_ENV } from '#contracts/websocket';
 import type { DeadLetterSink } from '#domain/market-data/ports';
-import { nowMs } from '#runtime/clock';
-import { environment } from '#runtime/environment';
 import { instrumented } from '#runtime/lambda-handler';
 import { logger } from '#runtime/logger';
 import { recordMetric } from '#runtime/metrics';
-import { credentialsLookup } from '#runtime/ports/access';
-import { clientConnections } from '#runtime/ports/client-connections';
-import { deadLetterSink } from '#runtime/ports/dead-letters';
-import { awsMarketDataPorts } from '#runtime/ports/market-data';
-import { awsStratPorts } from '#runtime/ports/strat';
-import { awsStreamingPorts } from '#runtime/ports/streaming';
-import { usageSink } from '#runtime/ports/usage-sink';
 import { ingestRecords } from '#use-cases/ingest-records';
 import type { IngestPorts } from '#use-cases/ingest-trades';
 import type { QuotePush } from '#use-cases/push-quotes';
 import {
+  awsIngestPorts,
   type IngestServicePorts,
   ingestPortsOn,
   quotePushOn,
@@ -80,15 +71,4 @@ export const handlerOn = (p: IngestServicePorts) =>
     }),
   );
 
-export const handler = handlerOn({
-  ...awsMarketDataPorts,
-  ...awsStratPorts,
-  ...awsStreamingPorts,
-  deadLetterSink,
-  clientConnections,
-  credentialsLookup,
-  usageSink,
-  nowMs,
-  // The CDK sets the @connections endpoint only in a stack with the WebSocket API.
-  streamsQuotes: () => environment()[CALLBACK_URL_ENV] !== undefined,
-});
+export const handler = handlerOn(awsIngestPorts);

@@ -1,0 +1,112 @@
+/**
+ * The windowed ingest consumer's process entry (docs/adr/0026-long-running-ingest-consumer.md; its contract:
+ * functions/contracts/ingest-consumer.ts). A long-running Node 24 process, bundled into the containers' image
+ * and run by the Fargate service `cdk deploy -c ingest=windows` creates (lib/constructs/ingest-consumer.ts).
+ * It stands by until it holds the consumer's lease, then reads every shard of the trades stream and ingests
+ * them in windows (functions/containers/ingest-consumer/service.ts), on the same ports as the ingest Lambda.
+ * SIGTERM or SIGINT: it commits what it folded, hands the lease over and exits 0. The lease lost, or a
+ * setting it cannot run without: exit 1 and one log line saying why (ECS starts it again, as a standby).
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { KinesisClient } from '@aws-sdk/client-kinesis';
+import type { Context } from 'aws-lambda';
+import { DynamoConsumerLeaseStore } from '#adapters/dynamo/consumer-lease-store';
+import { documentClientFor } from '#adapters/dynamo/document-client';
+import { ShardReader } from '#adapters/kinesis/shard-reader';
+import { IngestConsumerService } from '#containers/ingest-consumer/service';
+import { INGEST_CONSUMER_ENV, INGEST_CONSUMER_SERVICE_NAME } from '#contracts/ingest-consumer';
+import { awsIngestPorts } from '#handlers/ingest/service-ports';
+import { windowHandlerOn } from '#handlers/ingest/windows';
+import { logger } from '#runtime/logger';
+import { metrics, recordMetric } from '#runtime/metrics';
+import { ConsumerLease } from '#use-cases/consumer-lease';
+
+/** A setting the consumer cannot start without: told in one line, never with a stack. */
+class ConsumerSettingsError extends Error {}
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (value === undefined || value === '') throw new ConsumerSettingsError(`${name} is required`);
+  return value;
+}
+
+/**
+ * What the window handler's middleware reads of a Lambda context (its log keys): the process's, as every
+ * window is one more "invocation" of the same long-running function.
+ */
+function windowContext(holder: string): Context {
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: INGEST_CONSUMER_SERVICE_NAME,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: INGEST_CONSUMER_SERVICE_NAME,
+    memoryLimitInMB: '0',
+    awsRequestId: holder,
+    logGroupName: INGEST_CONSUMER_SERVICE_NAME,
+    logStreamName: holder,
+    getRemainingTimeInMillis: () => Number.MAX_SAFE_INTEGER,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+async function main(): Promise<'stopped' | 'lease-lost'> {
+  const streamArn = required(INGEST_CONSUMER_ENV.streamArn);
+  const consumerArn = required(INGEST_CONSUMER_ENV.streamConsumerArn);
+  const leasesTable = required(INGEST_CONSUMER_ENV.leasesTable);
+  const holder = `${hostname()}/${randomUUID()}`;
+  const kinesis = new KinesisClient({});
+  const lease = new ConsumerLease({
+    store: new DynamoConsumerLeaseStore(documentClientFor(new DynamoDBClient({})), leasesTable),
+    holder,
+  });
+  const context = windowContext(holder);
+  const log = {
+    info: (message: string, fields: Record<string, unknown> = {}) => logger.info({ message, ...fields }),
+    warn: (message: string, fields: Record<string, unknown> = {}) => logger.warn({ message, ...fields }),
+  };
+  const service = new IngestConsumerService({
+    lease,
+    readShards: (positions, deliver) =>
+      new ShardReader({ client: kinesis, streamArn, consumerArn, positions, deliver, log: log.warn }),
+    windowHandler: (checkpoints) => {
+      const handle = windowHandlerOn({ ...awsIngestPorts, checkpoints, wallClockMs: Date.now });
+      return (window) => handle(window, context);
+    },
+    metrics: {
+      // Published at once: they are the consumer's heartbeat, also while no window runs.
+      behind: (ms) => {
+        recordMetric('consumerBehind', ms);
+        metrics.publishStoredMetrics();
+      },
+      leaseTaken: () => {
+        recordMetric('consumerLeaseTaken', 1);
+        metrics.publishStoredMetrics();
+      },
+    },
+    log,
+  });
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      logger.info('Stopping: committing what is folded, then handing the lease over', { signal });
+      service.stop();
+    });
+  }
+  logger.info('Ingest consumer starting: standing by for the lease', { holder, streamArn });
+  return service.run();
+}
+
+main().then(
+  (exit) => {
+    logger.info('Ingest consumer stopped', { exit });
+    process.exit(exit === 'stopped' ? 0 : 1);
+  },
+  (error: unknown) => {
+    const known = error instanceof ConsumerSettingsError;
+    logger.error('Ingest consumer failed', { error: known ? error.message : String(error) });
+    process.exit(1);
+  },
+);

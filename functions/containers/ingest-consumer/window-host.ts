@@ -1,0 +1,139 @@
+import { INGEST_WINDOWS } from '#contracts/ingestion';
+import { type TradeWindow, WindowNotTaken, type WindowResult } from '#handlers/ingest/window-event';
+import type { ShardRecord } from '#use-cases/ingest-windows';
+
+export interface WindowHostOptions {
+  /** Real milliseconds between the starts of two windows (INGEST_WINDOWS.windowMs). */
+  readonly windowMs?: number;
+  /** Records held for the next window before a delivery waits (INGEST_WINDOWS.heldRecordsMax). */
+  readonly capacity?: number;
+  readonly log?: (line: string) => void;
+}
+
+/**
+ * The host of the windowed ingest consumer (docs/adr/0026-long-running-ingest-consumer.md): the shards' readers
+ * hand it their records (`offer`), and the records of every shard since the window before go to the window
+ * handler (functions/handlers/ingest/windows.ts) as one window. On AWS the readers are the shards'
+ * subscriptions (functions/containers/ingest-consumer/service.ts); locally, the local trade stream's shards
+ * (scripts/local/windowed-ingest.ts).
+ *
+ * Windows run one at a time, in order, and start at most once every `windowMs`: a record that finds the last
+ * window started longer ago than that is taken at once, and one that comes sooner waits at most for the rest
+ * of the `windowMs` (the rate that bounds a symbol's quotes to one per window). While nothing is held and the
+ * consumer has nothing left to commit, no window runs. More than `capacity` records held makes the next
+ * delivery wait (back-pressure: a reader reads its shard no further meanwhile).
+ */
+export class WindowHost {
+  private held: ShardRecord[] = [];
+  private readonly waitingForRoom: (() => void)[] = [];
+  /** The windows run so far, one after the other. */
+  private windows: Promise<void> = Promise.resolve();
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+  private lastStartMs = Number.NEGATIVE_INFINITY;
+  /** What the consumer still had to commit after its last window. */
+  private backlog = 0;
+  /**
+   * The process's CPU time while windows ran, in µs, and the windows: an upper bound on the consumer's own
+   * (whatever else the process did meanwhile counts too), for sizing its host.
+   */
+  readonly busy = { cpuMicros: 0, windows: 0 };
+  private readonly windowMs: number;
+  private readonly capacity: number;
+
+  constructor(
+    private readonly handle: (window: TradeWindow) => Promise<WindowResult>,
+    private readonly options: WindowHostOptions = {},
+  ) {
+    this.windowMs = options.windowMs ?? INGEST_WINDOWS.windowMs;
+    this.capacity = options.capacity ?? INGEST_WINDOWS.heldRecordsMax;
+  }
+
+  /** A shard's records, kept for the next window; resolves once there is room for them. */
+  async offer(records: readonly ShardRecord[]): Promise<void> {
+    while (this.held.length >= this.capacity) {
+      await new Promise<void>((resolve) => this.waitingForRoom.push(resolve));
+    }
+    this.held.push(...records);
+    this.schedule();
+  }
+
+  /**
+   * What the consumer has not committed yet: the records held for the next window, and the symbols it folded
+   * but has not committed (0 only when everything delivered is stored).
+   */
+  get pending(): number {
+    return this.held.length + this.backlog;
+  }
+
+  /** Takes windows as records come, until stop(). */
+  start(): void {
+    this.running = true;
+    this.schedule();
+  }
+
+  /** A window of what is held now, everything folded committed after it: what was delivered is stored. */
+  flush(): Promise<void> {
+    return this.next(true);
+  }
+
+  /** Takes no more windows on time; the last one commits everything (after the readers delivered their records). */
+  async stop(): Promise<void> {
+    this.running = false;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.flush();
+  }
+
+  /**
+   * Takes no more windows and commits nothing more (the consumer's lease was lost: what it holds is read again
+   * by the next holder); deliveries waiting for room go on, into a host that no longer runs.
+   */
+  halt(): void {
+    this.running = false;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.held = [];
+    for (const wake of this.waitingForRoom.splice(0)) wake();
+  }
+
+  /** Sets the next window's timer, when records wait or the consumer has trades to commit, and none is set. */
+  private schedule(): void {
+    if (!this.running || this.timer !== undefined) return;
+    if (this.held.length === 0 && this.backlog === 0) return;
+    this.timer = setTimeout(
+      async () => {
+        this.lastStartMs = Date.now();
+        await this.next(false);
+        this.timer = undefined;
+        this.schedule();
+      },
+      Math.max(0, this.lastStartMs + this.windowMs - Date.now()),
+    );
+  }
+
+  /** Runs a window of the records held, after the windows before it. */
+  private next(final: boolean): Promise<void> {
+    this.windows = this.windows.then(async () => {
+      const records = this.held;
+      this.held = [];
+      for (const wake of this.waitingForRoom.splice(0)) wake();
+      const cpuBefore = process.cpuUsage();
+      try {
+        ({ backlog: this.backlog } = await this.handle({ records, final }));
+      } catch (error) {
+        // Records the consumer took are its own: its next window commits them (functions/use-cases/
+        // ingest-windows.ts). Records it never took are held again, first.
+        if (error instanceof WindowNotTaken) this.held = [...records, ...this.held];
+        // It may have left trades to commit: windows go on until one says otherwise.
+        this.backlog = Math.max(this.backlog, 1);
+        this.options.log?.(`a window of ${records.length} records failed: ${String(error)}`);
+      } finally {
+        const { user, system } = process.cpuUsage(cpuBefore);
+        this.busy.cpuMicros += user + system;
+        this.busy.windows++;
+      }
+    });
+    return this.windows;
+  }
+}
