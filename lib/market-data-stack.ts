@@ -2,6 +2,7 @@ import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { insecureEndpoint } from '#contracts/endpoints';
 import { FEED_PROVIDERS, FEED_STACK_OUTPUTS, isFeedProvider } from '#contracts/feed';
+import { INGEST_DESIGNS, type IngestDesign } from '#contracts/ingest-consumer';
 import { STACK_OUTPUTS, tableOutputName } from '#contracts/stack-outputs';
 import { TABLE_IDS } from '#contracts/tables';
 import { ClockTick } from './constructs/clock-tick.ts';
@@ -10,6 +11,7 @@ import { DataTables } from './constructs/data-tables.ts';
 import { EventFanOut } from './constructs/event-fan-out.ts';
 import { FeedConnector } from './constructs/feed-connector.ts';
 import { Heartbeat } from './constructs/heartbeat.ts';
+import { INGEST_CONSUMER_STACK_OUTPUTS, IngestConsumerService } from './constructs/ingest-consumer.ts';
 import { Operations } from './constructs/operations.ts';
 import { PartnerRestApi } from './constructs/rest-api.ts';
 import { SESSION_CAPACITY_CONTEXT } from './constructs/session-capacity.ts';
@@ -41,6 +43,14 @@ export const WAF_CONTEXT = 'waf';
  * mappings do not read through a consumer (localstack/localstack#10605), so `npm run deploy:local` sets it.
  */
 export const ENHANCED_FAN_OUT_CONTEXT = 'enhancedFanOut';
+
+/**
+ * `cdk deploy -c ingest=windows` reads the trades stream with the windowed ingest consumer's Fargate service
+ * instead of the ingest Lambda's event source mapping (docs/adr/0026-long-running-ingest-consumer.md,
+ * docs/operations.md#ingest-consumer-on-aws--c-ingestwindows); `lambda`, the default, keeps the mapping. The
+ * service subscribes through the enhanced fan-out consumer, so `windows` refuses `-c enhancedFanOut=false`.
+ */
+export const INGEST_CONTEXT = 'ingest';
 
 /** The CDK context keys (`cdk deploy -c wsDomainName=... -c wsCertificateArn=...`) of the WebSocket domain. */
 export const WS_DOMAIN_CONTEXT = {
@@ -78,6 +88,8 @@ export class MarketDataStack extends Stack {
   readonly fanOut?: EventFanOut;
   readonly heartbeat?: Heartbeat;
   readonly ingestion: TradeIngestion;
+  /** Present with `-c ingest=windows`: it reads the trades stream in place of the ingest Lambda. */
+  readonly ingestConsumer?: IngestConsumerService;
   readonly clockTick: ClockTick;
   /** Present with `-c feed=alpaca|polygon`. */
   readonly feedConnector?: FeedConnector;
@@ -117,11 +129,26 @@ export class MarketDataStack extends Stack {
       new CfnOutput(this, STACK_OUTPUTS.webSocketUrl, { value: this.webSocketApi.url });
       new CfnOutput(this, STACK_OUTPUTS.webSocketApiId, { value: this.webSocketApi.api.apiId });
     }
+    const enhancedFanOut = this.node.tryGetContext(ENHANCED_FAN_OUT_CONTEXT) !== 'false';
+    const ingest = ingestDesignFromContext(this, enhancedFanOut);
     this.ingestion = new TradeIngestion(this, 'Ingestion', {
       tables: this.data.tables,
-      enhancedFanOut: this.node.tryGetContext(ENHANCED_FAN_OUT_CONTEXT) !== 'false',
+      enhancedFanOut,
+      design: ingest,
       ...(this.webSocketApi ? { quotes: { stage: this.webSocketApi.stage, usage: this.usage } } : {}),
     });
+    if (ingest === 'windows') {
+      this.ingestConsumer = new IngestConsumerService(this, 'IngestConsumerService', {
+        ingestion: this.ingestion,
+        leases: this.data.tables.consumerLeases,
+      });
+      const consumer = this.ingestConsumer;
+      new CfnOutput(this, INGEST_CONSUMER_STACK_OUTPUTS.logGroupName, {
+        value: consumer.logGroup.logGroupName,
+      });
+      new CfnOutput(this, INGEST_CONSUMER_STACK_OUTPUTS.clusterName, { value: consumer.cluster.clusterName });
+      new CfnOutput(this, INGEST_CONSUMER_STACK_OUTPUTS.serviceName, { value: consumer.service.serviceName });
+    }
     this.clockTick = new ClockTick(this, 'ClockTick', {
       tables: this.data.tables,
       usagePlan: this.restApi.usagePlan,
@@ -152,6 +179,7 @@ export class MarketDataStack extends Stack {
       webSocketApi: this.webSocketApi,
       fanOut: this.fanOut,
       feedConnector: this.feedConnector,
+      ingestConsumer: this.ingestConsumer,
       alarmEmail: contextString(this, ALARM_EMAIL_CONTEXT),
     });
 
@@ -195,6 +223,28 @@ function webSocketDomainFromContext(scope: Construct): WebSocketCustomDomain | u
     );
   }
   return { domainName, certificateArn };
+}
+
+/**
+ * `-c ingest=lambda|windows` (default lambda): anything else is a mistake, and so is `windows` without the
+ * enhanced fan-out consumer the service subscribes through, so synthesis stops.
+ */
+function ingestDesignFromContext(scope: Construct, enhancedFanOut: boolean): IngestDesign {
+  const design = contextString(scope, INGEST_CONTEXT) ?? 'lambda';
+  if (!isIngestDesign(design)) {
+    throw new Error(`CDK context ${INGEST_CONTEXT} must be one of ${INGEST_DESIGNS.join(', ')}`);
+  }
+  if (design === 'windows' && !enhancedFanOut) {
+    throw new Error(
+      `CDK context ${INGEST_CONTEXT}=windows needs the enhanced fan-out consumer the service subscribes ` +
+        `through: it cannot be combined with ${ENHANCED_FAN_OUT_CONTEXT}=false`,
+    );
+  }
+  return design;
+}
+
+function isIngestDesign(value: string): value is IngestDesign {
+  return (INGEST_DESIGNS as readonly string[]).includes(value);
 }
 
 /** `-c feedTasks=0|1` (default 1): anything else is a mistake, so synthesis stops. */

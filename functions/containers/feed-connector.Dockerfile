@@ -1,10 +1,14 @@
-# The feed connector's image (docs/adr/0015-feed-connector-container.md): built by `cdk deploy -c feed=...`
-# from the project root (lib/constructs/feed-connector.ts), never by `cdk synth`. The build context is what
+# The containers' image: the feed connector's (docs/adr/0015-feed-connector-container.md) and the windowed
+# ingest consumer's (docs/adr/0026-long-running-ingest-consumer.md) bundles in one image, each Fargate service
+# running its own (the default command is the feed connector's; lib/constructs/ingest-consumer.ts names the
+# consumer's). Built by `cdk deploy -c feed=...` or `-c ingest=windows` from the project root
+# (lib/constructs/feed-connector.ts, containersImage), never by `cdk synth`. The build context is what
 # .dockerignore lets through: the package files, functions/, the bundling settings and the universe.
 
-# Stage 1, on the building machine's own platform: install, then bundle the process entry with esbuild and
-# the settings of lib/bundling.ts (scripts/bundle-feed-connector.ts). The bundle is plain JavaScript, so an
-# ARM64 image builds on an x86 machine without emulating ARM for npm and esbuild.
+# Stage 1, on the building machine's own platform: install, then bundle both process entries with esbuild and
+# the settings of lib/bundling.ts (scripts/bundle-feed-connector.ts: dist/feed-connector.mjs and
+# dist/ingest-consumer.mjs). The bundles are plain JavaScript, so an ARM64 image builds on an x86 machine
+# without emulating ARM for npm and esbuild.
 FROM --platform=$BUILDPLATFORM public.ecr.aws/docker/library/node:24-slim AS bundle
 WORKDIR /src
 COPY package.json package-lock.json ./
@@ -18,15 +22,16 @@ COPY scripts/lib/cli.ts scripts/lib/container-bundle.ts scripts/lib/
 COPY functions functions
 RUN npx tsx scripts/bundle-feed-connector.ts --outdir /out/dist
 
-# Stage 2, the image that runs (the task's platform, ARM64): Node 24 and the bundle, nothing else. The bundle
-# sits in /app/dist and the universe in /app/data, as in the project, so data/universe.csv is found both from
-# the working directory and from the bundle's folder's parent.
+# Stage 2, the image that runs (the tasks' platform, ARM64): Node 24 and the bundles, nothing else. The bundles
+# sit in /app/dist and the universe in /app/data, as in the project, so data/universe.csv is found both from
+# the working directory and from the bundles' folder's parent.
 FROM public.ecr.aws/docker/library/node:24-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=bundle /out/dist dist
 COPY data/universe.csv data/
 USER node
-# Node is the container's first process: the connector handles SIGTERM itself (ECS sends it, then SIGKILL
-# after the task definition's stop timeout).
+# Node is the container's first process: each process handles SIGTERM itself (ECS sends it, then SIGKILL
+# after the task definition's stop timeout). The ingest consumer's service overrides this command with
+# `node --enable-source-maps dist/ingest-consumer.mjs`.
 CMD ["node", "--enable-source-maps", "dist/feed-connector.mjs"]

@@ -14,8 +14,24 @@ export type IngestDesign = (typeof INGEST_DESIGNS)[number];
 /** The consumer's process entry, bundled into the containers' image (functions/containers/). */
 export const INGEST_CONSUMER_ENTRY = 'functions/containers/ingest-consumer.ts';
 
-/** The `service` dimension of the consumer's metrics and its log lines. */
+/**
+ * The consumer's name in its logs (the log streams' prefix, the window handler's function name). Its metrics
+ * go out under the Lambdas' service name, beside the ingest Lambda's, where the dashboard and alarms read them.
+ */
 export const INGEST_CONSUMER_SERVICE_NAME = 'ingest-consumer';
+
+/**
+ * The consumer's tasks on Fargate (ARM64), for the task definition (lib/constructs/ingest-consumer.ts) and the
+ * cost model (scripts/lib/cost-model.ts): one holds the lease and reads every shard, one stands by to take it
+ * over. Sized from the SDK's client CPU, about 550 µs a call here, at the open's rate of calls (ledger and
+ * state puts and the quotes' posts, about 9,000 a second): about 5 cores. An estimate until the tasks run
+ * (docs/adr/0026-long-running-ingest-consumer.md); 8 vCPU takes 16 GB at least on Fargate.
+ */
+export const INGEST_CONSUMER_TASKS = {
+  count: 2,
+  vcpu: 8,
+  memoryGb: 16,
+} as const;
 
 export const INGEST_CONSUMER_ENV = {
   /** The trades stream's ARN (shards are listed on it). */

@@ -68,7 +68,8 @@ export const METRICS = {
   consumerLeaseTaken: {
     name: 'ConsumerLeaseTaken',
     unit: 'Count',
-    description: 'The windowed ingest consumer: a task took the lease, at its start or taking over from another',
+    description:
+      'The windowed ingest consumer: a task took the lease, at its start or taking over from another',
   },
   candlesCompleted: { name: 'CandlesCompleted', unit: 'Count', description: 'Bars completed' },
   alertsFired: { name: 'AlertsFired', unit: 'Count', description: 'In-force alerts appended' },

@@ -22,13 +22,19 @@ import { FEED_CREDENTIAL_NAMES, FEED_ENV, FEED_SERVICE_NAME, type FeedProvider }
 import { METRICS_NAMESPACE, METRICS_NAMESPACE_ENV } from '#contracts/metrics';
 import { PROJECT_ROOT } from '#lib/project-root';
 
-/** The image's Dockerfile, relative to the build context (the project root, narrowed by .dockerignore). */
+/**
+ * The containers' Dockerfile, relative to the build context (the project root, narrowed by .dockerignore): one
+ * image holding the feed connector's and the ingest consumer's bundles.
+ */
 export const FEED_CONNECTOR_DOCKERFILE = 'functions/containers/feed-connector.Dockerfile';
 
 /** How long ECS waits after SIGTERM before SIGKILL: the connector flushes what it holds (Fargate: at most 120). */
 export const FEED_CONNECTOR_STOP_TIMEOUT = Duration.seconds(30);
 
-/** The only port the task may reach: the provider's WebSocket and REST, and the AWS APIs, are all HTTPS. */
+/**
+ * The only port the tasks may reach: the provider's WebSocket and REST, and the AWS APIs, are all HTTPS (the
+ * ingest consumer's network too).
+ */
 export const FEED_CONNECTOR_EGRESS_PORT = 443;
 
 export interface FeedConnectorProps {
@@ -84,50 +90,21 @@ export class FeedConnector extends Construct {
     super(scope, id);
     this.provider = props.provider;
 
-    this.vpc = new Vpc(this, 'Vpc', {
-      maxAzs: 2,
-      natGateways: 0,
-      subnetConfiguration: [{ name: 'Public', subnetType: SubnetType.PUBLIC, cidrMask: 24 }],
-      // The default security group is used by nothing; restricting it needs a custom-resource Lambda.
-      restrictDefaultSecurityGroup: false,
+    const network = publicTaskNetwork(this, {
+      securityGroupDescription:
+        'Feed connector: no inbound; outbound HTTPS only (provider, AWS APIs, the image registry)',
+      egressDescription: 'HTTPS and WSS to the provider and the AWS APIs',
     });
-    Validations.of(this.vpc).acknowledge({
-      id: 'AwsSolutions-VPC7',
-      reason:
-        'The VPC holds one task with no inbound rule; its flow logs would mostly record scans of the public ' +
-        'address that the security group drops. The task logs its own connections.',
-    });
-
-    this.securityGroup = new SecurityGroup(this, 'SecurityGroup', {
-      vpc: this.vpc,
-      description: 'Feed connector: no inbound; outbound HTTPS only (provider, AWS APIs, the image registry)',
-      allowAllOutbound: false,
-    });
-    this.securityGroup.addEgressRule(
-      Peer.anyIpv4(),
-      Port.tcp(FEED_CONNECTOR_EGRESS_PORT),
-      'HTTPS and WSS to the provider and the AWS APIs',
-    );
-
-    this.cluster = new Cluster(this, 'Cluster', { vpc: this.vpc });
-    Validations.of(this.cluster).acknowledge({
-      id: 'AwsSolutions-ECS4',
-      reason:
-        'One task: the service’s CPU and memory (AWS/ECS, free) and the connector’s own metrics are on the ' +
-        'dashboard; Container Insights would bill custom metrics for no more insight.',
-    });
+    this.vpc = network.vpc;
+    this.securityGroup = network.securityGroup;
+    this.cluster = network.cluster;
 
     this.secret = props.secretName
       ? Secret.fromSecretNameV2(this, 'Secret', props.secretName)
       : emptySecret(this, props.provider);
     this.secretArn = this.secret.secretArn;
 
-    this.image = new DockerImageAsset(this, 'Image', {
-      directory: PROJECT_ROOT,
-      file: FEED_CONNECTOR_DOCKERFILE,
-      platform: Platform.LINUX_ARM64,
-      displayName: 'feed connector image',
-    });
+    this.image = containersImage(this);
 
     this.logGroup = new LogGroup(this, 'Logs', {
       retention: RetentionDays.ONE_MONTH,
@@ -228,6 +205,77 @@ export class FeedConnector extends Construct {
       securityGroups: [this.securityGroup],
     });
   }
+}
+
+/** A Fargate service's network: a VPC, its tasks' security group and the ECS cluster. */
+export interface PublicTaskNetwork {
+  readonly vpc: Vpc;
+  readonly securityGroup: SecurityGroup;
+  readonly cluster: Cluster;
+}
+
+/**
+ * The network of a Fargate service whose tasks call out and take no call in (the feed connector, the ingest
+ * consumer): a VPC of public subnets only in two zones, no NAT gateway (the tasks get a public IP), a
+ * security group with no inbound rule and HTTPS out only, and a cluster. Created in `scope` as Vpc,
+ * SecurityGroup and Cluster, so the feed connector's logical ids are those it always had.
+ */
+export function publicTaskNetwork(
+  scope: Construct,
+  options: {
+    /** The security group's description (changing it replaces the group). */
+    readonly securityGroupDescription: string;
+    /** The egress rule's description. */
+    readonly egressDescription: string;
+  },
+): PublicTaskNetwork {
+  const vpc = new Vpc(scope, 'Vpc', {
+    maxAzs: 2,
+    natGateways: 0,
+    subnetConfiguration: [{ name: 'Public', subnetType: SubnetType.PUBLIC, cidrMask: 24 }],
+    // The default security group is used by nothing; restricting it needs a custom-resource Lambda.
+    restrictDefaultSecurityGroup: false,
+  });
+  Validations.of(vpc).acknowledge({
+    id: 'AwsSolutions-VPC7',
+    reason:
+      'The VPC holds one service’s tasks with no inbound rule; its flow logs would mostly record scans of ' +
+      'the public addresses that the security group drops. The tasks log their own connections.',
+  });
+
+  const securityGroup = new SecurityGroup(scope, 'SecurityGroup', {
+    vpc,
+    description: options.securityGroupDescription,
+    allowAllOutbound: false,
+  });
+  securityGroup.addEgressRule(
+    Peer.anyIpv4(),
+    Port.tcp(FEED_CONNECTOR_EGRESS_PORT),
+    options.egressDescription,
+  );
+
+  const cluster = new Cluster(scope, 'Cluster', { vpc });
+  Validations.of(cluster).acknowledge({
+    id: 'AwsSolutions-ECS4',
+    reason:
+      'One service: its tasks’ CPU and memory (AWS/ECS, free) and the process’s own metrics are on the ' +
+      'dashboard; Container Insights would bill custom metrics for no more insight.',
+  });
+  return { vpc, securityGroup, cluster };
+}
+
+/**
+ * The containers' image (FEED_CONNECTOR_DOCKERFILE: the feed connector's and the ingest consumer's bundles,
+ * each service choosing its command), created in `scope` as Image. Every construct made by this function has
+ * the same asset hash, so `cdk deploy` builds and pushes the image once however many services run it.
+ */
+export function containersImage(scope: Construct): DockerImageAsset {
+  return new DockerImageAsset(scope, 'Image', {
+    directory: PROJECT_ROOT,
+    file: FEED_CONNECTOR_DOCKERFILE,
+    platform: Platform.LINUX_ARM64,
+    displayName: 'containers image (feed connector, ingest consumer)',
+  });
 }
 
 /**

@@ -24,6 +24,7 @@ import { SERVICE_NAME } from '#contracts/runtime-settings';
 import { TABLE_IDS } from '#contracts/tables';
 import type { EventFanOut } from './event-fan-out.ts';
 import type { FeedConnector } from './feed-connector.ts';
+import type { IngestConsumerService } from './ingest-consumer.ts';
 import type { PartnerRestApi } from './rest-api.ts';
 import { ServiceFunction, type TableConstructs } from './service-function.ts';
 import type { TradeIngestion } from './trade-ingestion.ts';
@@ -50,6 +51,13 @@ export const ALARM_THRESHOLDS = {
    * in 10 minutes (docs/data-sources.md#two-connectors-on-one-key).
    */
   feedDisplacements: 1,
+  /**
+   * The windowed ingest consumer's reading of its furthest-behind shard trailing the stream by more than this,
+   * 3 minutes running (as the ingest Lambda's iterator age): quotes and candles are late.
+   */
+  consumerBehindMs: 60_000,
+  /** Minutes with no ConsumerBehind point at all: no task holds the lease and reads the shards. */
+  consumerSilentMinutes: 5,
 } as const;
 
 /** The throttled-requests metric, filtered from the REST stage's access log. */
@@ -63,6 +71,8 @@ export interface OperationsProps {
   readonly fanOut?: EventFanOut;
   /** The live feed connector, with `-c feed=...`: its dashboard row and its silence alarm. */
   readonly feedConnector?: FeedConnector;
+  /** The windowed ingest consumer, with `-c ingest=windows`: its dashboard row and its alarms. */
+  readonly ingestConsumer?: IngestConsumerService;
   /** Who the alarms page: an email address subscribed to the topic (`cdk deploy -c alarmEmail=...`). */
   readonly alarmEmail?: string;
 }
@@ -109,6 +119,10 @@ export class Operations extends Construct {
   readonly feedConnectorSilenceAlarm?: Alarm;
   /** With the feed connector: another connection on the feed's key displaced it. */
   readonly feedDisplacedAlarm?: Alarm;
+  /** With the ingest consumer: its reading trails the stream by over a minute. */
+  readonly consumerBehindAlarm?: Alarm;
+  /** With the ingest consumer: no task reports its reading, so none is reading. */
+  readonly consumerSilentAlarm?: Alarm;
 
   constructor(scope: Construct, id: string, props: OperationsProps) {
     super(scope, id);
@@ -190,6 +204,37 @@ export class Operations extends Construct {
       );
     }
 
+    if (props.ingestConsumer) {
+      this.consumerBehindAlarm = this.alarm(
+        'ConsumerBehindAlarm',
+        serviceMetric('consumerBehind', { statistic: Stats.MAXIMUM }),
+        {
+          threshold: ALARM_THRESHOLDS.consumerBehindMs,
+          evaluationPeriods: 3,
+          comparison: ComparisonOperator.GREATER_THAN_THRESHOLD,
+          description:
+            'The ingest consumer reads a shard more than a minute behind the stream, 3 minutes running: it ' +
+            'cannot keep up or a shard is stuck, so quotes and candles are late ' +
+            '(docs/operations.md#ingest-consumer-on-aws--c-ingestwindows).',
+        },
+      );
+      this.consumerSilentAlarm = this.alarm(
+        'ConsumerSilentAlarm',
+        serviceMetric('consumerBehind', { statistic: Stats.SAMPLE_COUNT }),
+        {
+          threshold: 1,
+          evaluationPeriods: ALARM_THRESHOLDS.consumerSilentMinutes,
+          comparison: ComparisonOperator.LESS_THAN_THRESHOLD,
+          // No point is the failure itself: the holder reports ConsumerBehind whatever the traffic.
+          treatMissingData: TreatMissingData.BREACHING,
+          description:
+            `No ingest consumer task reported its reading for ${ALARM_THRESHOLDS.consumerSilentMinutes} ` +
+            'minutes: none holds the lease and reads the shards, so no trade is ingested. See the service’s ' +
+            'tasks and log group (docs/operations.md#ingest-consumer-on-aws--c-ingestwindows).',
+        },
+      );
+    }
+
     new MetricFilter(this, 'ThrottledRequestsFilter', {
       logGroup: props.restApi.accessLogs,
       filterPattern: FilterPattern.numberValue('$.status', '=', 429),
@@ -248,6 +293,8 @@ export class Operations extends Construct {
       description: string;
       evaluationPeriods?: number;
       comparison?: ComparisonOperator;
+      /** @default NOT_BREACHING */
+      treatMissingData?: TreatMissingData;
     },
   ): Alarm {
     return new Alarm(this, id, {
@@ -255,7 +302,7 @@ export class Operations extends Construct {
       threshold: options.threshold,
       evaluationPeriods: options.evaluationPeriods ?? 1,
       comparisonOperator: options.comparison ?? ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
+      treatMissingData: options.treatMissingData ?? TreatMissingData.NOT_BREACHING,
       alarmDescription: options.description,
     });
   }
@@ -340,12 +387,14 @@ function heading(markdown: string): TextWidget {
 
 /**
  * The dashboard, one row per part of the service (docs/operations.md#reading-the-dashboard): REST, ingest,
- * analytics, WebSocket (when deployed), the feed connector (when deployed), DynamoDB, Lambda.
+ * the ingest consumer (when deployed), analytics, WebSocket (when deployed), the feed connector (when
+ * deployed), DynamoDB, Lambda.
  */
 function dashboardWidgets(props: OperationsProps, functions: readonly ServiceFunction[]) {
   return [
     ...restRow(props.restApi.api),
     ...ingestRow(props.ingestion),
+    ...(props.ingestConsumer ? ingestConsumerWidgets(props.ingestConsumer) : []),
     ...analyticsRow(),
     ...(props.webSocketApi ? webSocketRow(props.webSocketApi.api) : []),
     ...(props.feedConnector ? feedConnectorWidgets(props.feedConnector) : []),
@@ -509,6 +558,20 @@ function feedConnectorWidgets(connector: FeedConnector) {
     graph('Task CPU / memory (%)', [
       connector.service.metricCpuUtilization({ period: MINUTE }),
       connector.service.metricMemoryUtilization({ period: MINUTE }),
+    ]),
+  ];
+}
+
+/** The windowed ingest consumer's row (docs/operations.md#ingest-consumer-on-aws--c-ingestwindows). */
+function ingestConsumerWidgets(consumer: IngestConsumerService) {
+  return [
+    heading('## Ingest consumer\nHow far its reading trails the stream, the lease taken, the tasks'),
+    graph('Behind the stream (ms)', [serviceMetric('consumerBehind', { statistic: Stats.MAXIMUM })]),
+    graph('Lease taken (start or takeover)', [serviceMetric('consumerLeaseTaken')]),
+    // The busiest task's (Maximum): the holder's, which the idle standby's would halve in the average.
+    graph('Busiest task CPU / memory (%)', [
+      consumer.service.metricCpuUtilization({ period: MINUTE, statistic: Stats.MAXIMUM }),
+      consumer.service.metricMemoryUtilization({ period: MINUTE, statistic: Stats.MAXIMUM }),
     ]),
   ];
 }

@@ -1,11 +1,11 @@
 import { join, resolve } from 'node:path';
 import { CfnResource, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { type IGrantable, type IPrincipal, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { Construct } from 'constructs';
+import { Construct, type IConstruct } from 'constructs';
 import { METRICS_NAMESPACE, METRICS_NAMESPACE_ENV } from '#contracts/metrics';
 import { SERVICE_NAME } from '#contracts/runtime-settings';
 import { TABLES, type TableBinding, type TableDefinition, type TableId } from '#contracts/tables';
@@ -38,6 +38,46 @@ export interface ServiceFunctionProps {
 /** A `get` binding: items by key, nothing else (functions/contracts/tables.ts). */
 export const GET_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem'] as const;
 
+/**
+ * What a binding gives a resource to: a name in the environment and a grant to the principal, in one call so
+ * the two cannot drift. A ServiceFunction is one (its function's environment and role); so is a container
+ * service (its container's environment and task role, lib/constructs/ingest-consumer.ts). cdk-nag
+ * acknowledgements of a binding's grants are made on the target, which holds the principal's policy.
+ */
+export interface BindingTarget extends IGrantable, IConstruct {
+  addEnvironment(name: string, value: string): void;
+}
+
+/**
+ * Gives a target a table: its name in the contract's environment variable and the matching grant. `read`
+ * grants reads only (no PutItem, UpdateItem, DeleteItem); `get` GetItem and BatchGetItem only.
+ */
+export function bindTable(
+  target: BindingTarget,
+  tables: TableConstructs,
+  { table, access }: TableBinding,
+): void {
+  const resource = tables[table];
+  const definition: TableDefinition = TABLES[table];
+  target.addEnvironment(definition.envVar, resource.tableName);
+  if (access === 'write') {
+    resource.grantReadWriteData(target);
+  } else if (access === 'read') {
+    resource.grantReadData(target);
+  } else {
+    resource.grant(target, ...GET_ACTIONS);
+  }
+
+  if (definition.indexes?.length) {
+    Validations.of(target).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${logicalIdOf(resource)}.Arn>/index/*]`,
+      reason:
+        `The ${table} table grant includes its own global secondary indexes (${table} ARN + /index/*), ` +
+        'which the handler queries; the wildcard covers no other table.',
+    });
+  }
+}
+
 /** Acknowledged cdk-nag findings that every service function shares, with the reason for each. */
 const FUNCTION_ACKNOWLEDGEMENTS = [
   {
@@ -68,7 +108,7 @@ const FUNCTION_ACKNOWLEDGEMENTS = [
  *   });
  *   fanOut.lambda.addEventSource(...);
  */
-export class ServiceFunction extends Construct {
+export class ServiceFunction extends Construct implements BindingTarget {
   readonly lambda: NodejsFunction;
   readonly logGroup: LogGroup;
   private readonly tables: TableConstructs;
@@ -126,35 +166,24 @@ export class ServiceFunction extends Construct {
     }
   }
 
-  /**
-   * Gives the function a table: its name in the contract's environment variable and the matching grant,
-   * in one call so the two cannot drift. `read` grants reads only (no PutItem, UpdateItem, DeleteItem).
-   */
-  bindTable({ table, access }: TableBinding): void {
-    if (this.boundTables.has(table)) {
-      throw new Error(`${this.node.path} binds table ${table} twice; bind it once with the access it needs`);
-    }
-    this.boundTables.add(table);
+  /** The function's role: what bindings grant to. */
+  get grantPrincipal(): IPrincipal {
+    return this.lambda.grantPrincipal;
+  }
 
-    const target = this.tables[table];
-    const definition: TableDefinition = TABLES[table];
-    this.lambda.addEnvironment(definition.envVar, target.tableName);
-    if (access === 'write') {
-      target.grantReadWriteData(this.lambda);
-    } else if (access === 'read') {
-      target.grantReadData(this.lambda);
-    } else {
-      target.grant(this.lambda, ...GET_ACTIONS);
-    }
+  addEnvironment(name: string, value: string): void {
+    this.lambda.addEnvironment(name, value);
+  }
 
-    if (definition.indexes?.length) {
-      Validations.of(this).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::<${logicalIdOf(target)}.Arn>/index/*]`,
-        reason:
-          `The ${table} table grant includes its own global secondary indexes (${table} ARN + /index/*), ` +
-          'which the handler queries; the wildcard covers no other table.',
-      });
+  /** Gives the function a table (the module's bindTable), once: a second binding of a table is a mistake. */
+  bindTable(binding: TableBinding): void {
+    if (this.boundTables.has(binding.table)) {
+      throw new Error(
+        `${this.node.path} binds table ${binding.table} twice; bind it once with the access it needs`,
+      );
     }
+    this.boundTables.add(binding.table);
+    bindTable(this, this.tables, binding);
   }
 }
 

@@ -11,11 +11,13 @@ import {
 } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import type { IngestDesign } from '#contracts/ingest-consumer';
 import { INGEST_BATCH, TRADE_DEAD_LETTERS_ENV } from '#contracts/ingestion';
 import { INGEST } from '#contracts/routes';
+import type { TableBinding } from '#contracts/tables';
 import { QUOTE_PUSH } from '#contracts/websocket';
 import { addEventSourceFailures, type EventSourceFailures } from './event-source-failures.ts';
-import { ServiceFunction, type TableConstructs } from './service-function.ts';
+import { type BindingTarget, bindTable, ServiceFunction, type TableConstructs } from './service-function.ts';
 import type { UsageDelivery } from './usage-delivery.ts';
 import { grantConnectionManagement } from './websocket-api.ts';
 
@@ -38,6 +40,13 @@ export interface TradeIngestionProps {
    * standard consumer (`-c enhancedFanOut=false`, for LocalStack).
    */
   readonly enhancedFanOut: boolean;
+  /**
+   * Who reads the stream (`-c ingest=lambda|windows`, docs/adr/0026-long-running-ingest-consumer.md): the
+   * ingest Lambda through its event source mapping, or the windowed consumer's service
+   * (lib/constructs/ingest-consumer.ts), which subscribes through the enhanced fan-out consumer and so needs
+   * it. With `windows` the mapping is not created. @default 'lambda'
+   */
+  readonly design?: IngestDesign;
 }
 
 /**
@@ -54,14 +63,35 @@ export class TradeIngestion extends Construct implements EventSourceFailures {
   readonly stream: Stream;
   /** The ingest's enhanced fan-out consumer of the stream; absent with `-c enhancedFanOut=false`. */
   readonly consumer?: StreamConsumer;
+  readonly design: IngestDesign;
+  /**
+   * The ingest Lambda. With `-c ingest=windows` it stays, with no event source mapping, so nothing invokes
+   * it: going back to `lambda` only adds the mapping, and the dead-letter queue and its alarms, made for it,
+   * keep their logical ids.
+   */
   readonly ingestFunction: ServiceFunction;
+  /** The tables an ingest binds: INGEST's, and QUOTE_PUSH's when it posts quotes. */
+  readonly tableBindings: readonly TableBinding[];
   /** The event source mapping's on-failure destination: one message per batch Lambda stopped retrying. */
   readonly deadLetterQueue: Queue;
   readonly deadLetterAlarm: Alarm;
   readonly iteratorAgeAlarm: Alarm;
 
+  private readonly tables: TableConstructs;
+  private readonly quotes?: TradeIngestionProps['quotes'];
+
   constructor(scope: Construct, id: string, props: TradeIngestionProps) {
     super(scope, id);
+    this.design = props.design ?? 'lambda';
+    if (this.design === 'windows' && !props.enhancedFanOut) {
+      throw new Error(
+        'the windowed ingest consumer subscribes to the shards through the enhanced fan-out consumer: ' +
+          'it needs enhancedFanOut',
+      );
+    }
+    this.tables = props.tables;
+    this.quotes = props.quotes;
+    this.tableBindings = props.quotes ? [...INGEST.tables, ...QUOTE_PUSH.tables] : INGEST.tables;
 
     this.stream = new Stream(this, 'TradeStream', {
       // On-demand: capacity follows the market's open, close and quiet hours without shard management.
@@ -82,7 +112,7 @@ export class TradeIngestion extends Construct implements EventSourceFailures {
       entry: INGEST.handler,
       description: 'Kinesis trades: one shard batch folded into ledgers (latest prices within) and bars',
       tables: props.tables,
-      bindings: props.quotes ? [...INGEST.tables, ...QUOTE_PUSH.tables] : INGEST.tables,
+      bindings: this.tableBindings,
       // A full batch (up to 10,000 records of up to 100 trades each) reads and writes the ledgers and bars of
       // every symbol in it; more memory also means more CPU on Lambda. The timeout leaves room for DynamoDB
       // retries without letting a stuck invocation hold its shard for long.
@@ -106,13 +136,7 @@ export class TradeIngestion extends Construct implements EventSourceFailures {
     this.deadLetterQueue = failures.deadLetterQueue;
     this.deadLetterAlarm = failures.deadLetterAlarm;
     this.iteratorAgeAlarm = failures.iteratorAgeAlarm;
-    // The ingest function sets refused records apart in the same queue, whole.
-    this.ingestFunction.lambda.addEnvironment(TRADE_DEAD_LETTERS_ENV, this.deadLetterQueue.queueUrl);
-    this.deadLetterQueue.grantSendMessages(this.ingestFunction.lambda);
-    if (props.quotes) {
-      grantConnectionManagement(this.ingestFunction, props.quotes.stage);
-      props.quotes.usage.bindProducer(this.ingestFunction);
-    }
+    this.bindOutputs(this.ingestFunction);
 
     // An enhanced fan-out consumer: Kinesis pushes each shard's records to Lambda over HTTP/2 as they arrive
     // (about 70 ms on average, Kinesis Data Streams Developer Guide) instead of Lambda polling each shard once
@@ -123,6 +147,9 @@ export class TradeIngestion extends Construct implements EventSourceFailures {
         streamConsumerName: INGEST.streamConsumerName,
       });
     }
+    // The windowed consumer's service reads the stream instead; two readers would make two writers of the
+    // ledgers (docs/adr/0026-long-running-ingest-consumer.md).
+    if (this.design === 'windows') return;
     const mapping: KinesisEventSourceProps = {
       // Up to 10,000 records (of up to 100 trades each), and no batching window: Lambda invokes as soon as
       // records arrive, so a batch holds what arrived while the one before it ran, and a quote follows its
@@ -158,5 +185,27 @@ export class TradeIngestion extends Construct implements EventSourceFailures {
         ? new KinesisConsumerEventSource(this.consumer, mapping)
         : new KinesisEventSource(this.stream, mapping),
     );
+  }
+
+  /**
+   * Gives another ingest (the windowed consumer's service, lib/constructs/ingest-consumer.ts) what the ingest
+   * Lambda is given, the same way: its tables (bindTable), the dead-letter queue, and, with the WebSocket
+   * API, the stage's connections and the usage stream.
+   */
+  bindIngest(target: BindingTarget): void {
+    for (const binding of this.tableBindings) bindTable(target, this.tables, binding);
+    this.bindOutputs(target);
+  }
+
+  /** What an ingest writes besides its tables: refused records, and the quotes it posts with their usage. */
+  private bindOutputs(target: BindingTarget): void {
+    // An ingest sets refused records apart in the dead-letter queue, whole (SendMessageBatch, whose
+    // permission is sqs:SendMessage: functions/adapters/sqs/dead-letter-sink.ts).
+    target.addEnvironment(TRADE_DEAD_LETTERS_ENV, this.deadLetterQueue.queueUrl);
+    this.deadLetterQueue.grant(target, 'sqs:SendMessage');
+    if (this.quotes) {
+      grantConnectionManagement(target, this.quotes.stage);
+      this.quotes.usage.bindProducer(target);
+    }
   }
 }

@@ -4,7 +4,7 @@ import { BlockPublicAccess, Bucket, BucketEncryption, type CfnBucket } from 'aws
 import { Construct } from 'constructs';
 import { USAGE_RETENTION_DAYS } from '#contracts/tables';
 import { USAGE_DELIVERY } from '#contracts/usage';
-import type { ServiceFunction } from './service-function.ts';
+import type { BindingTarget } from './service-function.ts';
 
 /**
  * Where the usage rows go (docs/storage.md#usage-rows): a Firehose delivery stream (Direct PUT) buffering the
@@ -87,9 +87,14 @@ export class UsageDelivery extends Construct {
     });
   }
 
-  /** `fn` may put records on the stream, and finds its name in USAGE_DELIVERY.streamEnv. */
-  bindProducer(fn: ServiceFunction): void {
-    this.deliveryStream.grantPutRecords(fn.lambda);
-    fn.lambda.addEnvironment(USAGE_DELIVERY.streamEnv, this.deliveryStream.deliveryStreamName);
+  /**
+   * `target` (a function, or a container service) may put records on the stream, and finds its name in
+   * USAGE_DELIVERY.streamEnv.
+   */
+  bindProducer(target: BindingTarget): void {
+    // PutRecordBatch only, the one call the usage sink makes (functions/adapters/firehose/usage-sink.ts);
+    // grantPutRecords would add PutRecord.
+    this.deliveryStream.grant(target, 'firehose:PutRecordBatch');
+    target.addEnvironment(USAGE_DELIVERY.streamEnv, this.deliveryStream.deliveryStreamName);
   }
 }

@@ -17,7 +17,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct, type IConstruct } from 'constructs';
 import { WS_STAGE_THROTTLE } from '#contracts/throttling';
 import { CALLBACK_URL_ENV, WS_BASE_PATH, WS_ROUTES, WS_STAGE, type WsRoute } from '#contracts/websocket';
-import { ServiceFunction, type TableConstructs } from './service-function.ts';
+import { type BindingTarget, ServiceFunction, type TableConstructs } from './service-function.ts';
 
 export type WsRouteId = (typeof WS_ROUTES)[number]['id'];
 
@@ -186,15 +186,15 @@ export class PartnerWebSocketApi extends Construct {
 }
 
 /**
- * Lets a function post to and delete the stage's connections: the stage's callback URL (the `@connections`
- * endpoint) in CALLBACK_URL_ENV and `execute-api:ManageConnections` on this stage's connections only, in
- * one call so the two cannot drift. The callback URL is the execute-api one even with a custom domain: it
- * always exists and needs no DNS.
+ * Lets a function (or a container service) post to and delete the stage's connections: the stage's callback
+ * URL (the `@connections` endpoint) in CALLBACK_URL_ENV and `execute-api:ManageConnections` on this stage's
+ * connections only, in one call so the two cannot drift. The callback URL is the execute-api one even with a
+ * custom domain: it always exists and needs no DNS.
  */
-export function grantConnectionManagement(fn: ServiceFunction, stage: WebSocketStage): void {
-  fn.lambda.addEnvironment(CALLBACK_URL_ENV, stage.callbackUrl);
-  stage.grantManagementApiAccess(fn.lambda);
-  Validations.of(fn).acknowledge({
+export function grantConnectionManagement(target: BindingTarget, stage: WebSocketStage): void {
+  target.addEnvironment(CALLBACK_URL_ENV, stage.callbackUrl);
+  stage.grantManagementApiAccess(target);
+  Validations.of(target).acknowledge({
     id:
       'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:' +
       `<${logicalIdOf(stage.api)}>/${stage.stageName}/*/@connections/*]`,

@@ -4,6 +4,7 @@
  * (us-east-1), each a named constant with its source. Pure: `npm run cost` (scripts/cost.ts) prints it.
  */
 
+import { INGEST_CONSUMER_TASKS } from '#contracts/ingest-consumer';
 import { INGEST_BATCH, INGEST_WINDOWS } from '#contracts/ingestion';
 import { CLOCK_TICK } from '#contracts/routes';
 import { TRADE_LOG_RETENTION_DAYS } from '#contracts/tables';
@@ -155,14 +156,6 @@ export const ASSUMPTIONS = {
   postSeconds: 0.015,
   postsInFlight: 32,
   streamRecordsPerInvocation: 100,
-  /**
-   * The windowed consumer's tasks (ADR 0026): one active and one standby all day, each of 8 vCPU and 16 GB,
-   * sized from the SDK's CPU a call here (about 550 µs) at the open's rate (about 9,000 calls a second). Not
-   * measured: nothing runs on Fargate yet.
-   */
-  consumerTasks: 2,
-  consumerVcpu: 8,
-  consumerGb: 16,
   /** Provisioned capacity follows the load at this utilization (target tracking), raised before the open. */
   targetUtilization: 0.7,
   /** Session hours provisioned (the schedule raises capacity 15 minutes before the open, lowers it after the close). */
@@ -425,7 +418,7 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
   const postGbSeconds = windowed
     ? 0
     : (frames * ASSUMPTIONS.postSeconds * ASSUMPTIONS.ingestGb) / ASSUMPTIONS.postsInFlight;
-  const consumerTaskHours = ASSUMPTIONS.consumerTasks * 24;
+  const consumerTaskHours = INGEST_CONSUMER_TASKS.count * 24;
 
   const barsGbPerDay = (bars * units.ingest.barBytesMean) / GB;
   // A day's trade log items, kept until they expire (as if every day of it were a trading day: the most).
@@ -448,11 +441,11 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
       ? {
           group: 'ingest',
           part: 'Ingest consumer on Fargate (Arm)',
-          volume: `${ASSUMPTIONS.consumerTasks} tasks × 24 h of ${ASSUMPTIONS.consumerVcpu} vCPU, ${ASSUMPTIONS.consumerGb} GB`,
+          volume: `${INGEST_CONSUMER_TASKS.count} tasks × 24 h of ${INGEST_CONSUMER_TASKS.vcpu} vCPU, ${INGEST_CONSUMER_TASKS.memoryGb} GB`,
           dollars:
             consumerTaskHours *
-            (ASSUMPTIONS.consumerVcpu * PRICES.fargateVcpuHour +
-              ASSUMPTIONS.consumerGb * PRICES.fargateGbHour),
+            (INGEST_CONSUMER_TASKS.vcpu * PRICES.fargateVcpuHour +
+              INGEST_CONSUMER_TASKS.memoryGb * PRICES.fargateGbHour),
         }
       : {
           group: 'ingest',

@@ -18,6 +18,9 @@ const PINNED_LOGICAL_IDS = {
     'Tablesbars478E6868',
     'Tablesbreaks78924881',
     'TablesconnectionsDC437138',
+    // The windowed ingest consumer's lease and shard positions (functions/contracts/ingest-consumer.ts), created
+    // whichever ingest is deployed (-c ingest=lambda|windows).
+    'TablesconsumerLeases853E9E7C',
     'TableseventGuards26188858',
     'TablesfeedPositions427A0C41',
     'Tablesinstruments5DA94062',

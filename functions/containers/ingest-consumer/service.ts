@@ -39,7 +39,10 @@ export interface IngestConsumerParts {
   readonly windowHandler: (checkpoints: ShardCheckpoints) => (window: TradeWindow) => Promise<WindowResult>;
   readonly metrics: { behind(ms: number): void; leaseTaken(): void };
   readonly log: ConsumerLog;
-  /** How often the reading's lag is reported (a heartbeat too: the alarm on it missing means nobody reads). */
+  /**
+   * How often the reading's lag is reported (default 30 s, so every minute of the lag alarm has a point): a
+   * heartbeat too, as the alarm on it missing means nobody reads.
+   */
   readonly reportEveryMs?: number;
   /** Real milliseconds between windows (INGEST_WINDOWS.windowMs). */
   readonly windowMs?: number;
@@ -90,7 +93,7 @@ export class IngestConsumerService {
     const reading = this.parts.readShards(positions, (records) => host.offer(records));
     const report = setInterval(
       () => this.parts.metrics.behind(reading.behindMs()),
-      this.parts.reportEveryMs ?? 60_000,
+      this.parts.reportEveryMs ?? 30_000,
     );
     host.start();
     const read = reading.run();

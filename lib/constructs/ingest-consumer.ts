@@ -1,0 +1,232 @@
+import { basename } from 'node:path';
+import { Duration, RemovalPolicy, Size, Stack, Validations } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { type SecurityGroup, SubnetType, type Vpc } from 'aws-cdk-lib/aws-ec2';
+import type { DockerImageAsset } from 'aws-cdk-lib/aws-ecr-assets';
+import {
+  AwsLogDriverMode,
+  type Cluster,
+  type ContainerDefinition,
+  ContainerImage,
+  CpuArchitecture,
+  FargateService,
+  FargateTaskDefinition,
+  LogDrivers,
+  OperatingSystemFamily,
+} from 'aws-cdk-lib/aws-ecs';
+import { type IPrincipal, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import {
+  INGEST_CONSUMER_ENTRY,
+  INGEST_CONSUMER_ENV,
+  INGEST_CONSUMER_SERVICE_NAME,
+  INGEST_CONSUMER_TASKS,
+} from '#contracts/ingest-consumer';
+import { METRICS_NAMESPACE, METRICS_NAMESPACE_ENV } from '#contracts/metrics';
+import { SERVICE_NAME } from '#contracts/runtime-settings';
+import { containersImage, publicTaskNetwork } from './feed-connector.ts';
+import type { BindingTarget } from './service-function.ts';
+import type { TradeIngestion } from './trade-ingestion.ts';
+
+/**
+ * How long ECS waits after SIGTERM before SIGKILL: the process commits what it folded and releases the lease,
+ * so a standby takes over at once rather than after the lease's takeover wait (Fargate: at most 120 s).
+ */
+export const INGEST_CONSUMER_STOP_TIMEOUT = Duration.seconds(60);
+
+/**
+ * The container's command: the consumer's bundle in the containers' image, named after its entry as the
+ * image's bundle step names it (scripts/bundle-feed-connector.ts).
+ */
+export const INGEST_CONSUMER_COMMAND = [
+  'node',
+  '--enable-source-maps',
+  `dist/${basename(INGEST_CONSUMER_ENTRY, '.ts')}.mjs`,
+] as const;
+
+/** The stack outputs present with `-c ingest=windows`: where the operator reads the consumer's logs and tasks. */
+export const INGEST_CONSUMER_STACK_OUTPUTS = {
+  logGroupName: 'IngestConsumerLogGroupName',
+  clusterName: 'IngestConsumerClusterName',
+  serviceName: 'IngestConsumerServiceName',
+} as const;
+
+export interface IngestConsumerServiceProps {
+  /**
+   * The trade ingestion, deployed with `design: 'windows'`: its stream, its enhanced fan-out consumer and
+   * what its ingest binds (bindIngest).
+   */
+  readonly ingestion: TradeIngestion;
+  /** The table of the consumer's lease and shard positions (TABLES.consumerLeases). */
+  readonly leases: ITable;
+}
+
+/**
+ * The windowed ingest consumer on AWS (`-c ingest=windows`, docs/adr/0026-long-running-ingest-consumer.md,
+ * step 3): a Fargate service running functions/containers/ingest-consumer.ts from the containers' image, in
+ * place of the ingest Lambda's event source mapping.
+ *
+ * - Two tasks: one holds the lease (an item of the consumerLeases table) and reads every shard through the
+ *   ingest's enhanced fan-out consumer, the other stands by and takes the lease over once it has not been
+ *   renewed for 5 s (CONSUMER_LEASE). A deployment starts the new tasks before stopping the old ones
+ *   (minimum healthy 100 %, maximum 200 %): the old holder commits and hands the lease over at SIGTERM. A
+ *   deployment whose tasks keep failing is stopped and rolled back (the circuit breaker).
+ * - Everything the ingest Lambda is given, given the same way (TradeIngestion.bindIngest): its tables, the
+ *   dead-letter queue, the WebSocket stage's connections and the usage stream, as environment variables and
+ *   grants to the task role; plus the stream, the consumer and the lease table, each with exactly the calls
+ *   the process makes.
+ * - Its own VPC of public subnets, no NAT gateway, HTTPS out only and nothing in, as the feed connector's
+ *   (publicTaskNetwork): the two services deploy, scale and go away independently.
+ */
+export class IngestConsumerService extends Construct implements BindingTarget {
+  readonly vpc: Vpc;
+  readonly securityGroup: SecurityGroup;
+  readonly cluster: Cluster;
+  readonly image: DockerImageAsset;
+  readonly logGroup: LogGroup;
+  readonly taskRole: Role;
+  readonly taskDefinition: FargateTaskDefinition;
+  readonly container: ContainerDefinition;
+  readonly service: FargateService;
+
+  constructor(scope: Construct, id: string, props: IngestConsumerServiceProps) {
+    super(scope, id);
+    const { ingestion } = props;
+    const streamConsumer = ingestion.consumer;
+    if (ingestion.design !== 'windows' || !streamConsumer) {
+      throw new Error(
+        `${this.node.path} reads the trades through the ingest's enhanced fan-out consumer, in place of the ` +
+          'ingest Lambda: its TradeIngestion must be deployed with design windows and enhancedFanOut',
+      );
+    }
+
+    const network = publicTaskNetwork(this, {
+      securityGroupDescription:
+        'Ingest consumer: no inbound; outbound HTTPS only (Kinesis, DynamoDB and the other AWS APIs, the image registry)',
+      egressDescription: 'HTTPS to the AWS APIs',
+    });
+    this.vpc = network.vpc;
+    this.securityGroup = network.securityGroup;
+    this.cluster = network.cluster;
+
+    this.image = containersImage(this);
+
+    this.logGroup = new LogGroup(this, 'Logs', {
+      retention: RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+
+    const stack = Stack.of(this);
+    this.taskRole = new Role(this, 'TaskRole', {
+      assumedBy: new ServicePrincipal('ecs-tasks.amazonaws.com', {
+        // Only ECS tasks of this account may assume it (the cross-service confused-deputy guard).
+        conditions: { StringEquals: { 'aws:SourceAccount': stack.account } },
+      }),
+      description: `Task role of ${this.node.path}: read the trades stream through its consumer, hold the lease, ingest`,
+    });
+    // Exactly what the process calls on the stream, each on its one resource (stream.grantRead would add
+    // GetRecords and GetShardIterator, which a subscriber never calls): the shards listed on the stream (and
+    // listed again after a reshard), each subscribed through the consumer.
+    this.taskRole.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['kinesis:ListShards'],
+        resources: [ingestion.stream.streamArn],
+      }),
+    );
+    this.taskRole.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['kinesis:SubscribeToShard'],
+        resources: [streamConsumer.streamConsumerArn],
+      }),
+    );
+    // The lease item and the shards' positions in it: read, written on a condition, renewed every second.
+    this.taskRole.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+        resources: [props.leases.tableArn],
+      }),
+    );
+
+    this.taskDefinition = new FargateTaskDefinition(this, 'TaskDefinition', {
+      // The SDK's client CPU at the open's rate of calls (docs/adr/0026-long-running-ingest-consumer.md); the
+      // dashboard shows the tasks' CPU and memory.
+      cpu: INGEST_CONSUMER_TASKS.vcpu * 1024,
+      memoryLimitMiB: INGEST_CONSUMER_TASKS.memoryGb * 1024,
+      runtimePlatform: {
+        cpuArchitecture: CpuArchitecture.ARM64,
+        operatingSystemFamily: OperatingSystemFamily.LINUX,
+      },
+      taskRole: this.taskRole,
+    });
+
+    this.container = this.taskDefinition.addContainer('Consumer', {
+      image: ContainerImage.fromDockerImageAsset(this.image),
+      command: [...INGEST_CONSUMER_COMMAND],
+      essential: true,
+      readonlyRootFilesystem: true,
+      stopTimeout: INGEST_CONSUMER_STOP_TIMEOUT,
+      logging: LogDrivers.awsLogs({
+        logGroup: this.logGroup,
+        streamPrefix: INGEST_CONSUMER_SERVICE_NAME,
+        // Writing to stdout never blocks the event loop (a stalled loop misses lease renewals); lines wait
+        // in a buffer while CloudWatch Logs is slow.
+        mode: AwsLogDriverMode.NON_BLOCKING,
+        maxBufferSize: Size.mebibytes(25),
+      }),
+      // Names, ARNs and URLs only. The ingest's tables, dead-letter queue, @connections URL and usage stream
+      // are added by bindIngest below, with the same variables as the ingest Lambda's.
+      environment: {
+        [INGEST_CONSUMER_ENV.streamArn]: ingestion.stream.streamArn,
+        [INGEST_CONSUMER_ENV.streamConsumerArn]: streamConsumer.streamConsumerArn,
+        [INGEST_CONSUMER_ENV.leasesTable]: props.leases.tableName,
+        AWS_REGION: stack.region,
+        // The Lambdas' service name, so the ingest's metrics land where the dashboard and alarms read them.
+        POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+        POWERTOOLS_LOG_LEVEL: 'INFO',
+        // No X-Ray daemon runs beside the process, and loading the tracer costs CPU on every promise
+        // (functions/runtime/tracer.ts).
+        POWERTOOLS_TRACE_ENABLED: 'false',
+        [METRICS_NAMESPACE_ENV]: METRICS_NAMESPACE,
+      },
+    });
+    ingestion.bindIngest(this);
+    Validations.of(this.taskDefinition).acknowledge({
+      id: 'AwsSolutions-ECS2',
+      reason:
+        'The environment holds the stream’s and its consumer’s ARNs, table and stream names, the dead-letter ' +
+        'queue’s and the @connections URLs and logging settings, no credential: the task role signs the calls.',
+    });
+    const executionRole = this.taskDefinition.obtainExecutionRole();
+    Validations.of(executionRole).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'ECS’s execution role pulls the image: ecr:GetAuthorizationToken has no resource-level permission, ' +
+        'so its resource is "*"; the pull itself is limited to the assets repository.',
+    });
+
+    this.service = new FargateService(this, 'Service', {
+      cluster: this.cluster,
+      taskDefinition: this.taskDefinition,
+      desiredCount: INGEST_CONSUMER_TASKS.count,
+      // A deployment starts the new tasks (standbys) before stopping the old: the holder hands the lease over
+      // at SIGTERM, and a task always stands by.
+      minHealthyPercent: 100,
+      maxHealthyPercent: 200,
+      circuitBreaker: { enable: true, rollback: true },
+      assignPublicIp: true,
+      vpcSubnets: { subnetType: SubnetType.PUBLIC },
+      securityGroups: [this.securityGroup],
+    });
+  }
+
+  /** The task role: what the ingest's bindings grant to. */
+  get grantPrincipal(): IPrincipal {
+    return this.taskRole;
+  }
+
+  /** The container's environment: where the ingest's bindings name their resources. */
+  addEnvironment(name: string, value: string): void {
+    this.container.addEnvironment(name, value);
+  }
+}

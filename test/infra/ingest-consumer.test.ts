@@ -1,0 +1,514 @@
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Template } from 'aws-cdk-lib/assertions';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  INGEST_CONSUMER_ENTRY,
+  INGEST_CONSUMER_ENV,
+  INGEST_CONSUMER_SERVICE_NAME,
+  INGEST_CONSUMER_TASKS,
+} from '#contracts/ingest-consumer';
+import { METRICS, METRICS_NAMESPACE, METRICS_NAMESPACE_ENV } from '#contracts/metrics';
+import { SERVICE_NAME } from '#contracts/runtime-settings';
+import { STACK_NAME } from '#contracts/stack-outputs';
+import { TABLE_IDS, TABLES, type TableDefinition, type TableId } from '#contracts/tables';
+import { USAGE_DELIVERY } from '#contracts/usage';
+import { CALLBACK_URL_ENV } from '#contracts/websocket';
+import { FEED_CONNECTOR_DOCKERFILE, FEED_CONNECTOR_EGRESS_PORT } from '#lib/constructs/feed-connector';
+import {
+  INGEST_CONSUMER_COMMAND,
+  INGEST_CONSUMER_STACK_OUTPUTS,
+  INGEST_CONSUMER_STOP_TIMEOUT,
+} from '#lib/constructs/ingest-consumer';
+import { ALARM_THRESHOLDS } from '#lib/constructs/operations';
+import {
+  ENHANCED_FAN_OUT_CONTEXT,
+  FEED_CONTEXT,
+  INGEST_CONTEXT,
+  MarketDataStack,
+  WEB_SOCKET_CONTEXT,
+} from '#lib/market-data-stack';
+import { PROJECT_ROOT } from '#lib/project-root';
+import { acknowledgementsOf, nagFindingsOf } from './support/cdk-nag.ts';
+import { expectContractAccess } from './support/grants.ts';
+import { synthServiceStack, TEST_CONTEXT, testApp } from './support/service-stack.ts';
+import {
+  actionsOf,
+  eventSourceMappingsOf,
+  logicalIdOf,
+  type PolicyStatementJson,
+  policyStatementsOfRole,
+  resourceOf,
+  resourcesOfType,
+  statementTargets,
+} from './support/template.ts';
+
+/** A container's environment as a map of name to value. */
+function environmentOf(container: { Environment: { Name: string; Value: unknown }[] }) {
+  return Object.fromEntries(container.Environment.map(({ Name, Value }) => [Name, Value]));
+}
+
+/** The actions a role's statements allow on a resource. */
+function actionsOn(statements: readonly PolicyStatementJson[], logicalId: string): string[] {
+  return [
+    ...new Set(statements.filter((s) => statementTargets(s, logicalId)).flatMap((s) => actionsOf(s))),
+  ].sort();
+}
+
+describe('IngestConsumerService off by default (-c ingest=lambda)', () => {
+  const { stack, template } = synthServiceStack();
+
+  it('adds no service, cluster, VPC, consumer alarm or output, and keeps the ingest’s event source mapping', () => {
+    expect(stack.ingestConsumer).toBeUndefined();
+    expect(stack.ingestion.design).toBe('lambda');
+    expect(resourcesOfType(template, 'AWS::ECS::Service')).toEqual([]);
+    expect(resourcesOfType(template, 'AWS::EC2::VPC')).toEqual([]);
+    expect(stack.operations.consumerBehindAlarm).toBeUndefined();
+    expect(stack.operations.consumerSilentAlarm).toBeUndefined();
+    const outputs = Object.keys(template.toJSON().Outputs);
+    for (const output of Object.values(INGEST_CONSUMER_STACK_OUTPUTS)) expect(outputs).not.toContain(output);
+    expect(eventSourceMappingsOf(template, logicalIdOf(stack.ingestion.ingestFunction.lambda))).toHaveLength(
+      1,
+    );
+  });
+
+  it('is the same as naming it: -c ingest=lambda', () => {
+    const named = synthServiceStack({ [INGEST_CONTEXT]: 'lambda' });
+    expect(named.template.toJSON()).toEqual(template.toJSON());
+  });
+
+  it('creates the consumer’s lease table all the same (it holds nothing until the service runs)', () => {
+    expect(resourceOf(template, logicalIdOf(stack.data.tables.consumerLeases)).Type).toBe(
+      'AWS::DynamoDB::Table',
+    );
+  });
+});
+
+describe('IngestConsumerService context', () => {
+  it.each([
+    [{ [INGEST_CONTEXT]: 'kcl' }, /^CDK context ingest must be one of lambda, windows$/],
+    [{ [INGEST_CONTEXT]: 'Windows' }, /^CDK context ingest must be one of lambda, windows$/],
+    [
+      { [INGEST_CONTEXT]: 'windows', [ENHANCED_FAN_OUT_CONTEXT]: 'false' },
+      /^CDK context ingest=windows needs the enhanced fan-out consumer .* cannot be combined with enhancedFanOut=false$/,
+    ],
+  ])('stops synthesis on %j', (context, message) => {
+    expect(() => new MarketDataStack(testApp(context), STACK_NAME)).toThrow(message);
+  });
+
+  it('still lets the Lambda poll the stream with -c enhancedFanOut=false and the default ingest', () => {
+    expect(() => synthServiceStack({ [ENHANCED_FAN_OUT_CONTEXT]: 'false' })).not.toThrow();
+  });
+});
+
+describe('IngestConsumerService with -c ingest=windows', () => {
+  const { stack, template } = synthServiceStack({ [INGEST_CONTEXT]: 'windows' });
+  const consumer = stack.ingestConsumer;
+  if (!consumer) throw new Error('no ingest consumer service with -c ingest=windows');
+  const ingestion = stack.ingestion;
+  const streamConsumer = ingestion.consumer;
+  if (!streamConsumer) throw new Error('no enhanced fan-out consumer with -c ingest=windows');
+  const streamId = logicalIdOf(ingestion.stream);
+  const streamConsumerId = logicalIdOf(streamConsumer);
+  const leasesId = logicalIdOf(stack.data.tables.consumerLeases);
+  const queueId = logicalIdOf(ingestion.deadLetterQueue);
+  const usageStreamId = logicalIdOf(stack.usage.deliveryStream);
+  const taskDefinition = resourceOf(template, logicalIdOf(consumer.taskDefinition)).Properties;
+  const [container, ...otherContainers] = taskDefinition.ContainerDefinitions;
+  const service = resourceOf(template, logicalIdOf(consumer.service)).Properties;
+  const statements = policyStatementsOfRole(template, logicalIdOf(consumer.taskRole));
+  const ingestFunction = resourceOf(template, logicalIdOf(ingestion.ingestFunction.lambda)).Properties;
+
+  it('reads the stream in place of the ingest Lambda: no event source mapping reads the trades', () => {
+    expect(ingestion.design).toBe('windows');
+    expect(eventSourceMappingsOf(template, logicalIdOf(ingestion.ingestFunction.lambda))).toEqual([]);
+    const mappings = resourcesOfType(template, 'AWS::Lambda::EventSourceMapping');
+    expect(JSON.stringify(mappings)).not.toContain(streamId);
+    expect(JSON.stringify(mappings)).not.toContain(streamConsumerId);
+    // The enhanced fan-out consumer stays: the service subscribes through it.
+    template.resourceCountIs('AWS::Kinesis::StreamConsumer', 1);
+  });
+
+  it('runs two tasks, starting new ones before stopping the old, rolled back by ECS when they keep failing', () => {
+    expect(resourcesOfType(template, 'AWS::ECS::Service')).toHaveLength(1);
+    expect(service).toMatchObject({
+      LaunchType: 'FARGATE',
+      DesiredCount: INGEST_CONSUMER_TASKS.count,
+      DeploymentConfiguration: {
+        MinimumHealthyPercent: 100,
+        MaximumPercent: 200,
+        DeploymentCircuitBreaker: { Enable: true, Rollback: true },
+      },
+    });
+    expect(INGEST_CONSUMER_TASKS.count).toBe(2);
+  });
+
+  it('runs the consumer’s bundle from the containers’ image, on ARM64, 4 vCPU and 8 GB', () => {
+    expect(otherContainers).toEqual([]);
+    expect(container.Essential).toBe(true);
+    expect(container.Command).toEqual(['node', '--enable-source-maps', 'dist/ingest-consumer.mjs']);
+    expect(container.Command).toEqual([...INGEST_CONSUMER_COMMAND]);
+    expect(container.Image['Fn::Sub']).toContain(`:${consumer.image.assetHash}`);
+    expect(taskDefinition).toMatchObject({
+      RequiresCompatibilities: ['FARGATE'],
+      RuntimePlatform: { CpuArchitecture: 'ARM64', OperatingSystemFamily: 'LINUX' },
+      // The contract's size, which the cost model prices (scripts/lib/cost-model.ts).
+      Cpu: String(INGEST_CONSUMER_TASKS.vcpu * 1024),
+      Memory: String(INGEST_CONSUMER_TASKS.memoryGb * 1024),
+    });
+    expect(taskDefinition).toMatchObject({ Cpu: '8192', Memory: '16384' });
+    expect(container.ReadonlyRootFilesystem).toBe(true);
+  });
+
+  it('gives the process 60 s after SIGTERM to commit and hand the lease over', () => {
+    expect(container.StopTimeout).toBe(60);
+    expect(INGEST_CONSUMER_STOP_TIMEOUT.toSeconds()).toBe(60);
+  });
+
+  it('gives the task the contract’s names and every variable the ingest Lambda gets, with the same values', () => {
+    const environment = environmentOf(container);
+    const { NODE_OPTIONS: _nodeOptions, ...lambdaEnvironment } = ingestFunction.Environment.Variables;
+    expect(environment).toEqual({
+      ...lambdaEnvironment,
+      [INGEST_CONSUMER_ENV.streamArn]: { 'Fn::GetAtt': [streamId, 'Arn'] },
+      [INGEST_CONSUMER_ENV.streamConsumerArn]: { 'Fn::GetAtt': [streamConsumerId, 'ConsumerARN'] },
+      [INGEST_CONSUMER_ENV.leasesTable]: { Ref: leasesId },
+      AWS_REGION: { Ref: 'AWS::Region' },
+      POWERTOOLS_TRACE_ENABLED: 'false',
+    });
+    // What the Lambda gets, spelled out: its tables, the dead letters, @connections, usage, and metrics.
+    expect(environment).toMatchObject({
+      [TABLES.ledgers.envVar]: { Ref: logicalIdOf(stack.data.tables.ledgers) },
+      [TABLES.subscriptions.envVar]: { Ref: logicalIdOf(stack.data.tables.subscriptions) },
+      TRADE_DEAD_LETTER_QUEUE_URL: { Ref: queueId },
+      [CALLBACK_URL_ENV]: expect.anything(),
+      [USAGE_DELIVERY.streamEnv]: { Ref: usageStreamId },
+      POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+      POWERTOOLS_LOG_LEVEL: 'INFO',
+      [METRICS_NAMESPACE_ENV]: METRICS_NAMESPACE,
+    });
+    expect(container.Secrets).toBeUndefined();
+  });
+
+  it('may subscribe to the shards through the consumer only, and list them on the stream, nothing more', () => {
+    expect(actionsOn(statements, streamConsumerId)).toEqual(['kinesis:SubscribeToShard']);
+    expect(actionsOn(statements, streamId)).toEqual(['kinesis:ListShards']);
+    const kinesis = statements.filter((s) => actionsOf(s).some((action) => action.startsWith('kinesis:')));
+    expect(kinesis.map(({ Action, Resource }) => ({ Action, Resource }))).toEqual([
+      {
+        Action: 'kinesis:ListShards',
+        Resource: { 'Fn::GetAtt': [streamId, 'Arn'] },
+      },
+      { Action: 'kinesis:SubscribeToShard', Resource: { 'Fn::GetAtt': [streamConsumerId, 'ConsumerARN'] } },
+    ]);
+  });
+
+  it('may get and update the lease item, and nothing else on the lease table', () => {
+    expect(actionsOn(statements, leasesId)).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
+  });
+
+  it.each(TABLE_IDS.filter((id) => id !== 'consumerLeases'))(
+    'has the ingest Lambda’s access to %s and nothing more',
+    (tableId: TableId) => {
+      const access = stack.ingestion.tableBindings.find(({ table }) => table === tableId)?.access;
+      expectContractAccess(actionsOn(statements, logicalIdOf(stack.data.tables[tableId])), access);
+    },
+  );
+
+  it('may send to the trades dead-letter queue, post to the stage’s connections and put usage rows', () => {
+    expect(actionsOn(statements, queueId)).toEqual(['sqs:SendMessage']);
+    expect(actionsOn(statements, usageStreamId)).toEqual(['firehose:PutRecordBatch']);
+    const connections = statements.filter((s) => actionsOf(s).includes('execute-api:ManageConnections'));
+    expect(connections).toHaveLength(1);
+    expect(JSON.stringify(connections[0]?.Resource)).toContain(
+      `{"Ref":"${logicalIdOf(stack.webSocketApi.api)}"},"/live/*/@connections/*"`,
+    );
+  });
+
+  it('has no other permission: every statement names one of the resources above', () => {
+    const allowed = [
+      streamId,
+      streamConsumerId,
+      leasesId,
+      queueId,
+      usageStreamId,
+      logicalIdOf(stack.webSocketApi.api),
+      ...stack.ingestion.tableBindings.map(({ table }) => logicalIdOf(stack.data.tables[table])),
+    ];
+    for (const statement of statements) {
+      expect(statement.Effect).toBe('Allow');
+      expect(
+        allowed.some((id) => statementTargets(statement, id)),
+        JSON.stringify(statement),
+      ).toBe(true);
+    }
+    expect(resourceOf(template, logicalIdOf(consumer.taskRole)).Properties.ManagedPolicyArns).toBeUndefined();
+  });
+
+  it('lets only ECS tasks of this account assume the task role', () => {
+    const trust = resourceOf(template, logicalIdOf(consumer.taskRole)).Properties.AssumeRolePolicyDocument;
+    expect(trust.Statement).toEqual([
+      expect.objectContaining({
+        Principal: { Service: 'ecs-tasks.amazonaws.com' },
+        Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+      }),
+    ]);
+  });
+
+  it('logs to its own log group, kept 30 days, never blocking the process', () => {
+    expect(resourceOf(template, logicalIdOf(consumer.logGroup)).Properties.RetentionInDays).toBe(30);
+    expect(container.LogConfiguration).toMatchObject({
+      LogDriver: 'awslogs',
+      Options: {
+        'awslogs-group': { Ref: logicalIdOf(consumer.logGroup) },
+        'awslogs-stream-prefix': INGEST_CONSUMER_SERVICE_NAME,
+        mode: 'non-blocking',
+      },
+    });
+  });
+
+  it('reaches the AWS APIs from public subnets with a public IP, no NAT gateway, HTTPS out only, nothing in', () => {
+    expect(resourcesOfType(template, 'AWS::EC2::NatGateway')).toEqual([]);
+    expect(resourcesOfType(template, 'AWS::EC2::VPC')).toHaveLength(1);
+    for (const [, subnet] of resourcesOfType(template, 'AWS::EC2::Subnet')) {
+      expect(subnet.Properties.MapPublicIpOnLaunch).toBe(true);
+    }
+    expect(service.NetworkConfiguration.AwsvpcConfiguration).toMatchObject({
+      AssignPublicIp: 'ENABLED',
+      SecurityGroups: [{ 'Fn::GetAtt': [logicalIdOf(consumer.securityGroup), 'GroupId'] }],
+    });
+    const group = resourceOf(template, logicalIdOf(consumer.securityGroup)).Properties;
+    expect(group.SecurityGroupIngress).toBeUndefined();
+    expect(resourcesOfType(template, 'AWS::EC2::SecurityGroupIngress')).toEqual([]);
+    expect(group.SecurityGroupEgress).toEqual([
+      expect.objectContaining({
+        CidrIp: '0.0.0.0/0',
+        IpProtocol: 'tcp',
+        FromPort: FEED_CONNECTOR_EGRESS_PORT,
+        ToPort: FEED_CONNECTOR_EGRESS_PORT,
+      }),
+    ]);
+  });
+
+  it('pages when its reading trails the stream by over a minute for 3 minutes', () => {
+    const alarm = stack.operations.consumerBehindAlarm;
+    if (!alarm) throw new Error('no consumer behind alarm');
+    expect(resourceOf(template, logicalIdOf(alarm)).Properties).toMatchObject({
+      MetricName: METRICS.consumerBehind.name,
+      Namespace: METRICS_NAMESPACE,
+      Dimensions: [{ Name: 'service', Value: SERVICE_NAME }],
+      Statistic: 'Maximum',
+      Period: 60,
+      Threshold: ALARM_THRESHOLDS.consumerBehindMs,
+      EvaluationPeriods: 3,
+      ComparisonOperator: 'GreaterThanThreshold',
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [{ Ref: logicalIdOf(stack.operations.topic) }],
+    });
+    expect(ALARM_THRESHOLDS.consumerBehindMs).toBe(60_000);
+  });
+
+  it('pages when no task reported its reading for 5 minutes, missing data counting as breaching', () => {
+    const alarm = stack.operations.consumerSilentAlarm;
+    if (!alarm) throw new Error('no consumer silent alarm');
+    expect(resourceOf(template, logicalIdOf(alarm)).Properties).toMatchObject({
+      MetricName: METRICS.consumerBehind.name,
+      Namespace: METRICS_NAMESPACE,
+      Dimensions: [{ Name: 'service', Value: SERVICE_NAME }],
+      Statistic: 'SampleCount',
+      Period: 60,
+      Threshold: 1,
+      EvaluationPeriods: 5,
+      ComparisonOperator: 'LessThanThreshold',
+      TreatMissingData: 'breaching',
+      AlarmActions: [{ Ref: logicalIdOf(stack.operations.topic) }],
+    });
+    expect(ALARM_THRESHOLDS.consumerSilentMinutes).toBe(5);
+  });
+
+  it('has a dashboard row with how far it is behind, the lease taken and its tasks', () => {
+    const [, dashboard] = resourcesOfType(template, 'AWS::CloudWatch::Dashboard')[0] ?? [];
+    const body = JSON.stringify(dashboard?.Properties.DashboardBody);
+    expect(body).toContain('## Ingest consumer');
+    expect(body).toContain(`\\"${METRICS.consumerBehind.name}\\"`);
+    expect(body).toContain(`\\"${METRICS.consumerLeaseTaken.name}\\"`);
+    expect(body).toContain('\\"CPUUtilization\\"');
+  });
+
+  it('publishes the log group, the cluster and the service for the operator', () => {
+    const outputs = template.toJSON().Outputs;
+    expect(outputs[INGEST_CONSUMER_STACK_OUTPUTS.logGroupName].Value).toEqual({
+      Ref: logicalIdOf(consumer.logGroup),
+    });
+    expect(outputs[INGEST_CONSUMER_STACK_OUTPUTS.clusterName].Value).toEqual({
+      Ref: logicalIdOf(consumer.cluster),
+    });
+    expect(outputs[INGEST_CONSUMER_STACK_OUTPUTS.serviceName].Value).toEqual({
+      'Fn::GetAtt': [logicalIdOf(consumer.service), 'Name'],
+    });
+  });
+
+  it('keeps every stateful resource’s logical id: the mapping goes, nothing that holds data moves', () => {
+    const stateful = (t: Template) =>
+      ['AWS::DynamoDB::Table', 'AWS::Kinesis::Stream', 'AWS::SQS::Queue', 'AWS::S3::Bucket'].flatMap((type) =>
+        resourcesOfType(t, type).map(([id]) => id),
+      );
+    expect(stateful(template).sort()).toEqual(stateful(synthServiceStack().template).sort());
+  });
+
+  it('passes cdk-nag, each acknowledgement with its reason', () => {
+    expect(nagFindingsOf(stack)).toEqual([]);
+    const acknowledged = acknowledgementsOf(consumer).map(({ path, rule, reason }) => {
+      expect(reason.length).toBeGreaterThan(40);
+      return `${path.replace(`${STACK_NAME}/IngestConsumerService`, '.')} ${rule}`;
+    });
+    const indexWildcards = acknowledged.filter((entry) => entry.endsWith('/index/*]'));
+    expect(indexWildcards).toHaveLength(
+      stack.ingestion.tableBindings.filter(
+        ({ table }) => (TABLES[table] as TableDefinition).indexes !== undefined,
+      ).length,
+    );
+    expect(acknowledged.filter((entry) => !entry.endsWith('/index/*]')).sort()).toEqual(
+      [
+        './Vpc AwsSolutions-VPC7',
+        './Cluster AwsSolutions-ECS4',
+        './TaskDefinition AwsSolutions-ECS2',
+        './TaskDefinition/ExecutionRole AwsSolutions-IAM5[Resource::*]',
+        `. AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<${logicalIdOf(stack.webSocketApi.api)}>/live/*/@connections/*]`,
+      ].sort(),
+    );
+  });
+});
+
+describe('IngestConsumerService with the feed connector (-c ingest=windows -c feed=alpaca)', () => {
+  const { stack, template } = synthServiceStack({
+    [INGEST_CONTEXT]: 'windows',
+    [FEED_CONTEXT.provider]: 'alpaca',
+  });
+  const consumer = stack.ingestConsumer;
+  const feed = stack.feedConnector;
+  if (!consumer || !feed) throw new Error('no ingest consumer or feed connector');
+  const alone = synthServiceStack({ [FEED_CONTEXT.provider]: 'alpaca' }).stack.feedConnector;
+  if (!alone) throw new Error('no feed connector with -c feed=alpaca');
+
+  it('runs the feed connector’s image: one asset, built and pushed once', () => {
+    expect(consumer.image.assetHash).toBe(feed.image.assetHash);
+  });
+
+  it('has a network of its own, leaving the feed connector’s logical ids as they are', () => {
+    expect(resourcesOfType(template, 'AWS::EC2::VPC')).toHaveLength(2);
+    expect(resourcesOfType(template, 'AWS::ECS::Cluster')).toHaveLength(2);
+    for (const part of [
+      'vpc',
+      'securityGroup',
+      'cluster',
+      'taskRole',
+      'taskDefinition',
+      'service',
+    ] as const) {
+      expect(logicalIdOf(feed[part])).toBe(logicalIdOf(alone[part]));
+    }
+    expect(nagFindingsOf(stack)).toEqual([]);
+  });
+});
+
+describe('IngestConsumerService without the WebSocket API (-c ingest=windows -c webSocket=false)', () => {
+  const stack = new MarketDataStack(
+    testApp({ [INGEST_CONTEXT]: 'windows', [WEB_SOCKET_CONTEXT]: 'false' }),
+    STACK_NAME,
+  );
+  const consumer = stack.ingestConsumer;
+  if (!consumer) throw new Error('no ingest consumer service');
+  const template = Template.fromStack(stack);
+
+  it('posts no quotes: no @connections URL, usage stream or quote tables, as the ingest Lambda', () => {
+    const environment = environmentOf(
+      resourceOf(template, logicalIdOf(consumer.taskDefinition)).Properties.ContainerDefinitions[0],
+    );
+    const { NODE_OPTIONS: _nodeOptions, ...lambdaEnvironment } = resourceOf(
+      template,
+      logicalIdOf(stack.ingestion.ingestFunction.lambda),
+    ).Properties.Environment.Variables;
+    expect(environment).toMatchObject(lambdaEnvironment);
+    expect(environment[CALLBACK_URL_ENV]).toBeUndefined();
+    expect(environment[USAGE_DELIVERY.streamEnv]).toBeUndefined();
+    expect(environment[TABLES.subscriptions.envVar]).toBeUndefined();
+    const statements = policyStatementsOfRole(template, logicalIdOf(consumer.taskRole));
+    expect(statements.flatMap((s) => actionsOf(s)).filter((a) => /^(execute-api|firehose):/.test(a))).toEqual(
+      [],
+    );
+    expect(nagFindingsOf(stack)).toEqual([]);
+  });
+});
+
+describe('The containers’ image holds the consumer’s bundle where its command runs it', () => {
+  const dockerfile = readFileSync(join(PROJECT_ROOT, FEED_CONNECTOR_DOCKERFILE), 'utf8');
+
+  it('bundles into /out/dist with the bundle script and copies that folder to dist', () => {
+    expect(dockerfile).toContain('RUN npx tsx scripts/bundle-feed-connector.ts --outdir /out/dist');
+    expect(dockerfile).toContain('COPY --from=bundle /out/dist dist');
+    expect(dockerfile).toContain('WORKDIR /app');
+  });
+
+  // The process entry is written apart from this construct: the bundle is checked once it exists.
+  it.skipIf(!existsSync(join(PROJECT_ROOT, INGEST_CONSUMER_ENTRY)))(
+    'writes dist/ingest-consumer.mjs (and the feed connector’s) with the image’s bundle step',
+    () => {
+      const outdir = mkdtempSync(join(tmpdir(), 'containers-bundle-'));
+      try {
+        const result = spawnSync(
+          join(PROJECT_ROOT, 'node_modules', '.bin', 'tsx'),
+          ['scripts/bundle-feed-connector.ts', '--outdir', join(outdir, 'dist')],
+          { cwd: PROJECT_ROOT, encoding: 'utf8' },
+        );
+        expect(result.stderr).toBe('');
+        expect(result.status).toBe(0);
+        const command = INGEST_CONSUMER_COMMAND.at(-1) as string;
+        expect(existsSync(join(outdir, command))).toBe(true);
+        expect(existsSync(join(outdir, 'dist', 'feed-connector.mjs'))).toBe(true);
+      } finally {
+        rmSync(outdir, { recursive: true, force: true });
+      }
+    },
+  );
+});
+
+describe('cdk synth -c ingest=windows (bin/app.ts)', () => {
+  const outdir = mkdtempSync(join(tmpdir(), 'ingest-consumer-synth-'));
+  const fakes = mkdtempSync(join(tmpdir(), 'ingest-consumer-docker-'));
+  const calls = join(fakes, 'calls.log');
+  // A docker that records its arguments and fails: synthesis must never run it.
+  const fakeDocker = join(fakes, 'docker');
+  writeFileSync(fakeDocker, `#!/bin/sh\necho "$@" >> "${calls}"\nexit 1\n`);
+  chmodSync(fakeDocker, 0o755);
+  const result = spawnSync(join(PROJECT_ROOT, 'node_modules', '.bin', 'tsx'), ['bin/app.ts'], {
+    cwd: PROJECT_ROOT,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      PATH: `${fakes}:${process.env.PATH}`,
+      CDK_DOCKER: fakeDocker,
+      CDK_OUTDIR: outdir,
+      CDK_CONTEXT_JSON: JSON.stringify({ ...TEST_CONTEXT, [INGEST_CONTEXT]: 'windows' }),
+    },
+  });
+  afterAll(() => {
+    rmSync(outdir, { recursive: true, force: true });
+    rmSync(fakes, { recursive: true, force: true });
+  });
+
+  it('synthesizes with cdk-nag, never runs docker, and stages the one image for ARM64', () => {
+    expect(result.stderr).not.toMatch(/AwsSolutions/);
+    expect(result.status).toBe(0);
+    expect(existsSync(calls)).toBe(false);
+    const manifest = JSON.parse(readFileSync(join(outdir, `${STACK_NAME}.assets.json`), 'utf8'));
+    const images = Object.values(manifest.dockerImages ?? {}) as {
+      source: { dockerFile: string; platform: string };
+    }[];
+    expect(images.map(({ source }) => source)).toEqual([
+      expect.objectContaining({ dockerFile: FEED_CONNECTOR_DOCKERFILE, platform: 'linux/arm64' }),
+    ]);
+  });
+});
