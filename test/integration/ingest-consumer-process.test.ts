@@ -1,0 +1,210 @@
+import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { CONSUMER_LEASE, INGEST_CONSUMER_ENTRY, INGEST_CONSUMER_ENV } from '#contracts/ingest-consumer';
+import { TABLE_IDS, TABLES } from '#contracts/tables';
+import { encodeTradeRecord } from '#domain/market-data/trade-records';
+import { LOCAL_SQS_PATH, LocalDeadLetterQueue } from '../../scripts/local/dead-letter-queue.ts';
+import { LOCAL_AWS, localDocumentClient } from '../../scripts/local/dynamo.ts';
+import { localTableName } from '../../scripts/local/tables.ts';
+import { FakeKinesis } from '../support/fake-kinesis.ts';
+import { startTestStack, type TestStack } from '../support/local-stack.ts';
+import { spawnScript, waitForOutput } from '../support/processes.ts';
+
+const STREAM_ARN = 'arn:aws:kinesis:us-east-1:000000000000:stream/trades';
+const CONSUMER_ARN = `${STREAM_ARN}/consumer/ingest:1700000000`;
+const SHARDS = ['shardId-000000000000', 'shardId-000000000001'];
+/** A Friday afternoon of the regular session, well before the wall clock the process reads. */
+const SESSION_MS = Date.parse('2024-11-22T15:00:00Z');
+
+let local: TestStack;
+let kinesis: FakeKinesis;
+const children: ChildProcess[] = [];
+
+beforeAll(async () => {
+  // The stack's tables, REST API and dead-letter queue; its own ingest never sees these trades.
+  local = await startTestStack();
+});
+afterAll(async () => {
+  await local.stop();
+});
+afterEach(async () => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+  await kinesis?.close();
+  // The next test's stream starts its sequence numbers again: no lease, no positions.
+  await localDocumentClient(local.stack.dynamoEndpoint).send(
+    new DeleteCommand({
+      TableName: localTableName('consumerLeases'),
+      Key: { lease: CONSUMER_LEASE.ingestKey },
+    }),
+  );
+});
+
+/** The consumer's process as its Fargate task runs it: configured by the environment alone. */
+function startConsumer(): ChildProcess {
+  const origin = new URL(local.stack.restUrl).origin;
+  const child = spawnScript(INGEST_CONSUMER_ENTRY, [], {
+    AWS_LAMBDA_MAX_CONCURRENCY: undefined,
+    POWERTOOLS_LOG_LEVEL: 'INFO',
+    POWERTOOLS_TRACE_ENABLED: 'false',
+    AWS_REGION: LOCAL_AWS.region,
+    AWS_ACCESS_KEY_ID: LOCAL_AWS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: LOCAL_AWS.secretAccessKey,
+    AWS_ENDPOINT_URL_KINESIS: kinesis.url,
+    AWS_ENDPOINT_URL_DYNAMODB: local.stack.dynamoEndpoint,
+    AWS_ENDPOINT_URL_SQS: `${origin}${LOCAL_SQS_PATH}`,
+    TRADE_DEAD_LETTER_QUEUE_URL: LocalDeadLetterQueue.urlAt(origin),
+    [INGEST_CONSUMER_ENV.streamArn]: STREAM_ARN,
+    [INGEST_CONSUMER_ENV.streamConsumerArn]: CONSUMER_ARN,
+    ...Object.fromEntries(TABLE_IDS.map((id) => [TABLES[id].envVar, localTableName(id)])),
+  });
+  children.push(child);
+  return child;
+}
+
+const trade = (symbol: string, price: number, second: number) => ({
+  partitionKey: symbol,
+  data: encodeTradeRecord({
+    symbol,
+    price,
+    size: 10,
+    timestamp: SESSION_MS + second * 1000,
+    tradeId: `${symbol}-${second}`,
+  }),
+});
+
+async function leaseItem() {
+  const { Item } = await localDocumentClient(local.stack.dynamoEndpoint).send(
+    new GetCommand({
+      TableName: localTableName('consumerLeases'),
+      Key: { lease: CONSUMER_LEASE.ingestKey },
+      ConsistentRead: true,
+    }),
+  );
+  return Item as { holder?: string; positions: Record<string, string> } | undefined;
+}
+
+async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const latest = async (symbols: string) =>
+  (await local.get(`/prices/latest?symbols=${symbols}`)).body.items as { symbol: string; price: number }[];
+
+describe('functions/containers/ingest-consumer.ts, on a Kinesis endpoint and DynamoDB', () => {
+  it('takes the lease, ingests every shard, saves their positions, and hands over to the standby at SIGTERM', async () => {
+    kinesis = await FakeKinesis.start({ shards: SHARDS });
+    const [, aaplLast] = kinesis.put(SHARDS[0] as string, [trade('AAPL', 190, 1), trade('AAPL', 191, 2)]);
+    const [msftLast] = kinesis.put(SHARDS[1] as string, [trade('MSFT', 410, 1)]);
+
+    const first = startConsumer();
+    await waitForOutput(first, /took the lease/);
+    const second = startConsumer();
+    await waitForOutput(second, /standing by for the lease/);
+
+    await eventually(
+      () => latest('AAPL,MSFT'),
+      (items) => items.length === 2 && items[0]?.price === 191,
+      'prices of the first holder',
+    );
+    const held = await eventually(
+      leaseItem,
+      (item) =>
+        item?.positions[SHARDS[0] as string] === aaplLast &&
+        item?.positions[SHARDS[1] as string] === msftLast,
+      'positions saved',
+    );
+    expect(held?.holder).toMatch(/\//);
+
+    // SIGTERM: the holder commits, hands the lease over and exits 0; the standby takes it at once (not after
+    // the 5 s takeover) and reads on from the saved positions.
+    const takenOver = waitForOutput(second, /took the lease/);
+    first.kill('SIGTERM');
+    const [code] = await once(first, 'exit');
+    expect(code).toBe(0);
+    await takenOver;
+    // The new holder's subscriptions, one a shard, each after the position the old one saved.
+    await eventually(
+      async () => kinesis.subscribeCalls.length,
+      (calls) => calls === 4,
+      'the new holder subscribed',
+    );
+    const resumed = kinesis.subscribeCalls.slice(2);
+    expect(Object.fromEntries(resumed.map((call) => [call.shardId, call.startingPosition]))).toEqual({
+      [SHARDS[0] as string]: { Type: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: aaplLast },
+      [SHARDS[1] as string]: { Type: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: msftLast },
+    });
+    expect(resumed.every(({ consumerArn }) => consumerArn === CONSUMER_ARN)).toBe(true);
+
+    kinesis.put(SHARDS[0] as string, [trade('AAPL', 193, 3)]);
+    await eventually(
+      () => latest('AAPL'),
+      (items) => items[0]?.price === 193,
+      'a price ingested by the new holder',
+    );
+    const handedOver = await leaseItem();
+    expect(handedOver?.holder).not.toBe(held?.holder);
+  }, 90_000);
+
+  it('renews each subscription Kinesis ends after the last record it delivered, reading nothing twice', async () => {
+    kinesis = await FakeKinesis.start({ shards: [SHARDS[0] as string], eventsPerSubscription: 3 });
+    const consumer = startConsumer();
+    await waitForOutput(consumer, /took the lease/);
+    for (let second = 10; second < 16; second++) {
+      kinesis.put(SHARDS[0] as string, [trade('NVDA', 100 + second, second)]);
+      await new Promise((resolve) => setTimeout(resolve, 120));
+    }
+    await eventually(
+      () => latest('NVDA'),
+      (items) => items[0]?.price === 115,
+      'the last trade ingested',
+    );
+    // Renewed several times, each after the last record read: every record was sent once.
+    expect(kinesis.subscribeCalls.length).toBeGreaterThan(2);
+    expect(kinesis.recordsSent).toBe(6);
+    const positions = kinesis.subscribeCalls.map(({ startingPosition }) => startingPosition.SequenceNumber);
+    expect(positions.slice(1).every((position, index) => (positions[index] ?? '') <= (position ?? ''))).toBe(
+      true,
+    );
+    const candles = (await local.get('/candles/NVDA?interval=1d')).body as { bars: { volume: number }[] };
+    // Six trades of 10, each applied once across the renewed subscriptions.
+    expect(candles.bars.map(({ volume }) => volume)).toEqual([60]);
+    consumer.kill('SIGTERM');
+    const [code] = await once(consumer, 'exit');
+    expect(code).toBe(0);
+  }, 90_000);
+
+  it('a holder killed outright is taken over by the standby once its lease has not moved for 5 s', async () => {
+    kinesis = await FakeKinesis.start({ shards: [SHARDS[0] as string] });
+    const [saved] = kinesis.put(SHARDS[0] as string, [trade('AMD', 140, 20)]);
+    const holder = startConsumer();
+    await waitForOutput(holder, /took the lease/);
+    const standby = startConsumer();
+    await waitForOutput(standby, /standing by for the lease/);
+    await eventually(leaseItem, (item) => item?.positions[SHARDS[0] as string] === saved, 'position saved');
+
+    const takenOver = waitForOutput(standby, /took the lease/);
+    const killedAt = Date.now();
+    holder.kill('SIGKILL');
+    kinesis.put(SHARDS[0] as string, [trade('AMD', 141, 21)]);
+    await takenOver;
+
+    expect(Date.now() - killedAt).toBeGreaterThanOrEqual(CONSUMER_LEASE.takeOverAfterMs - 1_000);
+    await eventually(
+      () => latest('AMD'),
+      (items) => items[0]?.price === 141,
+      'the trade after the crash ingested by the new holder',
+    );
+    expect(kinesis.subscribeCalls.at(-1)?.startingPosition).toEqual({
+      Type: 'AFTER_SEQUENCE_NUMBER',
+      SequenceNumber: saved,
+    });
+  }, 90_000);
+});
