@@ -5,9 +5,9 @@
 # (lib/constructs/feed-connector.ts, containersImage), never by `cdk synth`. The build context is what
 # .dockerignore lets through: the package files, functions/, the bundling settings and the universe.
 
-# Stage 1, on the building machine's own platform: install, then bundle both process entries with esbuild and
-# the settings of lib/bundling.ts (scripts/bundle-feed-connector.ts: dist/feed-connector.mjs and
-# dist/ingest-consumer.mjs). The bundles are plain JavaScript, so an ARM64 image builds on an x86 machine
+# Stage 1, on the building machine's own platform: install, then bundle the process entries with esbuild and
+# the settings of lib/bundling.ts (scripts/bundle-feed-connector.ts: dist/feed-connector.mjs,
+# dist/ingest-consumer.mjs and its post workers' dist/quote-post-worker.mjs). The bundles are plain JavaScript, so an ARM64 image builds on an x86 machine
 # without emulating ARM for npm and esbuild.
 FROM --platform=$BUILDPLATFORM public.ecr.aws/docker/library/node:24-slim AS bundle
 WORKDIR /src

@@ -9,14 +9,21 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { basename, extname } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KinesisClient } from '@aws-sdk/client-kinesis';
 import type { Context } from 'aws-lambda';
+import { PooledClientConnections } from '#adapters/api-gateway/pooled-connections';
 import { DynamoConsumerLeaseStore } from '#adapters/dynamo/consumer-lease-store';
 import { documentClientFor } from '#adapters/dynamo/document-client';
 import { ShardReader } from '#adapters/kinesis/shard-reader';
 import { IngestConsumerService } from '#containers/ingest-consumer/service';
-import { INGEST_CONSUMER_ENV, INGEST_CONSUMER_SERVICE_NAME } from '#contracts/ingest-consumer';
+import {
+  INGEST_CONSUMER_ENV,
+  INGEST_CONSUMER_SERVICE_NAME,
+  INGEST_CONSUMER_TASKS,
+  QUOTE_POST_WORKER_ENTRY,
+} from '#contracts/ingest-consumer';
 import { awsIngestPorts } from '#handlers/ingest/service-ports';
 import { windowHandlerOn } from '#handlers/ingest/windows';
 import { logger } from '#runtime/logger';
@@ -64,6 +71,15 @@ async function main(): Promise<'stopped' | 'lease-lost'> {
     holder,
   });
   const context = windowContext(holder);
+  // The quotes' posts on worker threads, where the stack streams: the post worker's entry sits beside this one,
+  // as TypeScript in the project and as a bundle in the image.
+  const posts = awsIngestPorts.streamsQuotes()
+    ? new PooledClientConnections(
+        new URL(`./${basename(QUOTE_POST_WORKER_ENTRY, '.ts')}${extname(import.meta.url)}`, import.meta.url),
+        INGEST_CONSUMER_TASKS.postWorkers,
+      )
+    : undefined;
+  const ports = posts ? { ...awsIngestPorts, clientConnections: () => posts } : awsIngestPorts;
   const log = {
     info: (message: string, fields: Record<string, unknown> = {}) => logger.info({ message, ...fields }),
     warn: (message: string, fields: Record<string, unknown> = {}) => logger.warn({ message, ...fields }),
@@ -73,7 +89,7 @@ async function main(): Promise<'stopped' | 'lease-lost'> {
     readShards: (positions, deliver) =>
       new ShardReader({ client: kinesis, streamArn, consumerArn, positions, deliver, log: log.warn }),
     windowHandler: (checkpoints) => {
-      const handle = windowHandlerOn({ ...awsIngestPorts, checkpoints, wallClockMs: Date.now });
+      const handle = windowHandlerOn({ ...ports, checkpoints, wallClockMs: Date.now });
       return (window) => handle(window, context);
     },
     metrics: {

@@ -15,6 +15,12 @@ export type IngestDesign = (typeof INGEST_DESIGNS)[number];
 export const INGEST_CONSUMER_ENTRY = 'functions/containers/ingest-consumer.ts';
 
 /**
+ * The consumer's post workers' entry (functions/adapters/api-gateway/pooled-connections.ts), bundled beside the
+ * consumer's: its worker threads post the quotes' frames.
+ */
+export const QUOTE_POST_WORKER_ENTRY = 'functions/containers/quote-post-worker.ts';
+
+/**
  * The consumer's name in its logs (the log streams' prefix, the window handler's function name). Its metrics
  * go out under the Lambdas' service name, beside the ingest Lambda's, where the dashboard and alarms read them.
  */
@@ -31,6 +37,12 @@ export const INGEST_CONSUMER_TASKS = {
   count: 2,
   vcpu: 8,
   memoryGb: 16,
+  /**
+   * Worker threads posting the quotes' frames: one thread posts about 2,800 a second (the SDK's CPU a post),
+   * the open brings about 6,000. The other two vCPU are the consumer's own thread (fold, commits, reading)
+   * and the runtime's (garbage collection, TLS).
+   */
+  postWorkers: 6,
 } as const;
 
 export const INGEST_CONSUMER_ENV = {

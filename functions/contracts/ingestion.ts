@@ -27,6 +27,11 @@ export const INGEST_WINDOWS = {
    * them all, so this bounds the consumer's memory, not its pace.
    */
   heldRecordsMax: 50_000,
+  /**
+   * A window's posts in flight: one process posts every shard's quotes, as the eight invocations of the
+   * Lambda ingest did with POST_CONCURRENCY each (functions/contracts/websocket.ts).
+   */
+  postConcurrency: 256,
 } as const;
 
 /**

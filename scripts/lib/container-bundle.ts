@@ -1,6 +1,8 @@
 import { builtinModules } from 'node:module';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import { FEED_CONNECTOR_ENTRY } from '#contracts/feed';
+import { INGEST_CONSUMER_ENTRY, QUOTE_POST_WORKER_ENTRY } from '#contracts/ingest-consumer';
 import { CONTAINER_ESBUILD_OPTIONS } from '#lib/bundling';
 import { PROJECT_ROOT } from '#lib/project-root';
 
@@ -14,6 +16,17 @@ export interface ContainerBundle {
 }
 
 const NODE_BUILTINS = new Set(builtinModules);
+
+/**
+ * The containers' image's entries (functions/containers/feed-connector.Dockerfile): the feed connector, the
+ * ingest consumer and its post workers, each bundled into `<its name>.mjs`, the name the services' commands
+ * and the consumer's workers run.
+ */
+export const CONTAINER_ENTRIES = [
+  FEED_CONNECTOR_ENTRY,
+  INGEST_CONSUMER_ENTRY,
+  QUOTE_POST_WORKER_ENTRY,
+] as const;
 
 /**
  * Packages a bundle may still name without holding them, each for its reason. esbuild leaves a `require()` it

@@ -1,16 +1,15 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { FEED_CONNECTOR_ENTRY } from '#contracts/feed';
-import { INGEST_CONSUMER_ENTRY } from '#contracts/ingest-consumer';
 import { LAMBDA_ESBUILD_OPTIONS } from '#lib/bundling';
 import { PROJECT_ROOT } from '#lib/project-root';
+import { CONTAINER_ENTRIES } from '../../scripts/lib/container-bundle.ts';
 
 /**
  * package.json's `dependencies` are exactly the packages the code that ships imports: every Lambda entry
- * (functions/handlers/) and the containers' entries (functions/containers/: the feed connector, and the ingest
- * consumer once its entry exists), as esbuild bundles them.
+ * (functions/handlers/) and the containers' entries (functions/containers/: the feed connector, the ingest
+ * consumer and its post workers, CONTAINER_ENTRIES), as esbuild bundles them.
  * Everything else (the CDK app, scripts, the console, tests) is a devDependency, so a package only the
  * browser or a script uses never reads as part of what runs on AWS (docs/architecture.md#dependencies).
  */
@@ -19,10 +18,7 @@ function shippedEntries(): string[] {
   const entries = readdirSync(handlers).flatMap((kind) =>
     readdirSync(join(handlers, kind)).map((file) => `functions/handlers/${kind}/${file}`),
   );
-  const containers = [FEED_CONNECTOR_ENTRY, INGEST_CONSUMER_ENTRY].filter((entry) =>
-    existsSync(join(PROJECT_ROOT, entry)),
-  );
-  return [...entries, ...containers];
+  return [...entries, ...CONTAINER_ENTRIES];
 }
 
 /** The packages the project's own files in the bundles import (not what those packages import in turn). */

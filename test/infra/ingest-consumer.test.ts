@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -9,6 +9,7 @@ import {
   INGEST_CONSUMER_ENV,
   INGEST_CONSUMER_SERVICE_NAME,
   INGEST_CONSUMER_TASKS,
+  QUOTE_POST_WORKER_ENTRY,
 } from '#contracts/ingest-consumer';
 import { METRICS, METRICS_NAMESPACE, METRICS_NAMESPACE_ENV } from '#contracts/metrics';
 import { SERVICE_NAME } from '#contracts/runtime-settings';
@@ -452,27 +453,25 @@ describe('The containers’ image holds the consumer’s bundle where its comman
     expect(dockerfile).toContain('WORKDIR /app');
   });
 
-  // The process entry is written apart from this construct: the bundle is checked once it exists.
-  it.skipIf(!existsSync(join(PROJECT_ROOT, INGEST_CONSUMER_ENTRY)))(
-    'writes dist/ingest-consumer.mjs (and the feed connector’s) with the image’s bundle step',
-    () => {
-      const outdir = mkdtempSync(join(tmpdir(), 'containers-bundle-'));
-      try {
-        const result = spawnSync(
-          join(PROJECT_ROOT, 'node_modules', '.bin', 'tsx'),
-          ['scripts/bundle-feed-connector.ts', '--outdir', join(outdir, 'dist')],
-          { cwd: PROJECT_ROOT, encoding: 'utf8' },
-        );
-        expect(result.stderr).toBe('');
-        expect(result.status).toBe(0);
-        const command = INGEST_CONSUMER_COMMAND.at(-1) as string;
-        expect(existsSync(join(outdir, command))).toBe(true);
-        expect(existsSync(join(outdir, 'dist', 'feed-connector.mjs'))).toBe(true);
-      } finally {
-        rmSync(outdir, { recursive: true, force: true });
-      }
-    },
-  );
+  it('writes dist/ingest-consumer.mjs, its post workers’ bundle beside it, and the feed connector’s, with the image’s bundle step', () => {
+    const outdir = mkdtempSync(join(tmpdir(), 'containers-bundle-'));
+    try {
+      const result = spawnSync(
+        join(PROJECT_ROOT, 'node_modules', '.bin', 'tsx'),
+        ['scripts/bundle-feed-connector.ts', '--outdir', join(outdir, 'dist')],
+        { cwd: PROJECT_ROOT, encoding: 'utf8' },
+      );
+      expect(result.stderr).toBe('');
+      expect(result.status).toBe(0);
+      const command = INGEST_CONSUMER_COMMAND.at(-1) as string;
+      expect(existsSync(join(outdir, command))).toBe(true);
+      // The consumer starts its workers from the file beside its own (functions/containers/ingest-consumer.ts).
+      expect(existsSync(join(outdir, 'dist', `${basename(QUOTE_POST_WORKER_ENTRY, '.ts')}.mjs`))).toBe(true);
+      expect(existsSync(join(outdir, 'dist', 'feed-connector.mjs'))).toBe(true);
+    } finally {
+      rmSync(outdir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('cdk synth -c ingest=windows (bin/app.ts)', () => {

@@ -1,16 +1,22 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CONSUMER_LEASE, INGEST_CONSUMER_ENTRY, INGEST_CONSUMER_ENV } from '#contracts/ingest-consumer';
 import { TABLE_IDS, TABLES } from '#contracts/tables';
+import { USAGE_DELIVERY } from '#contracts/usage';
+import { CALLBACK_URL_ENV } from '#contracts/websocket';
 import { encodeTradeRecord } from '#domain/market-data/trade-records';
 import { LOCAL_SQS_PATH, LocalDeadLetterQueue } from '../../scripts/local/dead-letter-queue.ts';
 import { LOCAL_AWS, localDocumentClient } from '../../scripts/local/dynamo.ts';
 import { localTableName } from '../../scripts/local/tables.ts';
+import { MANAGEMENT_PATH } from '../../scripts/local/ws-gateway.ts';
 import { FakeKinesis } from '../support/fake-kinesis.ts';
 import { startTestStack, type TestStack } from '../support/local-stack.ts';
 import { spawnScript, waitForOutput } from '../support/processes.ts';
+import { TestWebSocketClient } from '../support/ws-client.ts';
 
 const STREAM_ARN = 'arn:aws:kinesis:us-east-1:000000000000:stream/trades';
 const CONSUMER_ARN = `${STREAM_ARN}/consumer/ingest:1700000000`;
@@ -42,7 +48,7 @@ afterEach(async () => {
 });
 
 /** The consumer's process as its Fargate task runs it: configured by the environment alone. */
-function startConsumer(): ChildProcess {
+function startConsumer(extra: Readonly<Record<string, string>> = {}): ChildProcess {
   const origin = new URL(local.stack.restUrl).origin;
   const child = spawnScript(INGEST_CONSUMER_ENTRY, [], {
     AWS_LAMBDA_MAX_CONCURRENCY: undefined,
@@ -58,6 +64,7 @@ function startConsumer(): ChildProcess {
     [INGEST_CONSUMER_ENV.streamArn]: STREAM_ARN,
     [INGEST_CONSUMER_ENV.streamConsumerArn]: CONSUMER_ARN,
     ...Object.fromEntries(TABLE_IDS.map((id) => [TABLES[id].envVar, localTableName(id)])),
+    ...extra,
   });
   children.push(child);
   return child;
@@ -207,4 +214,71 @@ describe('functions/containers/ingest-consumer.ts, on a Kinesis endpoint and Dyn
       SequenceNumber: saved,
     });
   }, 90_000);
+
+  it('posts a window’s quotes to a subscribed client through its post workers, with their usage rows', async () => {
+    kinesis = await FakeKinesis.start({ shards: [SHARDS[0] as string] });
+    const usage = await startFakeFirehose();
+    const client = TestWebSocketClient.connect(local.stack.wsUrl, { 'X-API-Key': local.stack.demoKey });
+    await client.opened();
+    await client.request(
+      { op: 'subscribe', topics: [{ channel: 'quotes', symbols: ['INTC'] }] },
+      'subscribed',
+    );
+    try {
+      const consumer = startConsumer({
+        // The local gateway's @connections API and a delivery stream: the stack streams, so the posts go
+        // through the worker threads (functions/containers/quote-post-worker.ts).
+        [CALLBACK_URL_ENV]: `${new URL(local.stack.restUrl).origin}${MANAGEMENT_PATH}`,
+        [USAGE_DELIVERY.streamEnv]: 'usage',
+        AWS_ENDPOINT_URL_FIREHOSE: usage.url,
+      });
+      await waitForOutput(consumer, /took the lease/);
+      const from = client.messages.length;
+
+      kinesis.put(SHARDS[0] as string, [trade('INTC', 21, 30)]);
+
+      const quote = await client.next((message) => message.channel === 'quotes', { from });
+      expect(quote).toMatchObject({ channel: 'quotes', symbol: 'INTC', data: { symbol: 'INTC', price: 21 } });
+      await eventually(
+        async () => usage.rows,
+        (rows) => rows >= 1,
+        'the quote’s usage row',
+      );
+    } finally {
+      client.close();
+      await usage.close();
+    }
+  }, 90_000);
 });
+
+/** A stand-in of Firehose's PutRecordBatch: counts the records (the usage rows' batches) it is given. */
+async function startFakeFirehose() {
+  let rows = 0;
+  const server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => {
+      body += chunk;
+    });
+    request.on('end', () => {
+      const records = (JSON.parse(body || '{}') as { Records?: unknown[] }).Records ?? [];
+      rows += records.length;
+      response.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' });
+      response.end(
+        JSON.stringify({
+          FailedPutCount: 0,
+          Encrypted: false,
+          RequestResponses: records.map((_, index) => ({ RecordId: `record-${index}` })),
+        }),
+      );
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    get rows() {
+      return rows;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

@@ -60,8 +60,11 @@ export async function ingestPortsOn(p: IngestServicePorts): Promise<Omit<IngestP
   };
 }
 
-/** A new push of one batch's (or window's) quotes, or undefined where nobody streams. */
-export function quotePushOn(p: IngestServicePorts): QuotePush | undefined {
+/**
+ * A new push of one batch's (or window's) quotes, or undefined where nobody streams; `concurrency` posts in
+ * flight.
+ */
+export function quotePushOn(p: IngestServicePorts, concurrency = POST_CONCURRENCY): QuotePush | undefined {
   return p.streamsQuotes()
     ? new QuotePush({
         subscriptions: p.subscriptionStore(),
@@ -70,7 +73,7 @@ export function quotePushOn(p: IngestServicePorts): QuotePush | undefined {
         usage: p.usageSink(),
         credentials: p.credentialsLookup(),
         nowMs: p.nowMs,
-        concurrency: POST_CONCURRENCY,
+        concurrency,
       })
     : undefined;
 }

@@ -83,7 +83,7 @@ export const windowHandlerOn = (
       }
       return consumer;
     },
-    quotes: () => quotePushOn(p),
+    quotes: () => quotePushOn(p, INGEST_WINDOWS.postConcurrency),
     nowMs: p.nowMs,
   });
   return instrumented((window: TradeWindow, _context: Context) => handle(window));
