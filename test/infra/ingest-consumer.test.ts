@@ -5,7 +5,6 @@ import { basename, join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
-  INGEST_CONSUMER_ENTRY,
   INGEST_CONSUMER_ENV,
   INGEST_CONSUMER_SERVICE_NAME,
   INGEST_CONSUMER_TASKS,
