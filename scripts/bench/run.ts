@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- name ... [--option ...]]`: the benchmarks, one after the other on this machine, printed
  * as Markdown tables (the figures quoted in docs/benchmarks.md). Names: aggregation, strat, rest, pipeline,
- * websocket, cold-import, local-memory, backfill, amendments, alerts, session. The arguments from the first one starting with `--` on are options, passed to
+ * websocket, cold-import, local-memory, backfill, amendments, alerts, session, posts. The arguments from the first one starting with `--` on are options, passed to
  * every benchmark named (`npm run bench -- cold-import --root ../other-checkout`); those that take none
  * ignore them.
  *
@@ -21,6 +21,7 @@ import { benchColdImport } from './cold-import.ts';
 import { rowsTable } from './harness.ts';
 import { benchLocalMemory } from './local-memory.ts';
 import { benchPipeline } from './pipeline.ts';
+import { benchPosts } from './posts.ts';
 import { benchRest } from './rest.ts';
 import { benchSession } from './session.ts';
 import { benchStrat } from './strat.ts';
@@ -41,6 +42,7 @@ const BENCHES: Record<string, Bench> = {
   amendments: benchAmendments,
   alerts: benchAlerts,
   session: benchSession,
+  posts: benchPosts,
 };
 
 /** The flag a child process gets: run this one benchmark here and print its tables. */
