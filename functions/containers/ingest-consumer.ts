@@ -23,11 +23,13 @@ import {
   INGEST_CONSUMER_SERVICE_NAME,
   INGEST_CONSUMER_TASKS,
   QUOTE_POST_WORKER_ENTRY,
+  SHARD_READING,
 } from '#contracts/ingest-consumer';
 import { awsIngestPorts } from '#handlers/ingest/service-ports';
 import { windowHandlerOn } from '#handlers/ingest/windows';
 import { logger } from '#runtime/logger';
 import { metrics, recordMetric } from '#runtime/metrics';
+import { SDK_CALL_TIMEOUTS } from '#runtime/sdk-clients';
 import { ConsumerLease } from '#use-cases/consumer-lease';
 
 /** A setting the consumer cannot start without: told in one line, never with a stack. */
@@ -65,9 +67,14 @@ async function main(): Promise<'stopped' | 'lease-lost'> {
   const consumerArn = required(INGEST_CONSUMER_ENV.streamConsumerArn);
   const leasesTable = required(INGEST_CONSUMER_ENV.leasesTable);
   const holder = `${hostname()}/${randomUUID()}`;
-  const kinesis = new KinesisClient({});
+  // A call whose stream went silent fails rather than hangs; a subscription's own silence is the reader's to
+  // judge (SHARD_READING.silentAfterMs), so the SDK's allows twice as long.
+  const kinesis = new KinesisClient({ requestHandler: { requestTimeout: 2 * SHARD_READING.silentAfterMs } });
   const lease = new ConsumerLease({
-    store: new DynamoConsumerLeaseStore(documentClientFor(new DynamoDBClient({})), leasesTable),
+    store: new DynamoConsumerLeaseStore(
+      documentClientFor(new DynamoDBClient({ requestHandler: SDK_CALL_TIMEOUTS })),
+      leasesTable,
+    ),
     holder,
   });
   const context = windowContext(holder);

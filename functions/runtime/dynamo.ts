@@ -1,7 +1,9 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { documentClientFor } from '#adapters/dynamo/document-client';
 import { memo } from './memo.ts';
-import { instrumentedClient } from './sdk-clients.ts';
+import { instrumentedClient, SDK_CALL_TIMEOUTS } from './sdk-clients.ts';
 
 /** The DynamoDB document client of a Lambda instance, made on first use. */
-export const documentClient = memo(() => documentClientFor(instrumentedClient(new DynamoDBClient({}))));
+export const documentClient = memo(() =>
+  documentClientFor(instrumentedClient(new DynamoDBClient({ requestHandler: SDK_CALL_TIMEOUTS }))),
+);

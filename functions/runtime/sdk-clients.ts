@@ -17,6 +17,14 @@ export function instrumentClientsWith(instrument: ClientInstrumentation): void {
   instrumentation = instrument;
 }
 
+/**
+ * How long an AWS SDK call of the functions may wait: to connect, and for the answer to move (a socket idle
+ * that long fails the attempt, which the SDK retries). Without them a call whose connection went silent waits
+ * forever: in a Lambda until the function's timeout, in the ingest consumer's long-running process for good,
+ * with its windows stopped behind it. Far above a DynamoDB, SQS, Firehose or `@connections` call's own time.
+ */
+export const SDK_CALL_TIMEOUTS = { connectionTimeout: 3_000, requestTimeout: 10_000 } as const;
+
 /** `client` as the runtime hands it to adapters: traced where the entry point traces. */
 export function instrumentedClient<Client>(client: Client): Client {
   return instrumentation(client);

@@ -3,13 +3,18 @@ import { ApiGatewayClientConnections } from '#adapters/api-gateway/client-connec
 import { CALLBACK_URL_ENV } from '#contracts/websocket';
 import { environment } from '../environment.ts';
 import { memo } from '../memo.ts';
-import { instrumentedClient } from '../sdk-clients.ts';
+import { instrumentedClient, SDK_CALL_TIMEOUTS } from '../sdk-clients.ts';
 import type { SdkClientSettings } from './context.ts';
 
 /** The `@connections` port over the API Gateway management API at `settings().endpoint`, made on first use. */
 export function clientConnectionsAt(settings: () => SdkClientSettings & { readonly endpoint: string }) {
   return memo(
-    () => new ApiGatewayClientConnections(instrumentedClient(new ApiGatewayManagementApiClient(settings()))),
+    () =>
+      new ApiGatewayClientConnections(
+        instrumentedClient(
+          new ApiGatewayManagementApiClient({ requestHandler: SDK_CALL_TIMEOUTS, ...settings() }),
+        ),
+      ),
   );
 }
 

@@ -3,14 +3,17 @@ import { SqsDeadLetterSink } from '#adapters/sqs/dead-letter-sink';
 import { TRADE_DEAD_LETTERS_ENV } from '#contracts/ingestion';
 import { environment } from '../environment.ts';
 import { memo } from '../memo.ts';
-import { instrumentedClient } from '../sdk-clients.ts';
+import { instrumentedClient, SDK_CALL_TIMEOUTS } from '../sdk-clients.ts';
 import type { SdkClientSettings } from './context.ts';
 
 /** The trades dead-letter queue at `queue().url`, its SQS client made with `queue().client`, on first use. */
 export function deadLetterSinkAt(queue: () => { readonly url: string; readonly client?: SdkClientSettings }) {
   return memo(() => {
     const { url, client = {} } = queue();
-    return new SqsDeadLetterSink(instrumentedClient(new SQSClient(client)), url);
+    return new SqsDeadLetterSink(
+      instrumentedClient(new SQSClient({ requestHandler: SDK_CALL_TIMEOUTS, ...client })),
+      url,
+    );
   });
 }
 

@@ -3,7 +3,7 @@ import { FirehoseUsageSink } from '#adapters/firehose/usage-sink';
 import { USAGE_DELIVERY } from '#contracts/usage';
 import { environment } from '../environment.ts';
 import { memo } from '../memo.ts';
-import { instrumentedClient } from '../sdk-clients.ts';
+import { instrumentedClient, SDK_CALL_TIMEOUTS } from '../sdk-clients.ts';
 
 /**
  * The usage rows' sink: the Firehose delivery stream the CDK names in the fan-out's environment
@@ -15,5 +15,8 @@ export const usageSink = memo(() => {
     throw new Error(
       `environment variable ${USAGE_DELIVERY.streamEnv} (the usage delivery stream) is not set`,
     );
-  return new FirehoseUsageSink(instrumentedClient(new FirehoseClient({})), streamName);
+  return new FirehoseUsageSink(
+    instrumentedClient(new FirehoseClient({ requestHandler: SDK_CALL_TIMEOUTS })),
+    streamName,
+  );
 });
