@@ -17,7 +17,7 @@ import { PooledClientConnections } from '#adapters/api-gateway/pooled-connection
 import { DynamoConsumerLeaseStore } from '#adapters/dynamo/consumer-lease-store';
 import { documentClientFor } from '#adapters/dynamo/document-client';
 import { ShardReader } from '#adapters/kinesis/shard-reader';
-import { IngestConsumerService } from '#containers/ingest-consumer/service';
+import { type ConsumerExit, IngestConsumerService } from '#containers/ingest-consumer/service';
 import {
   INGEST_CONSUMER_ENV,
   INGEST_CONSUMER_SERVICE_NAME,
@@ -62,7 +62,7 @@ function windowContext(holder: string): Context {
   };
 }
 
-async function main(): Promise<'stopped' | 'lease-lost'> {
+async function main(): Promise<ConsumerExit> {
   const streamArn = required(INGEST_CONSUMER_ENV.streamArn);
   const consumerArn = required(INGEST_CONSUMER_ENV.streamConsumerArn);
   const leasesTable = required(INGEST_CONSUMER_ENV.leasesTable);

@@ -48,8 +48,11 @@ export interface IngestConsumerParts {
   readonly windowMs?: number;
 }
 
-/** How the service's run ended: asked to stop (everything committed, the lease handed over), or lease lost. */
-export type ConsumerExit = 'stopped' | 'lease-lost';
+/**
+ * How the service's run ended: asked to stop, or its reading ended on its own (both: everything read committed,
+ * the lease handed over), or the lease lost (nothing more committed).
+ */
+export type ConsumerExit = 'stopped' | 'reading-ended' | 'lease-lost';
 
 /**
  * The windowed ingest consumer as a service (docs/adr/0026-long-running-ingest-consumer.md): the process of
@@ -60,6 +63,8 @@ export type ConsumerExit = 'stopped' | 'lease-lost';
  * - Asked to stop (SIGTERM: a deployment, a scale-in): it stops reading, runs a last window that commits
  *   everything folded and saves the positions, then hands the lease over, so the standby starts reading at
  *   once where it stopped.
+ * - The reading ended on its own (it could not hand records over): as asked to stop, and the process ends
+ *   with a failure, so ECS starts it again.
  * - The lease lost (another task took it): it stops reading and commits nothing more. What it folded and did
  *   not commit is behind the saved positions, so the new holder reads it again (counted `redelivered` where
  *   it was committed meanwhile). The process then ends and is started again, as a standby.
@@ -100,18 +105,24 @@ export class IngestConsumerService {
     const exit = await Promise.race([
       this.stopped.then((): ConsumerExit => 'stopped'),
       lease.lost.then((): ConsumerExit => 'lease-lost'),
+      // The reader ends on its own only when it cannot go on (a delivery failed): holding the lease without
+      // reading would stall every shard, so the service stops and a standby takes over.
+      read.then(
+        (): ConsumerExit => 'reading-ended',
+        (): ConsumerExit => 'reading-ended',
+      ),
     ]);
     clearInterval(report);
     if (exit === 'lease-lost') host.halt();
     reading.stop();
-    await read;
+    await read.catch((error: unknown) => log.warn('the shard reader failed', { error: String(error) }));
     if (exit === 'lease-lost') {
       log.warn('lost the lease: stopped reading, committing nothing more');
       return exit;
     }
     await host.stop();
     await lease.release();
-    log.info('stopped: everything read is committed, the lease handed over');
+    log.info('stopped: everything read is committed, the lease handed over', { exit });
     return exit;
   }
 

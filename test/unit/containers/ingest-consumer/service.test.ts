@@ -49,13 +49,15 @@ function fakeReading() {
   let deliver: (records: ShardRecord[]) => Promise<void> = async () => undefined;
   let stopped = false;
   let finish: () => void = () => undefined;
+  let fail: (error: Error) => void = () => undefined;
   const readShards = (positions: ReadonlyMap<string, string>, into: typeof deliver): ShardReading => {
     started.push(positions);
     deliver = into;
     return {
       run: () =>
-        new Promise<void>((resolve) => {
+        new Promise<void>((resolve, reject) => {
           finish = resolve;
+          fail = reject;
         }),
       stop: () => {
         stopped = true;
@@ -69,6 +71,8 @@ function fakeReading() {
     started,
     deliver: (records: ShardRecord[]) => deliver(records),
     isStopped: () => stopped,
+    /** Ends the reading on its own, failed. */
+    fail: (error: Error) => fail(error),
   };
 }
 
@@ -175,5 +179,18 @@ describe('IngestConsumerService', () => {
     const reported = metrics.behind.mock.calls.length;
     await new Promise((resolve) => setTimeout(resolve, 120));
     expect(metrics.behind.mock.calls.length).toBe(reported);
+  });
+
+  it('whose reading fails on its own: commits what it read, hands the lease over, and says so', async () => {
+    const { service, reading, windows, lease } = setUp();
+    const running = service.run();
+    lease.grant();
+    await settle();
+
+    reading.fail(new Error('a delivery failed'));
+
+    await expect(running).resolves.toBe('reading-ended');
+    expect(windows.at(-1)?.final).toBe(true);
+    expect(lease.events.at(-1)).toBe('released');
   });
 });
