@@ -4,7 +4,7 @@
  * (us-east-1), each a named constant with its source. Pure: `npm run cost` (scripts/cost.ts) prints it.
  */
 
-import { INGEST_CONSUMER_TASKS } from '#contracts/ingest-consumer';
+import { CONSUMER_LEASE, INGEST_CONSUMER_TASKS } from '#contracts/ingest-consumer';
 import { INGEST_BATCH, INGEST_WINDOWS } from '#contracts/ingestion';
 import { CLOCK_TICK } from '#contracts/routes';
 import { TRADE_LOG_RETENTION_DAYS } from '#contracts/tables';
@@ -308,6 +308,21 @@ function capacityDollars(
   return hours * (kind === 'write' ? PRICES.dynamoWcuHour : PRICES.dynamoRcuHour);
 }
 
+/**
+ * The windowed consumer's lease (functions/use-cases/consumer-lease.ts), an item of under 1 KB on demand:
+ * renewed every CONSUMER_LEASE.renewEveryMs all day, its shard positions saved by every window of the
+ * session, and read by the standby as often as it is renewed (strongly consistent).
+ */
+function consumerLeaseLine(windows: number): CostLine {
+  const renewals = (24 * 3_600_000) / CONSUMER_LEASE.renewEveryMs;
+  return {
+    group: 'ingest',
+    part: 'DynamoDB, the consumer’s lease and shard positions (on demand)',
+    volume: `${millions(renewals + windows)} writes, ${millions(renewals)} reads`,
+    dollars: (renewals + windows) * PRICES.dynamoWriteRequestUnit + renewals * PRICES.dynamoReadRequestUnit,
+  };
+}
+
 const writeDollars = (units: number, design: Design) =>
   capacityDollars('write', { sessionUnits: units }, design);
 
@@ -504,6 +519,7 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
       volume: `${(alerts / 1_000).toFixed(0)} k alerts × ${units.alerts.writeUnitsPerAlert} units`,
       dollars: alertUnits * PRICES.dynamoWriteRequestUnit,
     },
+    ...(windowed ? [consumerLeaseLine(windows)] : []),
     {
       group: 'fan-out',
       part: 'DynamoDB Streams reads by Lambda',

@@ -279,5 +279,13 @@ describe('the cost model (docs/storage.md#a-trading-day-on-paper)', () => {
       6,
     );
     expect(quoteFrames({ ...MARKET, batchedShare: 1 }, 0.4, 1, 1, 1)).toBeCloseTo(200 * (1 - 0.6 ** 50), 6);
+    // The lease: renewed every second all day (and read as often by the standby), positions saved a window.
+    const renewals = 86_400;
+    const windows = SESSION_SECONDS / windowSeconds;
+    expect(line(windowed, 'DynamoDB, the consumer’s lease')?.dollars).toBeCloseTo(
+      ((renewals + windows) * 0.625 + renewals * 0.125) / 1e6,
+      9,
+    );
+    expect(line(dayCost(MARKET, UNITS, DESIGNS.deployed), 'DynamoDB, the consumer’s lease')).toBeUndefined();
   });
 });
