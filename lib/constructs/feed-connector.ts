@@ -1,41 +1,24 @@
-import { Duration, RemovalPolicy, Size, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { Peer, Port, SecurityGroup, SubnetType, Vpc } from 'aws-cdk-lib/aws-ec2';
-import { DockerImageAsset, Platform } from 'aws-cdk-lib/aws-ecr-assets';
-import {
-  AwsLogDriverMode,
+import type { SecurityGroup, Vpc } from 'aws-cdk-lib/aws-ec2';
+import type { DockerImageAsset } from 'aws-cdk-lib/aws-ecr-assets';
+import type {
   Cluster,
-  type ContainerDefinition,
-  ContainerImage,
-  CpuArchitecture,
+  ContainerDefinition,
   FargateService,
   FargateTaskDefinition,
-  LogDrivers,
-  OperatingSystemFamily,
 } from 'aws-cdk-lib/aws-ecs';
-import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, type Role } from 'aws-cdk-lib/aws-iam';
 import type { IStream } from 'aws-cdk-lib/aws-kinesis';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { type CfnSecret, type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { FEED_CREDENTIAL_NAMES, FEED_ENV, FEED_SERVICE_NAME, type FeedProvider } from '#contracts/feed';
 import { METRICS_NAMESPACE, METRICS_NAMESPACE_ENV } from '#contracts/metrics';
-import { PROJECT_ROOT } from '#lib/project-root';
-
-/**
- * The containers' Dockerfile, relative to the build context (the project root, narrowed by .dockerignore): one
- * image holding the feed connector's and the ingest consumer's bundles.
- */
-export const FEED_CONNECTOR_DOCKERFILE = 'functions/containers/feed-connector.Dockerfile';
+import { arm64Task, containersImage, publicService, publicTaskNetwork, taskRole } from './fargate-task.ts';
 
 /** How long ECS waits after SIGTERM before SIGKILL: the connector flushes what it holds (Fargate: at most 120). */
 export const FEED_CONNECTOR_STOP_TIMEOUT = Duration.seconds(30);
-
-/**
- * The only port the tasks may reach: the provider's WebSocket and REST, and the AWS APIs, are all HTTPS (the
- * ingest consumer's network too).
- */
-export const FEED_CONNECTOR_EGRESS_PORT = 443;
 
 export interface FeedConnectorProps {
   readonly provider: FeedProvider;
@@ -106,19 +89,10 @@ export class FeedConnector extends Construct {
 
     this.image = containersImage(this);
 
-    this.logGroup = new LogGroup(this, 'Logs', {
-      retention: RetentionDays.ONE_MONTH,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-
-    const stack = Stack.of(this);
-    this.taskRole = new Role(this, 'TaskRole', {
-      assumedBy: new ServicePrincipal('ecs-tasks.amazonaws.com', {
-        // Only ECS tasks of this account may assume it (the cross-service confused-deputy guard).
-        conditions: { StringEquals: { 'aws:SourceAccount': stack.account } },
-      }),
-      description: `Task role of ${this.node.path}: put trades on the stream, read the feed secret, keep its position`,
-    });
+    this.taskRole = taskRole(
+      this,
+      `Task role of ${this.node.path}: put trades on the stream, read the feed secret, keep its position`,
+    );
     // Exactly what the connector calls, each on its one resource (stream.grantWrite would add PutRecord,
     // ListShards and DescribeStreamSummary; secret.grantRead would add DescribeSecret).
     this.taskRole.addToPrincipalPolicy(
@@ -140,31 +114,16 @@ export class FeedConnector extends Construct {
       }),
     );
 
-    this.taskDefinition = new FargateTaskDefinition(this, 'TaskDefinition', {
+    const task = arm64Task(this, {
       // The connector waits on one socket and batches PutRecords: a quarter of a vCPU on ARM64 is plenty
       // (the dashboard shows its CPU and memory).
       cpu: 256,
-      memoryLimitMiB: 512,
-      runtimePlatform: {
-        cpuArchitecture: CpuArchitecture.ARM64,
-        operatingSystemFamily: OperatingSystemFamily.LINUX,
-      },
-      taskRole: this.taskRole,
-    });
-
-    this.container = this.taskDefinition.addContainer('Connector', {
-      image: ContainerImage.fromDockerImageAsset(this.image),
-      essential: true,
-      readonlyRootFilesystem: true,
+      memoryMiB: 512,
+      role: this.taskRole,
+      image: this.image,
+      containerId: 'Connector',
       stopTimeout: FEED_CONNECTOR_STOP_TIMEOUT,
-      logging: LogDrivers.awsLogs({
-        logGroup: this.logGroup,
-        streamPrefix: FEED_SERVICE_NAME,
-        // Writing to stdout never blocks the connector's event loop (a stalled loop misses the provider's
-        // pings); lines wait in a buffer while CloudWatch Logs is slow.
-        mode: AwsLogDriverMode.NON_BLOCKING,
-        maxBufferSize: Size.mebibytes(25),
-      }),
+      streamPrefix: FEED_SERVICE_NAME,
       // Names and ARNs only: the credentials are read from the secret at start.
       environment: {
         [FEED_ENV.provider]: props.provider,
@@ -172,110 +131,28 @@ export class FeedConnector extends Construct {
         [FEED_ENV.streamName]: props.stream.streamName,
         [FEED_ENV.positionsTable]: props.positions.tableName,
         ...(props.url ? { [FEED_ENV.url]: props.url } : {}),
-        AWS_REGION: stack.region,
+        AWS_REGION: Stack.of(this).region,
         POWERTOOLS_SERVICE_NAME: FEED_SERVICE_NAME,
         POWERTOOLS_LOG_LEVEL: 'INFO',
         [METRICS_NAMESPACE_ENV]: METRICS_NAMESPACE,
       },
-    });
-    Validations.of(this.taskDefinition).acknowledge({
-      id: 'AwsSolutions-ECS2',
-      reason:
+      environmentHoldsNoSecret:
         'The environment holds the provider name, the trades stream name, the secret’s ARN and logging ' +
         'settings, no credential: the connector reads the credentials from Secrets Manager at start.',
     });
-    const executionRole = this.taskDefinition.obtainExecutionRole();
-    Validations.of(executionRole).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason:
-        'ECS’s execution role pulls the image: ecr:GetAuthorizationToken has no resource-level permission, ' +
-        'so its resource is "*"; the pull itself is limited to the assets repository.',
-    });
+    this.logGroup = task.logGroup;
+    this.taskDefinition = task.taskDefinition;
+    this.container = task.container;
 
-    this.service = new FargateService(this, 'Service', {
-      cluster: this.cluster,
+    this.service = publicService(this, {
+      network,
       taskDefinition: this.taskDefinition,
       desiredCount: props.desiredCount ?? 1,
       // Never two connections to the provider: the old task stops before its replacement starts.
       minHealthyPercent: 0,
       maxHealthyPercent: 100,
-      circuitBreaker: { enable: true, rollback: true },
-      assignPublicIp: true,
-      vpcSubnets: { subnetType: SubnetType.PUBLIC },
-      securityGroups: [this.securityGroup],
     });
   }
-}
-
-/** A Fargate service's network: a VPC, its tasks' security group and the ECS cluster. */
-export interface PublicTaskNetwork {
-  readonly vpc: Vpc;
-  readonly securityGroup: SecurityGroup;
-  readonly cluster: Cluster;
-}
-
-/**
- * The network of a Fargate service whose tasks call out and take no call in (the feed connector, the ingest
- * consumer): a VPC of public subnets only in two zones, no NAT gateway (the tasks get a public IP), a
- * security group with no inbound rule and HTTPS out only, and a cluster. Created in `scope` as Vpc,
- * SecurityGroup and Cluster, so the feed connector's logical ids are those it always had.
- */
-export function publicTaskNetwork(
-  scope: Construct,
-  options: {
-    /** The security group's description (changing it replaces the group). */
-    readonly securityGroupDescription: string;
-    /** The egress rule's description. */
-    readonly egressDescription: string;
-  },
-): PublicTaskNetwork {
-  const vpc = new Vpc(scope, 'Vpc', {
-    maxAzs: 2,
-    natGateways: 0,
-    subnetConfiguration: [{ name: 'Public', subnetType: SubnetType.PUBLIC, cidrMask: 24 }],
-    // The default security group is used by nothing; restricting it needs a custom-resource Lambda.
-    restrictDefaultSecurityGroup: false,
-  });
-  Validations.of(vpc).acknowledge({
-    id: 'AwsSolutions-VPC7',
-    reason:
-      'The VPC holds one service’s tasks with no inbound rule; its flow logs would mostly record scans of ' +
-      'the public addresses that the security group drops. The tasks log their own connections.',
-  });
-
-  const securityGroup = new SecurityGroup(scope, 'SecurityGroup', {
-    vpc,
-    description: options.securityGroupDescription,
-    allowAllOutbound: false,
-  });
-  securityGroup.addEgressRule(
-    Peer.anyIpv4(),
-    Port.tcp(FEED_CONNECTOR_EGRESS_PORT),
-    options.egressDescription,
-  );
-
-  const cluster = new Cluster(scope, 'Cluster', { vpc });
-  Validations.of(cluster).acknowledge({
-    id: 'AwsSolutions-ECS4',
-    reason:
-      'One service: its tasks’ CPU and memory (AWS/ECS, free) and the process’s own metrics are on the ' +
-      'dashboard; Container Insights would bill custom metrics for no more insight.',
-  });
-  return { vpc, securityGroup, cluster };
-}
-
-/**
- * The containers' image (FEED_CONNECTOR_DOCKERFILE: the feed connector's and the ingest consumer's bundles,
- * each service choosing its command), created in `scope` as Image. Every construct made by this function has
- * the same asset hash, so `cdk deploy` builds and pushes the image once however many services run it.
- */
-export function containersImage(scope: Construct): DockerImageAsset {
-  return new DockerImageAsset(scope, 'Image', {
-    directory: PROJECT_ROOT,
-    file: FEED_CONNECTOR_DOCKERFILE,
-    platform: Platform.LINUX_ARM64,
-    displayName: 'containers image (feed connector, ingest consumer)',
-  });
 }
 
 /**

@@ -1,21 +1,16 @@
 import { basename } from 'node:path';
-import { Duration, RemovalPolicy, Size, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { type SecurityGroup, SubnetType, type Vpc } from 'aws-cdk-lib/aws-ec2';
+import type { SecurityGroup, Vpc } from 'aws-cdk-lib/aws-ec2';
 import type { DockerImageAsset } from 'aws-cdk-lib/aws-ecr-assets';
-import {
-  AwsLogDriverMode,
-  type Cluster,
-  type ContainerDefinition,
-  ContainerImage,
-  CpuArchitecture,
+import type {
+  Cluster,
+  ContainerDefinition,
   FargateService,
   FargateTaskDefinition,
-  LogDrivers,
-  OperatingSystemFamily,
 } from 'aws-cdk-lib/aws-ecs';
-import { type IPrincipal, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { type IPrincipal, PolicyStatement, type Role } from 'aws-cdk-lib/aws-iam';
+import type { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import {
   INGEST_CONSUMER_ENTRY,
@@ -25,7 +20,7 @@ import {
 } from '#contracts/ingest-consumer';
 import { METRICS_NAMESPACE, METRICS_NAMESPACE_ENV } from '#contracts/metrics';
 import { SERVICE_NAME } from '#contracts/runtime-settings';
-import { containersImage, publicTaskNetwork } from './feed-connector.ts';
+import { arm64Task, containersImage, publicService, publicTaskNetwork, taskRole } from './fargate-task.ts';
 import type { BindingTarget } from './service-function.ts';
 import type { TradeIngestion } from './trade-ingestion.ts';
 
@@ -112,27 +107,15 @@ export class IngestConsumerService extends Construct implements BindingTarget {
 
     this.image = containersImage(this);
 
-    this.logGroup = new LogGroup(this, 'Logs', {
-      retention: RetentionDays.ONE_MONTH,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-
-    const stack = Stack.of(this);
-    this.taskRole = new Role(this, 'TaskRole', {
-      assumedBy: new ServicePrincipal('ecs-tasks.amazonaws.com', {
-        // Only ECS tasks of this account may assume it (the cross-service confused-deputy guard).
-        conditions: { StringEquals: { 'aws:SourceAccount': stack.account } },
-      }),
-      description: `Task role of ${this.node.path}: read the trades stream through its consumer, hold the lease, ingest`,
-    });
+    this.taskRole = taskRole(
+      this,
+      `Task role of ${this.node.path}: read the trades stream through its consumer, hold the lease, ingest`,
+    );
     // Exactly what the process calls on the stream, each on its one resource (stream.grantRead would add
     // GetRecords and GetShardIterator, which a subscriber never calls): the shards listed on the stream (and
     // listed again after a reshard), each subscribed through the consumer.
     this.taskRole.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: ['kinesis:ListShards'],
-        resources: [ingestion.stream.streamArn],
-      }),
+      new PolicyStatement({ actions: ['kinesis:ListShards'], resources: [ingestion.stream.streamArn] }),
     );
     this.taskRole.addToPrincipalPolicy(
       new PolicyStatement({
@@ -148,39 +131,24 @@ export class IngestConsumerService extends Construct implements BindingTarget {
       }),
     );
 
-    this.taskDefinition = new FargateTaskDefinition(this, 'TaskDefinition', {
-      // The SDK's client CPU at the open's rate of calls (docs/adr/0026-long-running-ingest-consumer.md); the
-      // dashboard shows the tasks' CPU and memory.
+    const task = arm64Task(this, {
+      // The SDK's client CPU at the open's rate of calls, the posts on worker threads of their own
+      // (docs/adr/0026-long-running-ingest-consumer.md); the dashboard shows the tasks' CPU and memory.
       cpu: INGEST_CONSUMER_TASKS.vcpu * 1024,
-      memoryLimitMiB: INGEST_CONSUMER_TASKS.memoryGb * 1024,
-      runtimePlatform: {
-        cpuArchitecture: CpuArchitecture.ARM64,
-        operatingSystemFamily: OperatingSystemFamily.LINUX,
-      },
-      taskRole: this.taskRole,
-    });
-
-    this.container = this.taskDefinition.addContainer('Consumer', {
-      image: ContainerImage.fromDockerImageAsset(this.image),
-      command: [...INGEST_CONSUMER_COMMAND],
-      essential: true,
-      readonlyRootFilesystem: true,
+      memoryMiB: INGEST_CONSUMER_TASKS.memoryGb * 1024,
+      role: this.taskRole,
+      image: this.image,
+      containerId: 'Consumer',
+      command: INGEST_CONSUMER_COMMAND,
       stopTimeout: INGEST_CONSUMER_STOP_TIMEOUT,
-      logging: LogDrivers.awsLogs({
-        logGroup: this.logGroup,
-        streamPrefix: INGEST_CONSUMER_SERVICE_NAME,
-        // Writing to stdout never blocks the event loop (a stalled loop misses lease renewals); lines wait
-        // in a buffer while CloudWatch Logs is slow.
-        mode: AwsLogDriverMode.NON_BLOCKING,
-        maxBufferSize: Size.mebibytes(25),
-      }),
+      streamPrefix: INGEST_CONSUMER_SERVICE_NAME,
       // Names, ARNs and URLs only. The ingest's tables, dead-letter queue, @connections URL and usage stream
       // are added by bindIngest below, with the same variables as the ingest Lambda's.
       environment: {
         [INGEST_CONSUMER_ENV.streamArn]: ingestion.stream.streamArn,
         [INGEST_CONSUMER_ENV.streamConsumerArn]: streamConsumer.streamConsumerArn,
         [INGEST_CONSUMER_ENV.leasesTable]: props.leases.tableName,
-        AWS_REGION: stack.region,
+        AWS_REGION: Stack.of(this).region,
         // The Lambdas' service name, so the ingest's metrics land where the dashboard and alarms read them.
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         POWERTOOLS_LOG_LEVEL: 'INFO',
@@ -189,34 +157,23 @@ export class IngestConsumerService extends Construct implements BindingTarget {
         POWERTOOLS_TRACE_ENABLED: 'false',
         [METRICS_NAMESPACE_ENV]: METRICS_NAMESPACE,
       },
-    });
-    ingestion.bindIngest(this);
-    Validations.of(this.taskDefinition).acknowledge({
-      id: 'AwsSolutions-ECS2',
-      reason:
+      environmentHoldsNoSecret:
         'The environment holds the stream’s and its consumer’s ARNs, table and stream names, the dead-letter ' +
         'queue’s and the @connections URLs and logging settings, no credential: the task role signs the calls.',
     });
-    const executionRole = this.taskDefinition.obtainExecutionRole();
-    Validations.of(executionRole).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason:
-        'ECS’s execution role pulls the image: ecr:GetAuthorizationToken has no resource-level permission, ' +
-        'so its resource is "*"; the pull itself is limited to the assets repository.',
-    });
+    this.logGroup = task.logGroup;
+    this.taskDefinition = task.taskDefinition;
+    this.container = task.container;
+    ingestion.bindIngest(this);
 
-    this.service = new FargateService(this, 'Service', {
-      cluster: this.cluster,
+    this.service = publicService(this, {
+      network,
       taskDefinition: this.taskDefinition,
       desiredCount: INGEST_CONSUMER_TASKS.count,
       // A deployment starts the new tasks (standbys) before stopping the old: the holder hands the lease over
       // at SIGTERM, and a task always stands by.
       minHealthyPercent: 100,
       maxHealthyPercent: 200,
-      circuitBreaker: { enable: true, rollback: true },
-      assignPublicIp: true,
-      vpcSubnets: { subnetType: SubnetType.PUBLIC },
-      securityGroups: [this.securityGroup],
     });
   }
 

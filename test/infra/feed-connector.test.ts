@@ -20,11 +20,8 @@ import {
 } from '#contracts/feed';
 import { METRICS, METRICS_NAMESPACE } from '#contracts/metrics';
 import { STACK_NAME } from '#contracts/stack-outputs';
-import {
-  FEED_CONNECTOR_DOCKERFILE,
-  FEED_CONNECTOR_EGRESS_PORT,
-  FEED_CONNECTOR_STOP_TIMEOUT,
-} from '#lib/constructs/feed-connector';
+import { CONTAINERS_DOCKERFILE, TASK_EGRESS_PORT } from '#lib/constructs/fargate-task';
+import { FEED_CONNECTOR_STOP_TIMEOUT } from '#lib/constructs/feed-connector';
 import { ALARM_THRESHOLDS } from '#lib/constructs/operations';
 import { FEED_CONTEXT } from '#lib/market-data-stack';
 import { PROJECT_ROOT } from '#lib/project-root';
@@ -209,8 +206,8 @@ describe('FeedConnector with -c feed=alpaca', () => {
       expect.objectContaining({
         CidrIp: '0.0.0.0/0',
         IpProtocol: 'tcp',
-        FromPort: FEED_CONNECTOR_EGRESS_PORT,
-        ToPort: FEED_CONNECTOR_EGRESS_PORT,
+        FromPort: TASK_EGRESS_PORT,
+        ToPort: TASK_EGRESS_PORT,
       }),
     ]);
   });
@@ -389,14 +386,14 @@ describe('cdk synth -c feed=alpaca (bin/app.ts)', () => {
   it('stages the image’s build context and Dockerfile for `cdk deploy` to build, for ARM64', () => {
     expect(images).toHaveLength(1);
     expect(images[0]?.source).toMatchObject({
-      dockerFile: FEED_CONNECTOR_DOCKERFILE,
+      dockerFile: CONTAINERS_DOCKERFILE,
       platform: 'linux/arm64',
     });
     expect(existsSync(join(staged, FEED_CONNECTOR_ENTRY))).toBe(true);
   });
 
   it('stages every file the Dockerfile copies from the context, and none of node_modules, tests or data', () => {
-    const dockerfile = readFileSync(join(staged, FEED_CONNECTOR_DOCKERFILE), 'utf8');
+    const dockerfile = readFileSync(join(staged, CONTAINERS_DOCKERFILE), 'utf8');
     const sources = dockerfile
       .split('\n')
       .filter((line) => line.startsWith('COPY ') && !line.includes('--from'))

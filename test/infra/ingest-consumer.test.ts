@@ -16,7 +16,7 @@ import { STACK_NAME } from '#contracts/stack-outputs';
 import { TABLE_IDS, TABLES, type TableDefinition, type TableId } from '#contracts/tables';
 import { USAGE_DELIVERY } from '#contracts/usage';
 import { CALLBACK_URL_ENV } from '#contracts/websocket';
-import { FEED_CONNECTOR_DOCKERFILE, FEED_CONNECTOR_EGRESS_PORT } from '#lib/constructs/feed-connector';
+import { CONTAINERS_DOCKERFILE, TASK_EGRESS_PORT } from '#lib/constructs/fargate-task';
 import {
   INGEST_CONSUMER_COMMAND,
   INGEST_CONSUMER_STACK_OUTPUTS,
@@ -286,8 +286,8 @@ describe('IngestConsumerService with -c ingest=windows', () => {
       expect.objectContaining({
         CidrIp: '0.0.0.0/0',
         IpProtocol: 'tcp',
-        FromPort: FEED_CONNECTOR_EGRESS_PORT,
-        ToPort: FEED_CONNECTOR_EGRESS_PORT,
+        FromPort: TASK_EGRESS_PORT,
+        ToPort: TASK_EGRESS_PORT,
       }),
     ]);
   });
@@ -444,7 +444,7 @@ describe('IngestConsumerService without the WebSocket API (-c ingest=windows -c 
 });
 
 describe('The containers’ image holds the consumer’s bundle where its command runs it', () => {
-  const dockerfile = readFileSync(join(PROJECT_ROOT, FEED_CONNECTOR_DOCKERFILE), 'utf8');
+  const dockerfile = readFileSync(join(PROJECT_ROOT, CONTAINERS_DOCKERFILE), 'utf8');
 
   it('bundles into /out/dist with the bundle script and copies that folder to dist', () => {
     expect(dockerfile).toContain('RUN npx tsx scripts/bundle-feed-connector.ts --outdir /out/dist');
@@ -506,7 +506,7 @@ describe('cdk synth -c ingest=windows (bin/app.ts)', () => {
       source: { dockerFile: string; platform: string };
     }[];
     expect(images.map(({ source }) => source)).toEqual([
-      expect.objectContaining({ dockerFile: FEED_CONNECTOR_DOCKERFILE, platform: 'linux/arm64' }),
+      expect.objectContaining({ dockerFile: CONTAINERS_DOCKERFILE, platform: 'linux/arm64' }),
     ]);
   });
 });
