@@ -1,14 +1,4 @@
-import { spawnSync } from 'node:child_process';
-import {
-  chmodSync,
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -24,9 +14,9 @@ import { CONTAINERS_DOCKERFILE, TASK_EGRESS_PORT } from '#lib/constructs/fargate
 import { FEED_CONNECTOR_STOP_TIMEOUT } from '#lib/constructs/feed-connector';
 import { ALARM_THRESHOLDS } from '#lib/constructs/operations';
 import { FEED_CONTEXT } from '#lib/market-data-stack';
-import { PROJECT_ROOT } from '#lib/project-root';
 import { acknowledgementsOf, nagFindingsOf } from './support/cdk-nag.ts';
-import { synthServiceStack, TEST_CONTEXT } from './support/service-stack.ts';
+import { synthServiceStack } from './support/service-stack.ts';
+import { synthWithoutDocker } from './support/synth-without-docker.ts';
 import { logicalIdOf, policyStatementsOfRole, resourceOf, resourcesOfType } from './support/template.ts';
 
 const FEED_RESOURCE_TYPES = /^AWS::(ECS|EC2|SecretsManager)::/;
@@ -348,39 +338,15 @@ describe('FeedConnector with an existing secret, another URL, no task (-c feedSe
 });
 
 describe('cdk synth -c feed=alpaca (bin/app.ts)', () => {
-  const outdir = mkdtempSync(join(tmpdir(), 'feed-synth-'));
-  const fakes = mkdtempSync(join(tmpdir(), 'feed-docker-'));
-  const calls = join(fakes, 'calls.log');
-  // A docker that records its arguments and fails: found first on PATH, and named by CDK_DOCKER (the
-  // executable the CDK runs for docker).
-  const fakeDocker = join(fakes, 'docker');
-  writeFileSync(fakeDocker, `#!/bin/sh\necho "$@" >> "${calls}"\nexit 1\n`);
-  chmodSync(fakeDocker, 0o755);
-  const result = spawnSync(join(PROJECT_ROOT, 'node_modules', '.bin', 'tsx'), ['bin/app.ts'], {
-    cwd: PROJECT_ROOT,
-    encoding: 'utf8',
-    env: {
-      ...process.env,
-      PATH: `${fakes}:${process.env.PATH}`,
-      CDK_DOCKER: fakeDocker,
-      CDK_OUTDIR: outdir,
-      CDK_CONTEXT_JSON: JSON.stringify({ ...TEST_CONTEXT, [FEED_CONTEXT.provider]: 'alpaca' }),
-    },
-  });
-  const manifest = JSON.parse(readFileSync(join(outdir, `${STACK_NAME}.assets.json`), 'utf8'));
-  const images = Object.values(manifest.dockerImages ?? {}) as {
-    source: { directory: string; dockerFile: string; platform: string };
-  }[];
-  const staged = join(outdir, images[0]?.source.directory ?? 'missing');
-  afterAll(() => {
-    rmSync(outdir, { recursive: true, force: true });
-    rmSync(fakes, { recursive: true, force: true });
-  });
+  const synth = synthWithoutDocker({ [FEED_CONTEXT.provider]: 'alpaca' });
+  const { result, images } = synth;
+  const staged = join(synth.outdir, images[0]?.source.directory ?? 'missing');
+  afterAll(synth.cleanUp);
 
   it('synthesizes with cdk-nag and never runs docker', () => {
     expect(result.stderr).not.toMatch(/AwsSolutions/);
     expect(result.status).toBe(0);
-    expect(existsSync(calls)).toBe(false);
+    expect(synth.dockerRan()).toBe(false);
   });
 
   it('stages the image’s build context and Dockerfile for `cdk deploy` to build, for ARM64', () => {

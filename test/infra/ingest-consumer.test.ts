@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
@@ -33,7 +33,8 @@ import {
 import { PROJECT_ROOT } from '#lib/project-root';
 import { acknowledgementsOf, nagFindingsOf } from './support/cdk-nag.ts';
 import { expectContractAccess } from './support/grants.ts';
-import { synthServiceStack, TEST_CONTEXT, testApp } from './support/service-stack.ts';
+import { synthServiceStack, testApp } from './support/service-stack.ts';
+import { synthWithoutDocker } from './support/synth-without-docker.ts';
 import {
   actionsOf,
   eventSourceMappingsOf,
@@ -474,38 +475,14 @@ describe('The containers’ image holds the consumer’s bundle where its comman
 });
 
 describe('cdk synth -c ingest=windows (bin/app.ts)', () => {
-  const outdir = mkdtempSync(join(tmpdir(), 'ingest-consumer-synth-'));
-  const fakes = mkdtempSync(join(tmpdir(), 'ingest-consumer-docker-'));
-  const calls = join(fakes, 'calls.log');
-  // A docker that records its arguments and fails: synthesis must never run it.
-  const fakeDocker = join(fakes, 'docker');
-  writeFileSync(fakeDocker, `#!/bin/sh\necho "$@" >> "${calls}"\nexit 1\n`);
-  chmodSync(fakeDocker, 0o755);
-  const result = spawnSync(join(PROJECT_ROOT, 'node_modules', '.bin', 'tsx'), ['bin/app.ts'], {
-    cwd: PROJECT_ROOT,
-    encoding: 'utf8',
-    env: {
-      ...process.env,
-      PATH: `${fakes}:${process.env.PATH}`,
-      CDK_DOCKER: fakeDocker,
-      CDK_OUTDIR: outdir,
-      CDK_CONTEXT_JSON: JSON.stringify({ ...TEST_CONTEXT, [INGEST_CONTEXT]: 'windows' }),
-    },
-  });
-  afterAll(() => {
-    rmSync(outdir, { recursive: true, force: true });
-    rmSync(fakes, { recursive: true, force: true });
-  });
+  const synth = synthWithoutDocker({ [INGEST_CONTEXT]: 'windows' });
+  afterAll(synth.cleanUp);
 
   it('synthesizes with cdk-nag, never runs docker, and stages the one image for ARM64', () => {
-    expect(result.stderr).not.toMatch(/AwsSolutions/);
-    expect(result.status).toBe(0);
-    expect(existsSync(calls)).toBe(false);
-    const manifest = JSON.parse(readFileSync(join(outdir, `${STACK_NAME}.assets.json`), 'utf8'));
-    const images = Object.values(manifest.dockerImages ?? {}) as {
-      source: { dockerFile: string; platform: string };
-    }[];
-    expect(images.map(({ source }) => source)).toEqual([
+    expect(synth.result.stderr).not.toMatch(/AwsSolutions/);
+    expect(synth.result.status).toBe(0);
+    expect(synth.dockerRan()).toBe(false);
+    expect(synth.images.map(({ source }) => source)).toEqual([
       expect.objectContaining({ dockerFile: CONTAINERS_DOCKERFILE, platform: 'linux/arm64' }),
     ]);
   });
