@@ -10,11 +10,12 @@ import {
 } from '#contracts/feed';
 import { METRICS, METRICS_NAMESPACE } from '#contracts/metrics';
 import { STACK_NAME } from '#contracts/stack-outputs';
-import { CONTAINERS_DOCKERFILE, TASK_EGRESS_PORT } from '#lib/constructs/fargate-task';
+import { CONTAINERS_DOCKERFILE } from '#lib/constructs/fargate-task';
 import { FEED_CONNECTOR_STOP_TIMEOUT } from '#lib/constructs/feed-connector';
 import { ALARM_THRESHOLDS } from '#lib/constructs/operations';
 import { FEED_CONTEXT } from '#lib/market-data-stack';
 import { acknowledgementsOf, nagFindingsOf } from './support/cdk-nag.ts';
+import { expectNonBlockingLogs, expectPublicTaskNetwork } from './support/fargate-task.ts';
 import { synthServiceStack } from './support/service-stack.ts';
 import { synthWithoutDocker } from './support/synth-without-docker.ts';
 import { logicalIdOf, policyStatementsOfRole, resourceOf, resourcesOfType } from './support/template.ts';
@@ -172,34 +173,11 @@ describe('FeedConnector with -c feed=alpaca', () => {
   });
 
   it('logs to its own log group, kept 30 days, never blocking the process', () => {
-    expect(resourceOf(template, logicalIdOf(connector.logGroup)).Properties.RetentionInDays).toBe(30);
-    expect(container.LogConfiguration).toMatchObject({
-      LogDriver: 'awslogs',
-      Options: {
-        'awslogs-group': { Ref: logicalIdOf(connector.logGroup) },
-        'awslogs-stream-prefix': FEED_SERVICE_NAME,
-        mode: 'non-blocking',
-      },
-    });
+    expectNonBlockingLogs(template, container, connector.logGroup, FEED_SERVICE_NAME);
   });
 
   it('reaches the internet from public subnets with a public IP, no NAT gateway, HTTPS out only, nothing in', () => {
-    expect(resourcesOfType(template, 'AWS::EC2::NatGateway')).toEqual([]);
-    const subnets = resourcesOfType(template, 'AWS::EC2::Subnet');
-    expect(subnets.length).toBeGreaterThan(0);
-    for (const [, subnet] of subnets) expect(subnet.Properties.MapPublicIpOnLaunch).toBe(true);
-    expect(service.NetworkConfiguration.AwsvpcConfiguration).toMatchObject({ AssignPublicIp: 'ENABLED' });
-    const group = resourceOf(template, logicalIdOf(connector.securityGroup)).Properties;
-    expect(group.SecurityGroupIngress).toBeUndefined();
-    expect(resourcesOfType(template, 'AWS::EC2::SecurityGroupIngress')).toEqual([]);
-    expect(group.SecurityGroupEgress).toEqual([
-      expect.objectContaining({
-        CidrIp: '0.0.0.0/0',
-        IpProtocol: 'tcp',
-        FromPort: TASK_EGRESS_PORT,
-        ToPort: TASK_EGRESS_PORT,
-      }),
-    ]);
+    expectPublicTaskNetwork(template, service, connector.securityGroup);
   });
 
   it('pages the alarm topic when the market is open and the connector received no trade for 5 minutes', () => {

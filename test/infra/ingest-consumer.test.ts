@@ -16,7 +16,7 @@ import { STACK_NAME } from '#contracts/stack-outputs';
 import { TABLE_IDS, TABLES, type TableDefinition, type TableId } from '#contracts/tables';
 import { USAGE_DELIVERY } from '#contracts/usage';
 import { CALLBACK_URL_ENV } from '#contracts/websocket';
-import { CONTAINERS_DOCKERFILE, TASK_EGRESS_PORT } from '#lib/constructs/fargate-task';
+import { CONTAINERS_DOCKERFILE } from '#lib/constructs/fargate-task';
 import {
   INGEST_CONSUMER_COMMAND,
   INGEST_CONSUMER_STACK_OUTPUTS,
@@ -32,6 +32,7 @@ import {
 } from '#lib/market-data-stack';
 import { PROJECT_ROOT } from '#lib/project-root';
 import { acknowledgementsOf, nagFindingsOf } from './support/cdk-nag.ts';
+import { expectNonBlockingLogs, expectPublicTaskNetwork } from './support/fargate-task.ts';
 import { expectContractAccess } from './support/grants.ts';
 import { synthServiceStack, testApp } from './support/service-stack.ts';
 import { synthWithoutDocker } from './support/synth-without-docker.ts';
@@ -259,38 +260,12 @@ describe('IngestConsumerService with -c ingest=windows', () => {
   });
 
   it('logs to its own log group, kept 30 days, never blocking the process', () => {
-    expect(resourceOf(template, logicalIdOf(consumer.logGroup)).Properties.RetentionInDays).toBe(30);
-    expect(container.LogConfiguration).toMatchObject({
-      LogDriver: 'awslogs',
-      Options: {
-        'awslogs-group': { Ref: logicalIdOf(consumer.logGroup) },
-        'awslogs-stream-prefix': INGEST_CONSUMER_SERVICE_NAME,
-        mode: 'non-blocking',
-      },
-    });
+    expectNonBlockingLogs(template, container, consumer.logGroup, INGEST_CONSUMER_SERVICE_NAME);
   });
 
   it('reaches the AWS APIs from public subnets with a public IP, no NAT gateway, HTTPS out only, nothing in', () => {
-    expect(resourcesOfType(template, 'AWS::EC2::NatGateway')).toEqual([]);
     expect(resourcesOfType(template, 'AWS::EC2::VPC')).toHaveLength(1);
-    for (const [, subnet] of resourcesOfType(template, 'AWS::EC2::Subnet')) {
-      expect(subnet.Properties.MapPublicIpOnLaunch).toBe(true);
-    }
-    expect(service.NetworkConfiguration.AwsvpcConfiguration).toMatchObject({
-      AssignPublicIp: 'ENABLED',
-      SecurityGroups: [{ 'Fn::GetAtt': [logicalIdOf(consumer.securityGroup), 'GroupId'] }],
-    });
-    const group = resourceOf(template, logicalIdOf(consumer.securityGroup)).Properties;
-    expect(group.SecurityGroupIngress).toBeUndefined();
-    expect(resourcesOfType(template, 'AWS::EC2::SecurityGroupIngress')).toEqual([]);
-    expect(group.SecurityGroupEgress).toEqual([
-      expect.objectContaining({
-        CidrIp: '0.0.0.0/0',
-        IpProtocol: 'tcp',
-        FromPort: TASK_EGRESS_PORT,
-        ToPort: TASK_EGRESS_PORT,
-      }),
-    ]);
+    expectPublicTaskNetwork(template, service, consumer.securityGroup);
   });
 
   it('pages when its reading trails the stream by over a minute for 3 minutes', () => {
