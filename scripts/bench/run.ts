@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- name ... [--option ...]]`: the benchmarks, one after the other on this machine, printed
  * as Markdown tables (the figures quoted in docs/benchmarks.md). Names: aggregation, strat, rest, pipeline,
- * websocket, cold-import, local-memory, backfill, amendments, alerts, session, posts. The arguments from the first one starting with `--` on are options, passed to
+ * websocket, cold-import, local-memory, backfill, amendments, alerts, session, posts, log-bytes. The arguments from the first one starting with `--` on are options, passed to
  * every benchmark named (`npm run bench -- cold-import --root ../other-checkout`); those that take none
  * ignore them.
  *
@@ -20,6 +20,7 @@ import { benchBackfill } from './backfill.ts';
 import { benchColdImport } from './cold-import.ts';
 import { rowsTable } from './harness.ts';
 import { benchLocalMemory } from './local-memory.ts';
+import { benchLogBytes } from './log-bytes.ts';
 import { benchPipeline } from './pipeline.ts';
 import { benchPosts } from './posts.ts';
 import { benchRest } from './rest.ts';
@@ -43,6 +44,7 @@ const BENCHES: Record<string, Bench> = {
   alerts: benchAlerts,
   session: benchSession,
   posts: benchPosts,
+  'log-bytes': benchLogBytes,
 };
 
 /** The flag a child process gets: run this one benchmark here and print its tables. */

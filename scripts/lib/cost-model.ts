@@ -57,6 +57,8 @@ export const PRICES = {
   s3Put: 0.005 / 1_000,
   /** Amazon S3 pricing, Standard: $0.023 per GB-month. */
   s3StorageGbMonth: 0.023,
+  /** Amazon CloudWatch pricing, Logs: $0.50 per GB ingested (standard log class). */
+  cloudWatchLogsIngestGb: 0.5,
   /** AWS Fargate pricing, Linux on Arm: $0.03238 per vCPU-hour. */
   fargateVcpuHour: 0.032_38,
   /** AWS Fargate pricing, Linux on Arm: $0.00356 per GB-hour. */
@@ -86,6 +88,11 @@ export interface MeasuredUnits {
     readonly usageRowBytes: number;
     readonly framesPerEvent: number;
   };
+  /**
+   * What the ingest writes to CloudWatch Logs (its log line and its metrics as EMF): a Lambda invocation's,
+   * the runtime's START, END and REPORT lines included, and a window's of the consumer.
+   */
+  readonly logs: { readonly bytesPerInvocation: number; readonly bytesPerWindow: number };
 }
 
 export interface Market {
@@ -521,6 +528,16 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
     },
     ...(windowed ? [consumerLeaseLine(windows)] : []),
     {
+      group: 'ingest',
+      part: 'CloudWatch Logs: the ingest’s log lines and metrics',
+      volume: windowed
+        ? `${millions(windows)} windows × ${units.logs.bytesPerWindow} bytes`
+        : `${millions(batches)} invocations × ${units.logs.bytesPerInvocation} bytes`,
+      dollars:
+        ((windowed ? windows * units.logs.bytesPerWindow : batches * units.logs.bytesPerInvocation) / GB) *
+        PRICES.cloudWatchLogsIngestGb,
+    },
+    {
       group: 'fan-out',
       part: 'DynamoDB Streams reads by Lambda',
       volume: 'free for Lambda triggers',
@@ -539,6 +556,13 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
       part: 'Posting (in the ingest) and the fan-out Lambda',
       volume: `${(postGbSeconds / 1_000).toFixed(0)} k GB-s of posts, ${millions(fanOutInvocations)} fan-out invocations`,
       dollars: postGbSeconds * PRICES.lambdaGbSecond + fanOutInvocations * PRICES.lambdaRequest,
+    },
+    {
+      group: 'fan-out',
+      // A fan-out invocation logs a line and its push metrics, priced as an ingest invocation's.
+      part: 'CloudWatch Logs: the fan-out’s log lines and metrics',
+      volume: `${millions(fanOutInvocations)} invocations × ${units.logs.bytesPerInvocation} bytes`,
+      dollars: ((fanOutInvocations * units.logs.bytesPerInvocation) / GB) * PRICES.cloudWatchLogsIngestGb,
     },
     {
       group: 'fan-out',

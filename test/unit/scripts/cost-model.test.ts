@@ -33,6 +33,7 @@ const UNITS: MeasuredUnits = {
   },
   alerts: { writeUnitsPerAlert: 4 },
   push: { writeUnitsPerUsageRow: 1, usageRowBytes: 200, framesPerEvent: 1 },
+  logs: { bytesPerInvocation: 2_000, bytesPerWindow: 1_800 },
 };
 const MARKET = { symbols: 8_000, tradesPerDay: 100_000_000, partners: 200, symbolsPerPartner: 50 };
 /** The stack before lever 2: usage rows in DynamoDB. */
@@ -287,5 +288,14 @@ describe('the cost model (docs/storage.md#a-trading-day-on-paper)', () => {
       9,
     );
     expect(line(dayCost(MARKET, UNITS, DESIGNS.deployed), 'DynamoDB, the consumer’s lease')).toBeUndefined();
+    // Logs: a window's bytes per window; the Lambda's per invocation, a batch per shard.
+    const gb = 1024 ** 3;
+    expect(line(windowed, 'CloudWatch Logs: the ingest')?.dollars).toBeCloseTo(
+      ((windows * 1_800) / gb) * 0.5,
+      9,
+    );
+    expect(
+      line(dayCost(MARKET, UNITS, DESIGNS.deployed), 'CloudWatch Logs: the ingest')?.dollars,
+    ).toBeCloseTo(((8 * BATCHES * 2_000) / gb) * 0.5, 9);
   });
 });
