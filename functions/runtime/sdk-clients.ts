@@ -18,12 +18,17 @@ export function instrumentClientsWith(instrument: ClientInstrumentation): void {
 }
 
 /**
- * How long an AWS SDK call of the functions may wait: to connect, and for the answer to move (a socket idle
- * that long fails the attempt, which the SDK retries). Without them a call whose connection went silent waits
- * forever: in a Lambda until the function's timeout, in the ingest consumer's long-running process for good,
- * with its windows stopped behind it. Far above a DynamoDB, SQS, Firehose or `@connections` call's own time.
+ * How long an AWS SDK call of the functions may take: to connect, and in all (an attempt past it fails with a
+ * `TimeoutError`, which the SDK retries). Without them a call whose connection went silent waits forever: in a
+ * Lambda until the function's timeout, in the ingest consumer's long-running process for good, with its
+ * windows stopped behind it. Far above a DynamoDB, SQS, Firehose or `@connections` call's own time. The SDK's
+ * HTTP/1.1 handler only logs a warning at `requestTimeout` unless told to throw.
  */
-export const SDK_CALL_TIMEOUTS = { connectionTimeout: 3_000, requestTimeout: 10_000 } as const;
+export const SDK_CALL_TIMEOUTS = {
+  connectionTimeout: 3_000,
+  requestTimeout: 10_000,
+  throwOnRequestTimeout: true,
+} as const;
 
 /** `client` as the runtime hands it to adapters: traced where the entry point traces. */
 export function instrumentedClient<Client>(client: Client): Client {
