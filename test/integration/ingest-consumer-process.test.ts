@@ -4,28 +4,26 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CONSUMER_LEASE, INGEST_CONSUMER_ENTRY, INGEST_CONSUMER_ENV } from '#contracts/ingest-consumer';
-import { TABLE_IDS, TABLES } from '#contracts/tables';
+import { CONSUMER_LEASE, INGEST_CONSUMER_ENTRY } from '#contracts/ingest-consumer';
 import { USAGE_DELIVERY } from '#contracts/usage';
 import { CALLBACK_URL_ENV } from '#contracts/websocket';
 import { encodeTradeRecord } from '#domain/market-data/trade-records';
-import { LOCAL_SQS_PATH, LocalDeadLetterQueue } from '../../scripts/local/dead-letter-queue.ts';
-import { LOCAL_AWS, localDocumentClient } from '../../scripts/local/dynamo.ts';
+import { consumerProcessEnvironment, LOCAL_CONSUMER_ARN } from '../../scripts/local/consumer-process.ts';
+import { localDocumentClient } from '../../scripts/local/dynamo.ts';
+import { LocalKinesisEndpoint } from '../../scripts/local/kinesis-endpoint.ts';
 import { localTableName } from '../../scripts/local/tables.ts';
 import { MANAGEMENT_PATH } from '../../scripts/local/ws-gateway.ts';
-import { FakeKinesis } from '../support/fake-kinesis.ts';
+
 import { startTestStack, type TestStack } from '../support/local-stack.ts';
 import { spawnScript, waitForOutput } from '../support/processes.ts';
 import { TestWebSocketClient } from '../support/ws-client.ts';
 
-const STREAM_ARN = 'arn:aws:kinesis:us-east-1:000000000000:stream/trades';
-const CONSUMER_ARN = `${STREAM_ARN}/consumer/ingest:1700000000`;
 const SHARDS = ['shardId-000000000000', 'shardId-000000000001'];
 /** A Friday afternoon of the regular session, well before the wall clock the process reads. */
 const SESSION_MS = Date.parse('2024-11-22T15:00:00Z');
 
 let local: TestStack;
-let kinesis: FakeKinesis;
+let kinesis: LocalKinesisEndpoint;
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
@@ -49,21 +47,10 @@ afterEach(async () => {
 
 /** The consumer's process as its Fargate task runs it: configured by the environment alone. */
 function startConsumer(extra: Readonly<Record<string, string>> = {}): ChildProcess {
-  const origin = new URL(local.stack.restUrl).origin;
   const child = spawnScript(INGEST_CONSUMER_ENTRY, [], {
     AWS_LAMBDA_MAX_CONCURRENCY: undefined,
     POWERTOOLS_LOG_LEVEL: 'INFO',
-    POWERTOOLS_TRACE_ENABLED: 'false',
-    AWS_REGION: LOCAL_AWS.region,
-    AWS_ACCESS_KEY_ID: LOCAL_AWS.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: LOCAL_AWS.secretAccessKey,
-    AWS_ENDPOINT_URL_KINESIS: kinesis.url,
-    AWS_ENDPOINT_URL_DYNAMODB: local.stack.dynamoEndpoint,
-    AWS_ENDPOINT_URL_SQS: `${origin}${LOCAL_SQS_PATH}`,
-    TRADE_DEAD_LETTER_QUEUE_URL: LocalDeadLetterQueue.urlAt(origin),
-    [INGEST_CONSUMER_ENV.streamArn]: STREAM_ARN,
-    [INGEST_CONSUMER_ENV.streamConsumerArn]: CONSUMER_ARN,
-    ...Object.fromEntries(TABLE_IDS.map((id) => [TABLES[id].envVar, localTableName(id)])),
+    ...consumerProcessEnvironment(local.stack, kinesis.url),
     ...extra,
   });
   children.push(child);
@@ -107,7 +94,7 @@ const latest = async (symbols: string) =>
 
 describe('functions/containers/ingest-consumer.ts, on a Kinesis endpoint and DynamoDB', () => {
   it('takes the lease, ingests every shard, saves their positions, and hands over to the standby at SIGTERM', async () => {
-    kinesis = await FakeKinesis.start({ shards: SHARDS });
+    kinesis = await LocalKinesisEndpoint.start({ shards: SHARDS });
     const [, aaplLast] = kinesis.put(SHARDS[0] as string, [trade('AAPL', 190, 1), trade('AAPL', 191, 2)]);
     const [msftLast] = kinesis.put(SHARDS[1] as string, [trade('MSFT', 410, 1)]);
 
@@ -148,7 +135,7 @@ describe('functions/containers/ingest-consumer.ts, on a Kinesis endpoint and Dyn
       [SHARDS[0] as string]: { Type: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: aaplLast },
       [SHARDS[1] as string]: { Type: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: msftLast },
     });
-    expect(resumed.every(({ consumerArn }) => consumerArn === CONSUMER_ARN)).toBe(true);
+    expect(resumed.every(({ consumerArn }) => consumerArn === LOCAL_CONSUMER_ARN)).toBe(true);
 
     kinesis.put(SHARDS[0] as string, [trade('AAPL', 193, 3)]);
     await eventually(
@@ -161,7 +148,7 @@ describe('functions/containers/ingest-consumer.ts, on a Kinesis endpoint and Dyn
   }, 90_000);
 
   it('renews each subscription Kinesis ends after the last record it delivered, reading nothing twice', async () => {
-    kinesis = await FakeKinesis.start({ shards: [SHARDS[0] as string], eventsPerSubscription: 3 });
+    kinesis = await LocalKinesisEndpoint.start({ shards: [SHARDS[0] as string], eventsPerSubscription: 3 });
     const consumer = startConsumer();
     await waitForOutput(consumer, /took the lease/);
     for (let second = 10; second < 16; second++) {
@@ -189,7 +176,7 @@ describe('functions/containers/ingest-consumer.ts, on a Kinesis endpoint and Dyn
   }, 90_000);
 
   it('a holder killed outright is taken over by the standby once its lease has not moved for 5 s', async () => {
-    kinesis = await FakeKinesis.start({ shards: [SHARDS[0] as string] });
+    kinesis = await LocalKinesisEndpoint.start({ shards: [SHARDS[0] as string] });
     const [saved] = kinesis.put(SHARDS[0] as string, [trade('AMD', 140, 20)]);
     const holder = startConsumer();
     await waitForOutput(holder, /took the lease/);
@@ -216,7 +203,7 @@ describe('functions/containers/ingest-consumer.ts, on a Kinesis endpoint and Dyn
   }, 90_000);
 
   it('posts a window’s quotes to a subscribed client through its post workers, with their usage rows', async () => {
-    kinesis = await FakeKinesis.start({ shards: [SHARDS[0] as string] });
+    kinesis = await LocalKinesisEndpoint.start({ shards: [SHARDS[0] as string] });
     const usage = await startFakeFirehose();
     const client = TestWebSocketClient.connect(local.stack.wsUrl, { 'X-API-Key': local.stack.demoKey });
     await client.opened();

@@ -9,7 +9,7 @@ const codec = new EventStreamCodec(
   (text) => utf8.encode(text),
 );
 
-export interface FakeRecord {
+export interface EndpointRecord {
   readonly partitionKey: string;
   readonly data: string;
 }
@@ -21,7 +21,7 @@ export interface SubscribeCall {
   readonly startingPosition: { readonly Type: string; readonly SequenceNumber?: string };
 }
 
-interface StoredRecord extends FakeRecord {
+interface StoredRecord extends EndpointRecord {
   readonly sequenceNumber: string;
   readonly arrivedAtMs: number;
 }
@@ -34,7 +34,7 @@ interface Subscription {
   heartbeat?: NodeJS.Timeout;
 }
 
-export interface FakeKinesisOptions {
+export interface LocalKinesisEndpointOptions {
   readonly shards: readonly string[];
   /** How often a subscription gets an event, records or not (Kinesis: about every 5 s). */
   readonly eventEveryMs?: number;
@@ -43,14 +43,15 @@ export interface FakeKinesisOptions {
 }
 
 /**
- * A Kinesis Data Streams endpoint for a process test of the windowed ingest consumer
- * (functions/containers/ingest-consumer.ts), speaking what the AWS SDK speaks to Kinesis: JSON 1.1 calls
+ * A local Kinesis Data Streams endpoint for the windowed ingest consumer's process
+ * (functions/containers/ingest-consumer.ts: its process test and `npm run bench -- consumer-process`), speaking
+ * what the AWS SDK speaks to Kinesis: JSON 1.1 calls
  * over HTTP/2 (cleartext here), and SubscribeToShard's answer as an event stream (`initial-response`, then a
  * `SubscribeToShardEvent` every `eventEveryMs` with the records put since, each with its sequence number and
  * arrival time, the continuation and how far behind it is). It serves ListShards and SubscribeToShard, and
  * ends a subscription after `eventsPerSubscription` events, as Kinesis ends one after 5 minutes.
  */
-export class FakeKinesis {
+export class LocalKinesisEndpoint {
   readonly subscribeCalls: SubscribeCall[] = [];
   /** Records sent in events, every subscription's: more than were put means some were read twice. */
   recordsSent = 0;
@@ -60,15 +61,15 @@ export class FakeKinesis {
 
   private constructor(
     private readonly server: Http2Server,
-    private readonly options: FakeKinesisOptions,
+    private readonly options: LocalKinesisEndpointOptions,
   ) {
     for (const shardId of options.shards) this.records.set(shardId, []);
     server.on('stream', (stream, headers) => this.answer(stream, headers));
   }
 
-  static async start(options: FakeKinesisOptions): Promise<FakeKinesis> {
+  static async start(options: LocalKinesisEndpointOptions): Promise<LocalKinesisEndpoint> {
     const server = createServer();
-    const fake = new FakeKinesis(server, options);
+    const fake = new LocalKinesisEndpoint(server, options);
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     return fake;
@@ -80,7 +81,7 @@ export class FakeKinesis {
   }
 
   /** Puts records on a shard; subscriptions get them with their next event. Returns their sequence numbers. */
-  put(shardId: string, records: readonly FakeRecord[]): string[] {
+  put(shardId: string, records: readonly EndpointRecord[]): string[] {
     const stored = this.records.get(shardId);
     if (!stored) throw new Error(`no shard ${shardId}`);
     return records.map((record) => {
