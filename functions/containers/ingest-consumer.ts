@@ -12,12 +12,12 @@ import { hostname } from 'node:os';
 import { basename, extname } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KinesisClient } from '@aws-sdk/client-kinesis';
-import type { Context } from 'aws-lambda';
 import { PooledClientConnections } from '#adapters/api-gateway/pooled-connections';
 import { DynamoConsumerLeaseStore } from '#adapters/dynamo/consumer-lease-store';
 import { documentClientFor } from '#adapters/dynamo/document-client';
 import { ShardReader } from '#adapters/kinesis/shard-reader';
 import { type ConsumerExit, IngestConsumerService } from '#containers/ingest-consumer/service';
+import { windowContext } from '#containers/ingest-consumer/window-context';
 import {
   INGEST_CONSUMER_ENV,
   INGEST_CONSUMER_SERVICE_NAME,
@@ -39,27 +39,6 @@ function required(name: string): string {
   const value = process.env[name];
   if (value === undefined || value === '') throw new ConsumerSettingsError(`${name} is required`);
   return value;
-}
-
-/**
- * What the window handler's middleware reads of a Lambda context (its log keys): the process's, as every
- * window is one more "invocation" of the same long-running function.
- */
-function windowContext(holder: string): Context {
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: INGEST_CONSUMER_SERVICE_NAME,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: INGEST_CONSUMER_SERVICE_NAME,
-    memoryLimitInMB: '0',
-    awsRequestId: holder,
-    logGroupName: INGEST_CONSUMER_SERVICE_NAME,
-    logStreamName: holder,
-    getRemainingTimeInMillis: () => Number.MAX_SAFE_INTEGER,
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
 }
 
 async function main(): Promise<ConsumerExit> {

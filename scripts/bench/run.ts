@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- name ... [--option ...]]`: the benchmarks, one after the other on this machine, printed
  * as Markdown tables (the figures quoted in docs/benchmarks.md). Names: aggregation, strat, rest, pipeline,
- * websocket, cold-import, local-memory, backfill, amendments, alerts, session, posts, log-bytes. The arguments from the first one starting with `--` on are options, passed to
+ * websocket, cold-import, local-memory, backfill, amendments, alerts, session, posts, log-bytes, consumer-process. The arguments from the first one starting with `--` on are options, passed to
  * every benchmark named (`npm run bench -- cold-import --root ../other-checkout`); those that take none
  * ignore them.
  *
@@ -18,6 +18,7 @@ import { benchAlerts } from './alerts.ts';
 import { benchAmendments } from './amendments.ts';
 import { benchBackfill } from './backfill.ts';
 import { benchColdImport } from './cold-import.ts';
+import { benchConsumerProcess } from './consumer-process.ts';
 import { rowsTable } from './harness.ts';
 import { benchLocalMemory } from './local-memory.ts';
 import { benchLogBytes } from './log-bytes.ts';
@@ -45,6 +46,7 @@ const BENCHES: Record<string, Bench> = {
   session: benchSession,
   posts: benchPosts,
   'log-bytes': benchLogBytes,
+  'consumer-process': benchConsumerProcess,
 };
 
 /** The flag a child process gets: run this one benchmark here and print its tables. */

@@ -14,10 +14,21 @@ export const LOCAL_CONSUMER_ARN = `${LOCAL_STREAM_ARN}/consumer/ingest:170000000
  * its Fargate task (lib/constructs/ingest-consumer.ts), pointed at a local stack's DynamoDB and dead-letter
  * queue and at a local Kinesis endpoint (scripts/local/kinesis-endpoint.ts), through the SDK's own
  * `AWS_ENDPOINT_URL_*` settings. Without a callback URL the process posts no quote (the stack does not stream).
+ *
+ * What a local stack set in this process for its in-process Lambdas (Powertools' settings, metrics off among
+ * them, and the Lambda runtime's concurrency) is removed (`undefined`, as scripts and tests spawn with): the
+ * container has none of it, and a process run with it would not be the one AWS runs.
  */
-export function consumerProcessEnvironment(stack: LocalStack, kinesisUrl: string): Record<string, string> {
+export function consumerProcessEnvironment(
+  stack: LocalStack,
+  kinesisUrl: string,
+): Record<string, string | undefined> {
   const origin = new URL(stack.restUrl).origin;
+  const localStackSettings = Object.keys(process.env).filter((name) =>
+    /^(POWERTOOLS_|AWS_LAMBDA_)/.test(name),
+  );
   return {
+    ...Object.fromEntries(localStackSettings.map((name) => [name, undefined])),
     POWERTOOLS_TRACE_ENABLED: 'false',
     AWS_REGION: LOCAL_AWS.region,
     AWS_ACCESS_KEY_ID: LOCAL_AWS.accessKeyId,

@@ -48,14 +48,24 @@ afterEach(async () => {
 /** The consumer's process as its Fargate task runs it: configured by the environment alone. */
 function startConsumer(extra: Readonly<Record<string, string>> = {}): ChildProcess {
   const child = spawnScript(INGEST_CONSUMER_ENTRY, [], {
-    AWS_LAMBDA_MAX_CONCURRENCY: undefined,
-    POWERTOOLS_LOG_LEVEL: 'INFO',
     ...consumerProcessEnvironment(local.stack, kinesis.url),
+    POWERTOOLS_LOG_LEVEL: 'INFO',
     ...extra,
   });
   children.push(child);
+  let output = '';
+  child.stdout?.on('data', (chunk) => {
+    output += chunk;
+  });
+  outputs.set(child, () => output);
   return child;
 }
+
+/** Everything a consumer process wrote to stdout so far. */
+const outputs = new Map<ChildProcess, () => string>();
+
+/** A window that failed, in a process's log: its work ran on unguarded, or not at all. */
+const FAILED_WINDOW = /a window of \d+ records failed/;
 
 const trade = (symbol: string, price: number, second: number) => ({
   partitionKey: symbol,
@@ -123,6 +133,7 @@ describe('functions/containers/ingest-consumer.ts, on a Kinesis endpoint and Dyn
     first.kill('SIGTERM');
     const [code] = await once(first, 'exit');
     expect(code).toBe(0);
+    expect(outputs.get(first)?.()).not.toMatch(FAILED_WINDOW);
     await takenOver;
     // The new holder's subscriptions, one a shard, each after the position the old one saved.
     await eventually(
@@ -145,6 +156,7 @@ describe('functions/containers/ingest-consumer.ts, on a Kinesis endpoint and Dyn
     );
     const handedOver = await leaseItem();
     expect(handedOver?.holder).not.toBe(held?.holder);
+    expect(outputs.get(second)?.()).not.toMatch(FAILED_WINDOW);
   }, 90_000);
 
   it('renews each subscription Kinesis ends after the last record it delivered, reading nothing twice', async () => {
