@@ -5,7 +5,8 @@
  * benchmarks counted (scripts/cost/measured-units.json) and AWS list prices (scripts/lib/cost-model.ts). The
  * last line is the total. `--design on-demand` prices the stack deployed with `-c sessionCapacity=false`
  * (every table on demand, docs/adr/0021-cost-levers.md) instead of as `cdk deploy` builds it by default;
- * `--design windows` the windowed ingest consumer of docs/adr/0026-long-running-ingest-consumer.md (not deployed).
+ * `--design windows` the stack deployed with `-c ingest=windows`, the windowed ingest consumer of
+ * docs/adr/0026-long-running-ingest-consumer.md.
  * `--batched-share` is the share of partners taking their quotes batched (docs/websocket.md#batched-quotes),
  * 0 unless given. `--ingest-seconds` is how long an invocation of the ingest takes, which a shard's batch spans
  * (0.3 unless given): the lever between latency and cost (docs/benchmarks.md#the-latency-budget-hop-by-hop).

@@ -29,9 +29,10 @@ export const INGEST_CONSUMER_SERVICE_NAME = 'ingest-consumer';
 /**
  * The consumer's tasks on Fargate (ARM64), for the task definition (lib/constructs/ingest-consumer.ts) and the
  * cost model (scripts/lib/cost-model.ts): one holds the lease and reads every shard, one stands by to take it
- * over. Sized from the SDK's client CPU, about 550 µs a call here, at the open's rate of calls (ledger and
- * state puts and the quotes' posts, about 9,000 a second): about 5 cores. An estimate until the tasks run
- * (docs/adr/0026-long-running-ingest-consumer.md); 8 vCPU takes 16 GB at least on Fargate.
+ * over. At the open's rate, measured here: the reading, fold and commits about a fifth of a core (`npm run
+ * bench -- consumer-process`), the posts about two and a half cores (`npm run bench -- posts`), before TLS;
+ * 8 vCPU leave room for the open's own peaks and TLS until the tasks are measured on AWS
+ * (docs/adr/0026-long-running-ingest-consumer.md). 8 vCPU take 16 GB at least on Fargate.
  */
 export const INGEST_CONSUMER_TASKS = {
   count: 2,

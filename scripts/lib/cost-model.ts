@@ -127,7 +127,7 @@ export interface Design {
   readonly ingestSeconds?: number;
   /**
    * What ingests the trades: the Lambda, a batch per shard (the default), or the windowed consumer of ADR 0026
-   * (`windows`, not deployed): quotes per window of INGEST_WINDOWS.windowMs across the shards, ledgers
+   * (`windows`, `cdk deploy -c ingest=windows`): quotes per window of INGEST_WINDOWS.windowMs across the shards, ledgers
    * remembered and committed at most once per INGEST_WINDOWS.commitIntervalMs, on Fargate tasks.
    */
   readonly ingest?: 'lambda' | 'windows';

@@ -81,7 +81,7 @@ export interface LocalStackOptions {
   /**
    * What ingests the trade stream (`--ingest`): the ingest Lambda's handler, a batch per shard as deployed
    * (`lambda`, the default), or the windowed consumer, every shard's trades in windows
-   * (`windows`, docs/adr/0026-long-running-ingest-consumer.md; not deployed yet).
+   * (`windows`, docs/adr/0026-long-running-ingest-consumer.md; on AWS with `-c ingest=windows`).
    */
   readonly ingest?: IngestMode;
 }
