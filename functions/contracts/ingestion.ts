@@ -28,6 +28,13 @@ export const INGEST_WINDOWS = {
    */
   heldRecordsMax: 50_000,
   /**
+   * The most records a window takes (up to TRADES_PER_RECORD trades each): its fold runs on the consumer's one
+   * thread without a pause, so a backlog (a takeover's replay, a first start from the stream's oldest record)
+   * is taken a bounded window at a time, and the lease's renewals run between them. Windows follow each other
+   * at once while more is held.
+   */
+  recordsPerWindow: 1_000,
+  /**
    * A window's posts in flight: one process posts every shard's quotes, as the eight invocations of the
    * Lambda ingest did with POST_CONCURRENCY each (functions/contracts/websocket.ts).
    */

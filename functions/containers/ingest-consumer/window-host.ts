@@ -7,6 +7,8 @@ export interface WindowHostOptions {
   readonly windowMs?: number;
   /** Records held for the next window before a delivery waits (INGEST_WINDOWS.heldRecordsMax). */
   readonly capacity?: number;
+  /** The most records a window takes (INGEST_WINDOWS.recordsPerWindow). */
+  readonly recordsPerWindow?: number;
   readonly log?: (line: string) => void;
 }
 
@@ -19,8 +21,9 @@ export interface WindowHostOptions {
  *
  * Windows run one at a time, in order, and start at most once every `windowMs`: a record that finds the last
  * window started longer ago than that is taken at once, and one that comes sooner waits at most for the rest
- * of the `windowMs` (the rate that bounds a symbol's quotes to one per window). While nothing is held and the
- * consumer has nothing left to commit, no window runs. More than `capacity` records held makes the next
+ * of the `windowMs` (the rate that bounds a symbol's quotes to one per window). A window takes at most
+ * `recordsPerWindow` records, the oldest; while more are held the next starts as soon as that allows. While
+ * nothing is held and the consumer has nothing left to commit, no window runs. More than `capacity` records held makes the next
  * delivery wait (back-pressure: a reader reads its shard no further meanwhile).
  */
 export class WindowHost {
@@ -40,6 +43,7 @@ export class WindowHost {
   readonly busy = { cpuMicros: 0, windows: 0 };
   private readonly windowMs: number;
   private readonly capacity: number;
+  private readonly recordsPerWindow: number;
 
   constructor(
     private readonly handle: (window: TradeWindow) => Promise<WindowResult>,
@@ -47,6 +51,7 @@ export class WindowHost {
   ) {
     this.windowMs = options.windowMs ?? INGEST_WINDOWS.windowMs;
     this.capacity = options.capacity ?? INGEST_WINDOWS.heldRecordsMax;
+    this.recordsPerWindow = options.recordsPerWindow ?? INGEST_WINDOWS.recordsPerWindow;
   }
 
   /** A shard's records, kept for the next window; resolves once there is room for them. */
@@ -72,9 +77,15 @@ export class WindowHost {
     this.schedule();
   }
 
-  /** A window of what is held now, everything folded committed after it: what was delivered is stored. */
-  flush(): Promise<void> {
-    return this.next(true);
+  /** Windows of everything held now, everything folded committed after the last: what was delivered is stored. */
+  async flush(): Promise<void> {
+    // Bounded windows first; a window that took nothing (its consumer could not be made) ends them.
+    for (let before = Number.POSITIVE_INFINITY; this.held.length > this.recordsPerWindow; ) {
+      if (this.held.length >= before) break;
+      before = this.held.length;
+      await this.next(false);
+    }
+    await this.next(true);
   }
 
   /** Takes no more windows on time; the last one commits everything (after the readers delivered their records). */
@@ -112,11 +123,10 @@ export class WindowHost {
     );
   }
 
-  /** Runs a window of the records held, after the windows before it. */
+  /** Runs a window of the records held (the oldest, up to recordsPerWindow), after the windows before it. */
   private next(final: boolean): Promise<void> {
     this.windows = this.windows.then(async () => {
-      const records = this.held;
-      this.held = [];
+      const records = this.held.splice(0, this.recordsPerWindow);
       for (const wake of this.waitingForRoom.splice(0)) wake();
       const cpuBefore = process.cpuUsage();
       try {

@@ -9,7 +9,7 @@ const records = (key: string, values: string[]) => values.map((data) => ({ parti
 /** A host whose windows are recorded; `handle` may fail some, or say how much the consumer holds. */
 function setUp(
   handle: (window: TradeWindow) => Promise<number | undefined> = async () => undefined,
-  options: { capacity?: number; windowMs?: number } = {},
+  options: { capacity?: number; windowMs?: number; recordsPerWindow?: number } = {},
 ) {
   const windows: TradeWindow[] = [];
   const host = new LocalWindowedIngest(
@@ -78,6 +78,20 @@ describe('LocalWindowedIngest', () => {
     await stream.flush();
 
     expect(windows.map((window) => window.records.map(({ data }) => data))).toEqual([['a1', 'a2'], ['a3']]);
+  });
+
+  it('takes a backlog a bounded window at a time, oldest first, and commits it all when flushed', async () => {
+    const { windows, stream } = setUp(async () => undefined, { recordsPerWindow: 2 });
+    stream.put(records('AAPL', ['a1', 'a2', 'a3', 'a4', 'a5']));
+
+    await stream.flush();
+
+    expect(windows.map((window) => window.records.map(({ data }) => data))).toEqual([
+      ['a1', 'a2'],
+      ['a3', 'a4'],
+      ['a5'],
+    ]);
+    expect(windows.map((window) => window.final ?? false)).toEqual([false, false, true]);
   });
 
   describe('its windows on time', () => {
