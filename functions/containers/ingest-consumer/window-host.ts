@@ -22,8 +22,9 @@ export interface WindowHostOptions {
  * Windows run one at a time, in order, and start at most once every `windowMs`: a record that finds the last
  * window started longer ago than that is taken at once, and one that comes sooner waits at most for the rest
  * of the `windowMs` (the rate that bounds a symbol's quotes to one per window). A window takes at most
- * `recordsPerWindow` records, the oldest; while more are held the next starts as soon as that allows. While
- * nothing is held and the consumer has nothing left to commit, no window runs. More than `capacity` records held makes the next
+ * `recordsPerWindow` records, the oldest; while as many more are held (a backlog), the next starts at once,
+ * and a symbol may then be quoted more often than once a `windowMs`. While nothing is held and the consumer
+ * has nothing left to commit, no window runs. More than `capacity` records held makes the next
  * delivery wait (back-pressure: a reader reads its shard no further meanwhile).
  */
 export class WindowHost {
@@ -119,7 +120,11 @@ export class WindowHost {
         this.timer = undefined;
         this.schedule();
       },
-      Math.max(0, this.lastStartMs + this.windowMs - Date.now()),
+      // More held than a window takes: a backlog, taken at once, not a window every windowMs (it would never
+      // catch up with more than recordsPerWindow records coming every windowMs).
+      this.held.length >= this.recordsPerWindow
+        ? 0
+        : Math.max(0, this.lastStartMs + this.windowMs - Date.now()),
     );
   }
 

@@ -138,6 +138,35 @@ describe('LocalWindowedIngest', () => {
       expect(taken(windows)).toEqual([['1'], ['2']]);
     });
 
+    it('takes a backlog larger than a window at once, window after window, then keeps to the window again', async () => {
+      const setup = setUp(async () => 0, { windowMs: 150, recordsPerWindow: 2 });
+      setup.host.start();
+      const event = (values: string[]) =>
+        ({
+          Records: values.map((data) => ({
+            eventID: `shardId-000000000000:${data}`,
+            kinesis: {
+              partitionKey: 'AAPL',
+              sequenceNumber: data,
+              data: Buffer.from(data).toString('base64'),
+            },
+          })),
+        }) as KinesisStreamEvent;
+      await setup.host.consume(event(['1', '2', '3', '4', '5']));
+
+      // The backlog: two windows within a millisecond, not 150 ms apart.
+      await vi.advanceTimersByTimeAsync(1);
+      expect(taken(setup.windows)).toEqual([
+        ['1', '2'],
+        ['3', '4'],
+      ]);
+      // What is left fits a window: it waits for the window's time again.
+      await vi.advanceTimersByTimeAsync(147);
+      expect(taken(setup.windows)).toHaveLength(2);
+      await vi.advanceTimersByTimeAsync(3);
+      expect(taken(setup.windows)).toEqual([['1', '2'], ['3', '4'], ['5']]);
+    });
+
     it('counts as pending what it holds and what the consumer has not committed, until both are done', async () => {
       const { host, deliver } = started([2, 0]);
       const held = deliver('1');
