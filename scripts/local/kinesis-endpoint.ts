@@ -49,13 +49,19 @@ export interface LocalKinesisEndpointOptions {
  * over HTTP/2 (cleartext here), and SubscribeToShard's answer as an event stream (`initial-response`, then a
  * `SubscribeToShardEvent` every `eventEveryMs` with the records put since, each with its sequence number and
  * arrival time, the continuation and how far behind it is). It serves ListShards and SubscribeToShard, and
- * ends a subscription after `eventsPerSubscription` events, as Kinesis ends one after 5 minutes.
+ * ends a subscription after `eventsPerSubscription` events, as Kinesis ends one after 5 minutes. `split`
+ * reshards as an on-demand stream does when its traffic grows: the parent is closed, its readers get a last
+ * event with no continuation that names its two children, and the listing shows the children with their
+ * parent.
  */
 export class LocalKinesisEndpoint {
   readonly subscribeCalls: SubscribeCall[] = [];
   /** Records sent in events, every subscription's: more than were put means some were read twice. */
   recordsSent = 0;
   private readonly records = new Map<string, StoredRecord[]>();
+  /** Closed shards and their children; a child's parent. */
+  private readonly children = new Map<string, readonly string[]>();
+  private readonly parents = new Map<string, string>();
   private readonly subscriptions = new Set<Subscription>();
   private sequence = 1_000;
 
@@ -84,12 +90,27 @@ export class LocalKinesisEndpoint {
   put(shardId: string, records: readonly EndpointRecord[]): string[] {
     const stored = this.records.get(shardId);
     if (!stored) throw new Error(`no shard ${shardId}`);
+    if (this.children.has(shardId)) throw new Error(`shard ${shardId} is closed`);
     return records.map((record) => {
       this.sequence += 1;
       const sequenceNumber = String(this.sequence).padStart(20, '0');
       stored.push({ ...record, sequenceNumber, arrivedAtMs: Date.now() });
       return sequenceNumber;
     });
+  }
+
+  /**
+   * Closes `parentId` and opens two children: its readers get what is left of it, then its last event naming
+   * them, and records put from now on go to the children.
+   */
+  split(parentId: string, childIds: readonly [string, string]): void {
+    if (!this.records.has(parentId) || this.children.has(parentId))
+      throw new Error(`cannot split ${parentId}`);
+    this.children.set(parentId, childIds);
+    for (const child of childIds) {
+      this.records.set(child, []);
+      this.parents.set(child, parentId);
+    }
   }
 
   /** The shards being read now. */
@@ -112,6 +133,7 @@ export class LocalKinesisEndpoint {
       this.json(stream, {
         Shards: [...this.records.keys()].map((ShardId) => ({
           ShardId,
+          ...(this.parents.has(ShardId) ? { ParentShardId: this.parents.get(ShardId) } : {}),
           HashKeyRange: { StartingHashKey: '0', EndingHashKey: '1' },
           SequenceNumberRange: { StartingSequenceNumber: '0' },
         })),
@@ -146,6 +168,7 @@ export class LocalKinesisEndpoint {
     let events = 0;
     const limit = this.options.eventsPerSubscription ?? Number.POSITIVE_INFINITY;
     const send = () => {
+      const closedInto = this.children.get(request.ShardId);
       const records = stored.slice(subscription.next);
       subscription.next = stored.length;
       this.recordsSent += records.length;
@@ -158,12 +181,21 @@ export class LocalKinesisEndpoint {
             Data: Buffer.from(record.data, 'utf8').toString('base64'),
             PartitionKey: record.partitionKey,
           })),
-          ContinuationSequenceNumber: last,
+          // A closed shard's last event: no continuation, and its children with their parent.
+          ...(closedInto
+            ? {
+                ChildShards: closedInto.map((ShardId) => ({
+                  ShardId,
+                  ParentShards: [request.ShardId],
+                  HashKeyRange: { StartingHashKey: '0', EndingHashKey: '1' },
+                })),
+              }
+            : { ContinuationSequenceNumber: last }),
           MillisBehindLatest: 0,
         }),
       );
       events += 1;
-      if (events >= limit) this.end(subscription);
+      if (closedInto || events >= limit) this.end(subscription);
     };
     subscription.heartbeat = setInterval(send, this.options.eventEveryMs ?? 50);
     stream.on('close', () => this.end(subscription));

@@ -248,6 +248,43 @@ describe('functions/containers/ingest-consumer.ts, on a Kinesis endpoint and Dyn
       await usage.close();
     }
   }, 90_000);
+  it('reads a shard that splits to its end, then both its children from their oldest record', async () => {
+    const [parent, left, right] = ['shardId-000000000000', 'shardId-000000000001', 'shardId-000000000002'];
+    kinesis = await LocalKinesisEndpoint.start({ shards: [parent] });
+    kinesis.put(parent, [trade('ORCL', 150, 50)]);
+    const consumer = startConsumer();
+    await waitForOutput(consumer, /took the lease/);
+    await eventually(
+      () => latest('ORCL'),
+      (items) => items[0]?.price === 150,
+      'the parent’s trade',
+    );
+
+    // The stream reshards as an on-demand stream does under load; later trades go to the children.
+    kinesis.split(parent, [left, right]);
+    kinesis.put(left, [trade('ORCL', 151, 51)]);
+    kinesis.put(right, [trade('ADBE', 500, 51)]);
+
+    await eventually(
+      () => latest('ADBE,ORCL'),
+      (items) => items.find(({ symbol }) => symbol === 'ORCL')?.price === 151 && items.length === 2,
+      'the children’s trades',
+    );
+    const children = kinesis.subscribeCalls.filter(({ shardId }) => shardId !== parent);
+    expect(children.map(({ shardId, startingPosition }) => [shardId, startingPosition.Type]).sort()).toEqual([
+      [left, 'TRIM_HORIZON'],
+      [right, 'TRIM_HORIZON'],
+    ]);
+    await eventually(
+      leaseItem,
+      (item) => item?.positions[left] !== undefined && item?.positions[right] !== undefined,
+      'the children’s positions saved',
+    );
+    expect(outputs.get(consumer)?.()).not.toMatch(FAILED_WINDOW);
+    consumer.kill('SIGTERM');
+    const [code] = await once(consumer, 'exit');
+    expect(code).toBe(0);
+  }, 90_000);
 });
 
 /** A stand-in of Firehose's PutRecordBatch: counts the records (the usage rows' batches) it is given. */
