@@ -50,6 +50,8 @@ async function main(): Promise<ConsumerExit> {
   // judge (SHARD_READING.silentAfterMs), so the SDK's allows twice as long.
   const kinesis = new KinesisClient({ requestHandler: { requestTimeout: 2 * SHARD_READING.silentAfterMs } });
   const lease = new ConsumerLease({
+    // A client of its own, not the windows' (functions/runtime/dynamo.ts): a renewal never queues for a
+    // socket behind a window's commits.
     store: new DynamoConsumerLeaseStore(
       documentClientFor(new DynamoDBClient({ requestHandler: SDK_CALL_TIMEOUTS })),
       leasesTable,

@@ -121,10 +121,6 @@ export class ConsumerLease {
     return this.state === 'holding';
   }
 
-  onLost(callback: (loss: LeaseLoss) => void): void {
-    void this.lost.then(callback);
-  }
-
   /**
    * Waits until this task holds the lease, looking every `renewEveryMs`, and returns the stored positions; it
    * renews the lease from then on. `signal` ends the wait (the promise rejects with its reason). Errors of the

@@ -9,6 +9,7 @@ import { UNIVERSE_CSV } from '../lib/project.ts';
 import { parseUniverseCsv } from '../lib/universe.ts';
 import { consumerProcessEnvironment } from '../local/consumer-process.ts';
 import { LocalKinesisEndpoint } from '../local/kinesis-endpoint.ts';
+import { shardIdOf, shardIndexOf } from '../local/sharded-event-source.ts';
 import { startBenchStack } from './bench-stack.ts';
 import type { BenchResult } from './types.ts';
 
@@ -31,7 +32,7 @@ const SHARDS = 4;
 export async function benchConsumerProcess(): Promise<BenchResult[]> {
   const stack = await startBenchStack(new Date(SESSION_MS));
   const kinesis = await LocalKinesisEndpoint.start({
-    shards: Array.from({ length: SHARDS }, (_, index) => `shardId-${String(index).padStart(12, '0')}`),
+    shards: Array.from({ length: SHARDS }, (_, index) => shardIdOf(index)),
     eventEveryMs: 100,
   });
   const symbols = parseUniverseCsv(readFileSync(UNIVERSE_CSV, 'utf8')).map(({ symbol }) => symbol);
@@ -45,7 +46,7 @@ export async function benchConsumerProcess(): Promise<BenchResult[]> {
       timestamp: SESSION_MS + Math.floor(run / symbols.length) * 1_000 + index,
       tradeId: `bench-${run}-${index}`,
     }));
-    const shard = `shardId-${String(hash(symbol) % SHARDS).padStart(12, '0')}`;
+    const shard = shardIdOf(shardIndexOf(symbol, SHARDS));
     records += kinesis.put(shard, encodeTradeRecords(trades)).length;
   }
   const child = spawn(process.execPath, ['--import', 'tsx', INGEST_CONSUMER_ENTRY], {
@@ -132,11 +133,4 @@ function processCpuMicros(pid: number): number {
 /** An environment without the variables set `undefined` (removed). */
 function withoutUnset(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined));
-}
-
-/** The shard a symbol's records go to (Kinesis hashes the partition key; any stable spread will do here). */
-function hash(text: string): number {
-  let value = 0;
-  for (const char of text) value = (value * 31 + char.charCodeAt(0)) >>> 0;
-  return value;
 }

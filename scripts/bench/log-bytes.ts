@@ -1,3 +1,4 @@
+import type { QuotePushTally } from '#use-cases/push-quotes';
 import { lambdaContext } from '../local/lambda-context.ts';
 import { recordMeasuredUnits } from './measured-units.ts';
 import type { BenchResult } from './types.ts';
@@ -53,7 +54,7 @@ export async function benchLogBytes(): Promise<BenchResult[]> {
     handedBack: 0,
     failedSymbols: [],
   };
-  const tally = {
+  const tally: QuotePushTally = {
     quotes: 40,
     sent: 40,
     frames: 40,

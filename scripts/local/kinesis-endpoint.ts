@@ -113,11 +113,6 @@ export class LocalKinesisEndpoint {
     }
   }
 
-  /** The shards being read now. */
-  get subscribedShards(): string[] {
-    return [...this.subscriptions].map(({ shardId }) => shardId).sort();
-  }
-
   async close(): Promise<void> {
     for (const subscription of this.subscriptions) this.end(subscription);
     this.server.close();

@@ -11,6 +11,19 @@ import pLimit from 'p-limit';
  * failed `maxAttempts` deliveries goes to the dead letters, as it would to the on-failure destination on AWS.
  * Nothing after a failed record is delivered before it.
  */
+/** A shard's id as Kinesis writes it: `shardId-000000000003`. */
+export function shardIdOf(index: number): string {
+  return `shardId-${String(index).padStart(12, '0')}`;
+}
+
+/**
+ * The shard of `shards` a partition key's records go to: by the MD5 of the key, as Kinesis maps a key to a
+ * shard's hash-key range, so a key's records stay on one shard, in order.
+ */
+export function shardIndexOf(partitionKey: string, shards: number): number {
+  return createHash('md5').update(partitionKey).digest().readUInt32BE(0) % shards;
+}
+
 export interface ShardedEventSourceOptions {
   readonly shards: number;
   readonly batchSize: number;
@@ -88,10 +101,7 @@ export class ShardedEventSource<TRecord, TEvent> {
     private readonly binding: EventSourceBinding<TRecord, TEvent>,
     private readonly options: ShardedEventSourceOptions,
   ) {
-    this.shards = Array.from(
-      { length: options.shards },
-      (_, index) => new Shard<TRecord>(`shardId-${String(index).padStart(12, '0')}`),
-    );
+    this.shards = Array.from({ length: options.shards }, (_, index) => new Shard<TRecord>(shardIdOf(index)));
   }
 
   get isStopped(): boolean {
@@ -147,8 +157,7 @@ export class ShardedEventSource<TRecord, TEvent> {
   }
 
   private shardOf(partitionKey: string): Shard<TRecord> {
-    const hash = createHash('md5').update(partitionKey).digest();
-    return this.shards[hash.readUInt32BE(0) % this.shards.length] as Shard<TRecord>;
+    return this.shards[shardIndexOf(partitionKey, this.shards.length)] as Shard<TRecord>;
   }
 
   /** Starts the shard's delivery loop if it is idle; resolves when its queue is empty. */

@@ -24,31 +24,8 @@ export class PostFailed extends Error {
   }
 }
 
-/**
- * Messages to one thread, sent together: the first one queued in a turn of the event loop sends them all as one
- * message once the turn's code has run. Crossing threads costs a message its copy and wake-up, so a window's
- * posts cross in a few messages rather than one each.
- */
-class Outbox<T> {
-  private items: T[] = [];
-
-  constructor(private readonly send: (items: T[]) => void) {}
-
-  add(item: T): void {
-    if (this.items.length === 0) {
-      queueMicrotask(() => {
-        const items = this.items;
-        this.items = [];
-        this.send(items);
-      });
-    }
-    this.items.push(item);
-  }
-}
-
 interface PostWorker {
   worker: Worker;
-  outbox: Outbox<PostCall>;
   /** False from its exit until it is started again: posts meanwhile fail at once rather than wait. */
   alive: boolean;
   readonly pending: Map<number, { resolve: (answer: PostAnswer) => void; reject: (error: Error) => void }>;
@@ -59,8 +36,9 @@ interface PostWorker {
  * (functions/containers/quote-post-worker.ts). A post costs the SDK about 350 µs of CPU (signing, serializing,
  * the HTTP exchange; docs/adr/0026-long-running-ingest-consumer.md), so one thread posts at most about 2,800
  * frames a second, and the open brings more: the windowed consumer's thread folds and commits, and hands each
- * frame's JSON to the workers in turn, the posts of a turn of its event loop in one message a worker
- * (`npm run bench -- posts`). A worker that dies fails the posts it held and is started again.
+ * frame's JSON to the workers in turn, a message each (`npm run bench -- posts`: 15-25 µs of its thread a
+ * post; sending a turn's posts in one message a worker measured no less). A worker that dies fails the posts
+ * it held and is started again.
  */
 export class PooledClientConnections implements ClientConnections {
   private readonly workers: PostWorker[];
@@ -101,7 +79,7 @@ export class PooledClientConnections implements ClientConnections {
     if (!target.alive) throw new PostFailed('PostWorkerDown', 'the post worker is starting again');
     const answer = await new Promise<PostAnswer>((resolve, reject) => {
       target.pending.set(call.id, { resolve, reject });
-      target.outbox.add(call);
+      target.worker.postMessage(call);
     });
     if (!answer.ok) throw new PostFailed(answer.name, answer.message);
     return answer;
@@ -111,13 +89,10 @@ export class PooledClientConnections implements ClientConnections {
   private spawn(entry: PostWorker): void {
     const worker = new Worker(this.workerFile, this.workerOptions);
     entry.worker = worker;
-    entry.outbox = new Outbox((calls) => worker.postMessage(calls));
     entry.alive = true;
-    worker.on('message', (answers: PostAnswer[]) => {
-      for (const answer of answers) {
-        entry.pending.get(answer.id)?.resolve(answer);
-        entry.pending.delete(answer.id);
-      }
+    worker.on('message', (answer: PostAnswer) => {
+      entry.pending.get(answer.id)?.resolve(answer);
+      entry.pending.delete(answer.id);
     });
     worker.on('error', (error) => this.failAll(entry, error));
     worker.on('exit', (code) => {
@@ -136,11 +111,9 @@ export class PooledClientConnections implements ClientConnections {
 
 /**
  * A post worker's side (functions/containers/quote-post-worker.ts): each call from the pool, made on
- * `connections`, answered on `port` with its delivery or its error's name and message, the answers of a turn
- * in one message.
+ * `connections`, answered on `port` with its delivery or its error's name and message.
  */
 export function servePosts(port: MessagePort, connections: ClientConnections): void {
-  const answers = new Outbox<PostAnswer>((items) => port.postMessage(items));
   const answer = async (call: PostCall): Promise<PostAnswer> => {
     try {
       if (call.op === 'close') {
@@ -157,7 +130,7 @@ export function servePosts(port: MessagePort, connections: ClientConnections): v
       return { id: call.id, ok: false, name, message };
     }
   };
-  port.on('message', (calls: PostCall[]) => {
-    for (const call of calls) void answer(call).then((done) => answers.add(done));
+  port.on('message', (call: PostCall) => {
+    void answer(call).then((done) => port.postMessage(done));
   });
 }

@@ -43,7 +43,7 @@ function watch<T>(promise: Promise<T>) {
 /** Whether `lost` resolved, and with what. */
 function lossOf(held: ConsumerLease) {
   const seen: { loss?: LeaseLoss } = {};
-  held.onLost((loss) => {
+  void held.lost.then((loss) => {
     seen.loss = loss;
   });
   return seen;
