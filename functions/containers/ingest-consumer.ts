@@ -20,7 +20,6 @@ import { type ConsumerExit, IngestConsumerService } from '#containers/ingest-con
 import { windowContext } from '#containers/ingest-consumer/window-context';
 import {
   INGEST_CONSUMER_ENV,
-  INGEST_CONSUMER_SERVICE_NAME,
   INGEST_CONSUMER_TASKS,
   QUOTE_POST_WORKER_ENTRY,
   SHARD_READING,
@@ -41,10 +40,24 @@ function required(name: string): string {
   return value;
 }
 
+/** The post workers the task's size runs; a task without the setting (a local run) runs the session's. */
+function postWorkers(): number {
+  const setting = process.env[INGEST_CONSUMER_ENV.postWorkers];
+  if (setting === undefined || setting === '') return INGEST_CONSUMER_TASKS.session.postWorkers;
+  const workers = Number(setting);
+  if (!Number.isInteger(workers) || workers < 1) {
+    throw new ConsumerSettingsError(
+      `${INGEST_CONSUMER_ENV.postWorkers} must be a whole number of at least 1`,
+    );
+  }
+  return workers;
+}
+
 async function main(): Promise<ConsumerExit> {
   const streamArn = required(INGEST_CONSUMER_ENV.streamArn);
   const consumerArn = required(INGEST_CONSUMER_ENV.streamConsumerArn);
   const leasesTable = required(INGEST_CONSUMER_ENV.leasesTable);
+  const workers = postWorkers();
   const holder = `${hostname()}/${randomUUID()}`;
   // A call whose stream went silent fails rather than hangs; a subscription's own silence is the reader's to
   // judge (SHARD_READING.silentAfterMs), so the SDK's allows twice as long.
@@ -64,7 +77,7 @@ async function main(): Promise<ConsumerExit> {
   const posts = awsIngestPorts.streamsQuotes()
     ? new PooledClientConnections(
         new URL(`./${basename(QUOTE_POST_WORKER_ENTRY, '.ts')}${extname(import.meta.url)}`, import.meta.url),
-        INGEST_CONSUMER_TASKS.postWorkers,
+        workers,
       )
     : undefined;
   const ports = posts ? { ...awsIngestPorts, clientConnections: () => posts } : awsIngestPorts;

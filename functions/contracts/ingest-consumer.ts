@@ -26,25 +26,56 @@ export const QUOTE_POST_WORKER_ENTRY = 'functions/containers/quote-post-worker.t
  */
 export const INGEST_CONSUMER_SERVICE_NAME = 'ingest-consumer';
 
+/** A size of the consumer's tasks on Fargate (ARM64). */
+export interface ConsumerTaskSize {
+  readonly vcpu: number;
+  readonly memoryGb: number;
+  /**
+   * Worker threads posting the quotes' frames (INGEST_CONSUMER_ENV.postWorkers): one thread posts about 2,800
+   * a second (the SDK's CPU a post); the consumer's own thread folds, commits and reads.
+   */
+  readonly postWorkers: number;
+}
+
 /**
- * The consumer's tasks on Fargate (ARM64), for the task definition (lib/constructs/ingest-consumer.ts) and the
- * cost model (scripts/lib/cost-model.ts): one holds the lease and reads every shard, one stands by to take it
- * over. At the open's rate, measured here: the reading, fold and commits about a fifth of a core (`npm run
- * bench -- consumer-process`), the posts about two and a half cores (`npm run bench -- posts`), before TLS;
- * 8 vCPU leave room for the open's own peaks and TLS until the tasks are measured on AWS
- * (docs/adr/0026-long-running-ingest-consumer.md). 8 vCPU take 16 GB at least on Fargate.
+ * The consumer's tasks on Fargate (ARM64), for the task definitions (lib/constructs/ingest-consumer.ts) and
+ * the cost model (scripts/lib/cost-model.ts): one holds the lease and reads every shard, one stands by to take
+ * it over. They run at one of two sizes, switched on a schedule (INGEST_CONSUMER_SIZE_SCHEDULE):
+ *
+ * - `session`: at the open's rate, measured here, the reading, fold and commits take about a fifth of a core
+ *   (`npm run bench -- consumer-process`) and the posts about two and a half (`npm run bench -- posts`), before
+ *   TLS (about 8,500 trades and 6,000 posts a second); 8 vCPU leave room for the open's own peaks and TLS
+ *   until the tasks are measured on AWS (docs/adr/0026-long-running-ingest-consumer.md). Six post workers;
+ *   the other two vCPU are the consumer's thread and the runtime's (garbage collection, TLS). 8 vCPU take
+ *   16 GB at least on Fargate.
+ * - `offSession`: pre-market, after hours, nights and weekends bring a few percent of the day's trades, a
+ *   few hundred a second at their peaks: one vCPU, the consumer's thread and one post worker, posts about
+ *   2,000 frames a second, several times what those hours bring.
  */
 export const INGEST_CONSUMER_TASKS = {
   count: 2,
-  vcpu: 8,
-  memoryGb: 16,
-  /**
-   * Worker threads posting the quotes' frames: one thread posts about 2,800 a second (the SDK's CPU a post),
-   * the open brings about 6,000. The other two vCPU are the consumer's own thread (fold, commits, reading)
-   * and the runtime's (garbage collection, TLS).
-   */
-  postWorkers: 6,
+  session: { vcpu: 8, memoryGb: 16, postWorkers: 6 },
+  offSession: { vcpu: 1, memoryGb: 2, postWorkers: 1 },
+} as const satisfies { count: number; session: ConsumerTaskSize; offSession: ConsumerTaskSize };
+
+/**
+ * When the consumer's service changes size (EventBridge Scheduler, in New York time, weekdays): a scheduled
+ * UpdateService names the other size's task definition, and ECS rolls the service over as for a deployment,
+ * the new tasks standing by before the old holder hands the lease over at SIGTERM. The session's size from
+ * half an hour before the open (09:30) to half an hour after the close (16:00), so the open and the closing
+ * prints never run on the small size; market holidays keep the schedule (the large size idles that day).
+ */
+export const INGEST_CONSUMER_SIZE_SCHEDULE = {
+  timeZone: 'America/New_York',
+  sessionFrom: { hour: 9, minute: 0 },
+  offSessionFrom: { hour: 16, minute: 30 },
 } as const;
+
+/** Hours a weekday the consumer's tasks run at the session's size (the rest, at the off-session size). */
+export const CONSUMER_SESSION_SIZE_HOURS =
+  INGEST_CONSUMER_SIZE_SCHEDULE.offSessionFrom.hour +
+  INGEST_CONSUMER_SIZE_SCHEDULE.offSessionFrom.minute / 60 -
+  (INGEST_CONSUMER_SIZE_SCHEDULE.sessionFrom.hour + INGEST_CONSUMER_SIZE_SCHEDULE.sessionFrom.minute / 60);
 
 export const INGEST_CONSUMER_ENV = {
   /** The trades stream's ARN (shards are listed on it). */
@@ -53,6 +84,8 @@ export const INGEST_CONSUMER_ENV = {
   streamConsumerArn: 'TRADES_STREAM_CONSUMER_ARN',
   /** The table of the consumer's lease and shard positions. */
   leasesTable: TABLES.consumerLeases.envVar,
+  /** How many post workers the task's size runs (ConsumerTaskSize.postWorkers). */
+  postWorkers: 'QUOTE_POST_WORKERS',
 } as const;
 
 /**

@@ -124,6 +124,8 @@ export interface Arm64TaskProps {
   readonly stopTimeout: Duration;
   /** The log streams' prefix. */
   readonly streamPrefix: string;
+  /** The log group, when another task definition of the service made it; by default one of its own. */
+  readonly logGroup?: LogGroup;
   readonly environment: Record<string, string>;
   /** Why the environment holds no credential (cdk-nag AwsSolutions-ECS2). */
   readonly environmentHoldsNoSecret: string;
@@ -131,7 +133,7 @@ export interface Arm64TaskProps {
 
 /**
  * A Linux ARM64 task definition in `scope` (`TaskDefinition`) of one essential container with a read-only root
- * file system, logging to a log group of its own (`Logs`, a month) without ever blocking the process: writing
+ * file system, logging to a log group of its own (`Logs`, a month; or `logGroup`) without ever blocking the process: writing
  * to stdout never stalls its event loop (a stalled loop misses a provider's pings or the lease's renewals),
  * lines wait in a buffer while CloudWatch Logs is slow.
  */
@@ -139,10 +141,12 @@ export function arm64Task(
   scope: Construct,
   props: Arm64TaskProps,
 ): { logGroup: LogGroup; taskDefinition: FargateTaskDefinition; container: ContainerDefinition } {
-  const logGroup = new LogGroup(scope, 'Logs', {
-    retention: RetentionDays.ONE_MONTH,
-    removalPolicy: RemovalPolicy.DESTROY,
-  });
+  const logGroup =
+    props.logGroup ??
+    new LogGroup(scope, 'Logs', {
+      retention: RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
   const taskDefinition = new FargateTaskDefinition(scope, 'TaskDefinition', {
     cpu: props.cpu,
     memoryLimitMiB: props.memoryMiB,

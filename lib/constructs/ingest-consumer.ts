@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import { Duration, Stack } from 'aws-cdk-lib';
+import { Duration, Stack, TimeZone } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { SecurityGroup, Vpc } from 'aws-cdk-lib/aws-ec2';
 import type { DockerImageAsset } from 'aws-cdk-lib/aws-ecr-assets';
@@ -11,11 +11,15 @@ import type {
 } from 'aws-cdk-lib/aws-ecs';
 import { type IPrincipal, PolicyStatement, type Role } from 'aws-cdk-lib/aws-iam';
 import type { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { Schedule, ScheduleExpression, ScheduleTargetInput } from 'aws-cdk-lib/aws-scheduler';
+import { Universal } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Construct } from 'constructs';
 import {
+  type ConsumerTaskSize,
   INGEST_CONSUMER_ENTRY,
   INGEST_CONSUMER_ENV,
   INGEST_CONSUMER_SERVICE_NAME,
+  INGEST_CONSUMER_SIZE_SCHEDULE,
   INGEST_CONSUMER_TASKS,
 } from '#contracts/ingest-consumer';
 import { METRICS_NAMESPACE, METRICS_NAMESPACE_ENV } from '#contracts/metrics';
@@ -67,6 +71,12 @@ export interface IngestConsumerServiceProps {
  *   renewed for 5 s (CONSUMER_LEASE). A deployment starts the new tasks before stopping the old ones
  *   (minimum healthy 100 %, maximum 200 %): the old holder commits and hands the lease over at SIGTERM. A
  *   deployment whose tasks keep failing is stopped and rolled back (the circuit breaker).
+ * - Two sizes (INGEST_CONSUMER_TASKS): a task definition for the session (the service's, as deployed) and one
+ *   for the other hours, the same container at a fraction of the size. Two EventBridge schedules switch the
+ *   service between them on weekdays (INGEST_CONSUMER_SIZE_SCHEDULE) with UpdateService, which ECS rolls out
+ *   as a deployment: the handover above, and a size that fails to start is rolled back to the one running.
+ *   A `cdk deploy` that changes the task definitions puts the service on the session's size until the next
+ *   switch.
  * - Everything the ingest Lambda is given, given the same way (TradeIngestion.bindIngest): its tables, the
  *   dead-letter queue, the WebSocket stage's connections and the usage stream, as environment variables and
  *   grants to the task role; plus the stream, the consumer and the lease table, each with exactly the calls
@@ -83,7 +93,13 @@ export class IngestConsumerService extends Construct implements BindingTarget {
   readonly taskRole: Role;
   readonly taskDefinition: FargateTaskDefinition;
   readonly container: ContainerDefinition;
+  /** The task definition of the hours outside the session (INGEST_CONSUMER_TASKS.offSession). */
+  readonly offSessionTaskDefinition: FargateTaskDefinition;
   readonly service: FargateService;
+  /** The schedules switching the service to the session's size and back (INGEST_CONSUMER_SIZE_SCHEDULE). */
+  readonly sizeSchedules: readonly Schedule[];
+  /** Both sizes' containers: each gets the ingest's environment. */
+  private readonly containers: ContainerDefinition[] = [];
 
   constructor(scope: Construct, id: string, props: IngestConsumerServiceProps) {
     super(scope, id);
@@ -131,39 +147,30 @@ export class IngestConsumerService extends Construct implements BindingTarget {
       }),
     );
 
-    const task = arm64Task(this, {
-      // The SDK's client CPU at the open's rate of calls, the posts on worker threads of their own
-      // (docs/adr/0026-long-running-ingest-consumer.md); the dashboard shows the tasks' CPU and memory.
-      cpu: INGEST_CONSUMER_TASKS.vcpu * 1024,
-      memoryMiB: INGEST_CONSUMER_TASKS.memoryGb * 1024,
-      role: this.taskRole,
-      image: this.image,
-      containerId: 'Consumer',
-      command: INGEST_CONSUMER_COMMAND,
-      stopTimeout: INGEST_CONSUMER_STOP_TIMEOUT,
-      streamPrefix: INGEST_CONSUMER_SERVICE_NAME,
-      // Names, ARNs and URLs only. The ingest's tables, dead-letter queue, @connections URL and usage stream
-      // are added by bindIngest below, with the same variables as the ingest Lambda's.
-      environment: {
-        [INGEST_CONSUMER_ENV.streamArn]: ingestion.stream.streamArn,
-        [INGEST_CONSUMER_ENV.streamConsumerArn]: streamConsumer.streamConsumerArn,
-        [INGEST_CONSUMER_ENV.leasesTable]: props.leases.tableName,
-        AWS_REGION: Stack.of(this).region,
-        // The Lambdas' service name, so the ingest's metrics land where the dashboard and alarms read them.
-        POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
-        POWERTOOLS_LOG_LEVEL: 'INFO',
-        // No X-Ray daemon runs beside the process, and loading the tracer costs CPU on every promise
-        // (functions/runtime/tracer.ts).
-        POWERTOOLS_TRACE_ENABLED: 'false',
-        [METRICS_NAMESPACE_ENV]: METRICS_NAMESPACE,
-      },
-      environmentHoldsNoSecret:
-        'The environment holds the stream’s and its consumer’s ARNs, table and stream names, the dead-letter ' +
-        'queue’s and the @connections URLs and logging settings, no credential: the task role signs the calls.',
+    // Names, ARNs and URLs only. The ingest's tables, dead-letter queue, @connections URL and usage stream are
+    // added to both sizes by bindIngest below, with the same variables as the ingest Lambda's.
+    const environment = {
+      [INGEST_CONSUMER_ENV.streamArn]: ingestion.stream.streamArn,
+      [INGEST_CONSUMER_ENV.streamConsumerArn]: streamConsumer.streamConsumerArn,
+      [INGEST_CONSUMER_ENV.leasesTable]: props.leases.tableName,
+      AWS_REGION: Stack.of(this).region,
+      // The Lambdas' service name, so the ingest's metrics land where the dashboard and alarms read them.
+      POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+      POWERTOOLS_LOG_LEVEL: 'INFO',
+      // No X-Ray daemon runs beside the process, and loading the tracer costs CPU on every promise
+      // (functions/runtime/tracer.ts).
+      POWERTOOLS_TRACE_ENABLED: 'false',
+      [METRICS_NAMESPACE_ENV]: METRICS_NAMESPACE,
+    };
+    const session = this.taskOfSize(this, INGEST_CONSUMER_TASKS.session, environment);
+    this.logGroup = session.logGroup;
+    this.taskDefinition = session.taskDefinition;
+    this.container = session.container;
+    // The other hours' size: the same container and role, its own task definition, the same log group.
+    const offSession = this.taskOfSize(new Construct(this, 'OffSession'), INGEST_CONSUMER_TASKS.offSession, {
+      ...environment,
     });
-    this.logGroup = task.logGroup;
-    this.taskDefinition = task.taskDefinition;
-    this.container = task.container;
+    this.offSessionTaskDefinition = offSession.taskDefinition;
     ingestion.bindIngest(this);
 
     this.service = publicService(this, {
@@ -175,6 +182,76 @@ export class IngestConsumerService extends Construct implements BindingTarget {
       minHealthyPercent: 100,
       maxHealthyPercent: 200,
     });
+    this.sizeSchedules = [
+      this.switchSize('SessionSize', this.taskDefinition, INGEST_CONSUMER_SIZE_SCHEDULE.sessionFrom),
+      this.switchSize(
+        'OffSessionSize',
+        this.offSessionTaskDefinition,
+        INGEST_CONSUMER_SIZE_SCHEDULE.offSessionFrom,
+      ),
+    ];
+  }
+
+  /**
+   * The consumer's task definition at `size`, in `scope` (TaskDefinition, its container Consumer), logging to
+   * the service's log group once there is one.
+   */
+  private taskOfSize(
+    scope: Construct,
+    size: ConsumerTaskSize,
+    environment: Record<string, string>,
+  ): ReturnType<typeof arm64Task> {
+    const task = arm64Task(scope, {
+      // The SDK's client CPU at the open's rate of calls, the posts on worker threads of their own
+      // (docs/adr/0026-long-running-ingest-consumer.md); the dashboard shows the tasks' CPU and memory.
+      cpu: size.vcpu * 1024,
+      memoryMiB: size.memoryGb * 1024,
+      role: this.taskRole,
+      image: this.image,
+      containerId: 'Consumer',
+      command: INGEST_CONSUMER_COMMAND,
+      stopTimeout: INGEST_CONSUMER_STOP_TIMEOUT,
+      streamPrefix: INGEST_CONSUMER_SERVICE_NAME,
+      ...(this.containers.length > 0 ? { logGroup: this.logGroup } : {}),
+      environment: { ...environment, [INGEST_CONSUMER_ENV.postWorkers]: String(size.postWorkers) },
+      environmentHoldsNoSecret:
+        'The environment holds the stream’s and its consumer’s ARNs, table and stream names, the dead-letter ' +
+        'queue’s and the @connections URLs and logging settings, no credential: the task role signs the calls.',
+    });
+    this.containers.push(task.container);
+    return task;
+  }
+
+  /**
+   * A schedule (`id`) putting the service on `taskDefinition` on weekdays at `at`, New York time: UpdateService
+   * through EventBridge Scheduler's universal target, with only that call on this service granted to it.
+   */
+  private switchSize(
+    id: string,
+    taskDefinition: FargateTaskDefinition,
+    at: { readonly hour: number; readonly minute: number },
+  ): Schedule {
+    return new Schedule(this, id, {
+      description: `${this.node.path}: the consumer's tasks at ${taskDefinition.node.path}'s size, weekdays from ${at.hour}:${String(at.minute).padStart(2, '0')} New York time`,
+      schedule: ScheduleExpression.cron({
+        minute: String(at.minute),
+        hour: String(at.hour),
+        weekDay: 'MON-FRI',
+        timeZone: TimeZone.of(INGEST_CONSUMER_SIZE_SCHEDULE.timeZone),
+      }),
+      target: new Universal({
+        service: 'ecs',
+        action: 'updateService',
+        input: ScheduleTargetInput.fromObject({
+          Cluster: this.cluster.clusterName,
+          Service: this.service.serviceName,
+          TaskDefinition: taskDefinition.taskDefinitionArn,
+        }),
+        policyStatements: [
+          new PolicyStatement({ actions: ['ecs:UpdateService'], resources: [this.service.serviceArn] }),
+        ],
+      }),
+    });
   }
 
   /** The task role: what the ingest's bindings grant to. */
@@ -182,8 +259,8 @@ export class IngestConsumerService extends Construct implements BindingTarget {
     return this.taskRole;
   }
 
-  /** The container's environment: where the ingest's bindings name their resources. */
+  /** Both sizes' containers' environment: where the ingest's bindings name their resources. */
   addEnvironment(name: string, value: string): void {
-    this.container.addEnvironment(name, value);
+    for (const container of this.containers) container.addEnvironment(name, value);
   }
 }

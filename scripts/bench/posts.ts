@@ -21,7 +21,7 @@ const TURNS = 2;
  * What a quote's post costs the windowed consumer's thread (docs/adr/0026-long-running-ingest-consumer.md):
  * PostToConnection through the AWS SDK to an `@connections` stand-in on loopback HTTP (in a process of its
  * own, so its CPU is not counted), INGEST_WINDOWS.postConcurrency posts in flight, made on this thread or
- * handed to INGEST_CONSUMER_TASKS.postWorkers worker threads (PooledClientConnections). Reports the posts a
+ * handed to INGEST_CONSUMER_TASKS.session.postWorkers worker threads (PooledClientConnections). Reports the posts a
  * second, the time a post keeps this thread's event loop busy (what the consumer's own thread has to spare
  * for), and the process's CPU a post. No TLS: on AWS each post also encrypts.
  */
@@ -38,7 +38,7 @@ export async function benchPosts(): Promise<BenchResult[]> {
   );
   const pooled = new PooledClientConnections(
     new URL(`${PROJECT_ROOT}/${QUOTE_POST_WORKER_ENTRY}`, 'file://'),
-    INGEST_CONSUMER_TASKS.postWorkers,
+    INGEST_CONSUMER_TASKS.session.postWorkers,
     {
       execArgv: ['--import', 'tsx'],
       env: {
@@ -51,7 +51,10 @@ export async function benchPosts(): Promise<BenchResult[]> {
       },
     },
   );
-  const ways = { 'one thread': onThisThread, [`${INGEST_CONSUMER_TASKS.postWorkers} post workers`]: pooled };
+  const ways = {
+    'one thread': onThisThread,
+    [`${INGEST_CONSUMER_TASKS.session.postWorkers} post workers`]: pooled,
+  };
   // Warm both: the SDK's first calls load and resolve what later ones reuse.
   for (const connections of Object.values(ways)) await postAll(connections, frame, 2_000);
   const rows: Record<string, number | string>[] = [];

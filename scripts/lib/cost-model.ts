@@ -4,7 +4,12 @@
  * (us-east-1), each a named constant with its source. Pure: `npm run cost` (scripts/cost.ts) prints it.
  */
 
-import { CONSUMER_LEASE, INGEST_CONSUMER_TASKS } from '#contracts/ingest-consumer';
+import {
+  CONSUMER_LEASE,
+  CONSUMER_SESSION_SIZE_HOURS,
+  type ConsumerTaskSize,
+  INGEST_CONSUMER_TASKS,
+} from '#contracts/ingest-consumer';
 import { INGEST_BATCH, INGEST_WINDOWS } from '#contracts/ingestion';
 import { CLOCK_TICK } from '#contracts/routes';
 import { TRADE_LOG_RETENTION_DAYS } from '#contracts/tables';
@@ -47,6 +52,8 @@ export const PRICES = {
   lambdaRequest: 0.2 / MILLION,
   /** Amazon API Gateway pricing, WebSocket APIs: $1.00 per million messages (first billion a month), 32 KB each. */
   webSocketMessage: 1 / MILLION,
+  /** Amazon API Gateway pricing, WebSocket APIs: $0.80 per million messages beyond the first billion a month. */
+  webSocketMessageOverBillion: 0.8 / MILLION,
   /** Amazon API Gateway pricing, WebSocket APIs: $0.25 per million connection minutes. */
   webSocketConnectionMinute: 0.25 / MILLION,
   /** Amazon Data Firehose pricing, Direct PUT: $0.029 per GB ingested, each record rounded up to 5 KB. */
@@ -198,6 +205,11 @@ export const ASSUMPTIONS = {
   usageRowDays: 62,
   /** A day's share of a month's storage bill. */
   daysPerMonth: 30,
+  /**
+   * Trading days a month (252 a year): the month's WebSocket messages, which API Gateway prices by the month's
+   * total (the first billion, then less), are this many days' quotes.
+   */
+  tradingDaysPerMonth: 21,
 } as const;
 
 /**
@@ -440,7 +452,8 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
   const postGbSeconds = windowed
     ? 0
     : (frames * ASSUMPTIONS.postSeconds * ASSUMPTIONS.ingestGb) / ASSUMPTIONS.postsInFlight;
-  const consumerTaskHours = INGEST_CONSUMER_TASKS.count * 24;
+  const { session, offSession, count: consumerTasks } = INGEST_CONSUMER_TASKS;
+  const offSessionHours = 24 - CONSUMER_SESSION_SIZE_HOURS;
 
   const barsGbPerDay = (bars * units.ingest.barBytesMean) / GB;
   // A day's trade log items, kept until they expire (as if every day of it were a trading day: the most).
@@ -463,11 +476,10 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
       ? {
           group: 'ingest',
           part: 'Ingest consumer on Fargate (Arm)',
-          volume: `${INGEST_CONSUMER_TASKS.count} tasks × 24 h of ${INGEST_CONSUMER_TASKS.vcpu} vCPU, ${INGEST_CONSUMER_TASKS.memoryGb} GB`,
+          volume: `${consumerTasks} tasks × ${CONSUMER_SESSION_SIZE_HOURS} h of ${session.vcpu} vCPU, ${session.memoryGb} GB, ${offSessionHours} h of ${offSession.vcpu} vCPU, ${offSession.memoryGb} GB`,
           dollars:
-            consumerTaskHours *
-            (INGEST_CONSUMER_TASKS.vcpu * PRICES.fargateVcpuHour +
-              INGEST_CONSUMER_TASKS.memoryGb * PRICES.fargateGbHour),
+            consumerTasks *
+            (CONSUMER_SESSION_SIZE_HOURS * fargateHour(session) + offSessionHours * fargateHour(offSession)),
         }
       : {
           group: 'ingest',
@@ -567,8 +579,8 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
     {
       group: 'fan-out',
       part: 'WebSocket messages',
-      volume: `${millions(frames)} frames for ${millions(pushes)} quotes (${(partnerShare * 100).toFixed(0)}% of ${windowed ? 'windows' : 'batches'}, ${((market.batchedShare ?? 0) * 100).toFixed(0)}% of partners batched)`,
-      dollars: frames * PRICES.webSocketMessage,
+      volume: `${millions(frames)} frames for ${millions(pushes)} quotes (${(partnerShare * 100).toFixed(0)}% of ${windowed ? 'windows' : 'batches'}, ${((market.batchedShare ?? 0) * 100).toFixed(0)}% of partners batched), $${((webSocketMessagesDollars(frames) / frames) * MILLION).toFixed(2)} a million`,
+      dollars: webSocketMessagesDollars(frames),
     },
     {
       group: 'fan-out',
@@ -599,6 +611,22 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
         ASSUMPTIONS.daysPerMonth,
     },
   ];
+}
+
+/** A Fargate (Arm) task of `size` for an hour. */
+const fargateHour = (size: ConsumerTaskSize) =>
+  size.vcpu * PRICES.fargateVcpuHour + size.memoryGb * PRICES.fargateGbHour;
+
+/**
+ * A trading day's share of the month's WebSocket messages bill, `framesPerDay` on each of the month's trading
+ * days (ASSUMPTIONS.tradingDaysPerMonth): the month's first billion at $1.00 a million, the rest at $0.80.
+ */
+export function webSocketMessagesDollars(framesPerDay: number): number {
+  const month = framesPerDay * ASSUMPTIONS.tradingDaysPerMonth;
+  const firstBillion = Math.min(month, 1_000 * MILLION);
+  const monthDollars =
+    firstBillion * PRICES.webSocketMessage + (month - firstBillion) * PRICES.webSocketMessageOverBillion;
+  return monthDollars / ASSUMPTIONS.tradingDaysPerMonth;
 }
 
 /**

@@ -5,8 +5,10 @@ import { basename, join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
+  CONSUMER_SESSION_SIZE_HOURS,
   INGEST_CONSUMER_ENV,
   INGEST_CONSUMER_SERVICE_NAME,
+  INGEST_CONSUMER_SIZE_SCHEDULE,
   INGEST_CONSUMER_TASKS,
   QUOTE_POST_WORKER_ENTRY,
 } from '#contracts/ingest-consumer';
@@ -119,6 +121,14 @@ describe('IngestConsumerService with -c ingest=windows', () => {
   const usageStreamId = logicalIdOf(stack.usage.deliveryStream);
   const taskDefinition = resourceOf(template, logicalIdOf(consumer.taskDefinition)).Properties;
   const [container, ...otherContainers] = taskDefinition.ContainerDefinitions;
+  const offSessionTaskDefinition = resourceOf(
+    template,
+    logicalIdOf(consumer.offSessionTaskDefinition),
+  ).Properties;
+  const [offSessionContainer, ...otherOffSessionContainers] = offSessionTaskDefinition.ContainerDefinitions;
+  const schedules = resourcesOfType(template, 'AWS::Scheduler::Schedule').map(
+    ([, resource]) => resource.Properties,
+  );
   const service = resourceOf(template, logicalIdOf(consumer.service)).Properties;
   const statements = policyStatementsOfRole(template, logicalIdOf(consumer.taskRole));
   const ingestFunction = resourceOf(template, logicalIdOf(ingestion.ingestFunction.lambda)).Properties;
@@ -147,7 +157,7 @@ describe('IngestConsumerService with -c ingest=windows', () => {
     expect(INGEST_CONSUMER_TASKS.count).toBe(2);
   });
 
-  it('runs the consumer’s bundle from the containers’ image, on ARM64, 4 vCPU and 8 GB', () => {
+  it('runs the consumer’s bundle from the containers’ image, on ARM64, 8 vCPU and 16 GB through the session', () => {
     expect(otherContainers).toEqual([]);
     expect(container.Essential).toBe(true);
     expect(container.Command).toEqual(['node', '--enable-source-maps', 'dist/ingest-consumer.mjs']);
@@ -157,11 +167,78 @@ describe('IngestConsumerService with -c ingest=windows', () => {
       RequiresCompatibilities: ['FARGATE'],
       RuntimePlatform: { CpuArchitecture: 'ARM64', OperatingSystemFamily: 'LINUX' },
       // The contract's size, which the cost model prices (scripts/lib/cost-model.ts).
-      Cpu: String(INGEST_CONSUMER_TASKS.vcpu * 1024),
-      Memory: String(INGEST_CONSUMER_TASKS.memoryGb * 1024),
+      Cpu: String(INGEST_CONSUMER_TASKS.session.vcpu * 1024),
+      Memory: String(INGEST_CONSUMER_TASKS.session.memoryGb * 1024),
     });
     expect(taskDefinition).toMatchObject({ Cpu: '8192', Memory: '16384' });
+    expect(environmentOf(container)[INGEST_CONSUMER_ENV.postWorkers]).toBe('6');
     expect(container.ReadonlyRootFilesystem).toBe(true);
+    // The service, as deployed, runs the session's size.
+    expect(service.TaskDefinition).toEqual({ Ref: logicalIdOf(consumer.taskDefinition) });
+  });
+
+  it('has the same container at 1 vCPU and 2 GB with one post worker for the other hours', () => {
+    expect(otherOffSessionContainers).toEqual([]);
+    expect(offSessionTaskDefinition).toMatchObject({
+      RequiresCompatibilities: ['FARGATE'],
+      RuntimePlatform: { CpuArchitecture: 'ARM64', OperatingSystemFamily: 'LINUX' },
+      Cpu: String(INGEST_CONSUMER_TASKS.offSession.vcpu * 1024),
+      Memory: String(INGEST_CONSUMER_TASKS.offSession.memoryGb * 1024),
+      TaskRoleArn: taskDefinition.TaskRoleArn,
+    });
+    expect(offSessionTaskDefinition).toMatchObject({ Cpu: '1024', Memory: '2048' });
+    // Everything but the post workers as the session's: command, image, stop timeout, logs, environment.
+    const { Environment: sessionEnvironment, ...sessionRest } = container;
+    const { Environment: offSessionEnvironment, ...offSessionRest } = offSessionContainer;
+    expect(offSessionRest).toEqual(sessionRest);
+    expect(environmentOf(offSessionContainer)).toEqual({
+      ...environmentOf(container),
+      [INGEST_CONSUMER_ENV.postWorkers]: '1',
+    });
+    expect(sessionEnvironment).toHaveLength(offSessionEnvironment.length);
+  });
+
+  it('switches the service between the sizes on weekdays, New York time, by UpdateService alone', () => {
+    const at = ({ hour, minute }: { hour: number; minute: number }) =>
+      `cron(${minute} ${hour} ? * MON-FRI *)`;
+    const bySize = (definition: unknown) =>
+      schedules.find((schedule) =>
+        JSON.stringify(schedule.Target.Input).includes(JSON.stringify(definition)),
+      );
+    const ecsTarget = 'arn:aws:scheduler:::aws-sdk:ecs:updateService';
+    for (const [definition, from] of [
+      [consumer.taskDefinition, INGEST_CONSUMER_SIZE_SCHEDULE.sessionFrom],
+      [consumer.offSessionTaskDefinition, INGEST_CONSUMER_SIZE_SCHEDULE.offSessionFrom],
+    ] as const) {
+      const schedule = bySize({ Ref: logicalIdOf(definition) });
+      if (!schedule) throw new Error(`no schedule switches to ${definition.node.path}`);
+      expect(schedule).toMatchObject({
+        ScheduleExpression: at(from),
+        ScheduleExpressionTimezone: 'America/New_York',
+        FlexibleTimeWindow: { Mode: 'OFF' },
+        State: 'ENABLED',
+      });
+      expect(JSON.stringify(schedule.Target.Arn)).toContain(ecsTarget.replace('arn:aws', ''));
+      const input = JSON.stringify(schedule.Target.Input);
+      expect(input).toContain(JSON.stringify({ Ref: logicalIdOf(consumer.cluster) }));
+      expect(input).toContain('"Fn::GetAtt"');
+      expect(input).toContain(logicalIdOf(consumer.service));
+      expect(input).toMatch(/Cluster.*Service.*TaskDefinition/);
+    }
+    expect(schedules).toHaveLength(2);
+    expect(at(INGEST_CONSUMER_SIZE_SCHEDULE.sessionFrom)).toBe('cron(0 9 ? * MON-FRI *)');
+    expect(at(INGEST_CONSUMER_SIZE_SCHEDULE.offSessionFrom)).toBe('cron(30 16 ? * MON-FRI *)');
+    expect(CONSUMER_SESSION_SIZE_HOURS).toBe(7.5);
+    // The schedules' role may update this service, and nothing else.
+    const roles = new Set(schedules.map((schedule) => JSON.stringify(schedule.Target.RoleArn)));
+    expect(roles.size).toBe(1);
+    const [roleArn] = schedules.map((schedule) => schedule.Target.RoleArn);
+    const roleId = roleArn['Fn::GetAtt'][0];
+    const scheduleStatements = policyStatementsOfRole(template, roleId);
+    expect(scheduleStatements.flatMap((statement) => actionsOf(statement))).toEqual(['ecs:UpdateService']);
+    expect(
+      scheduleStatements.every((statement) => statementTargets(statement, logicalIdOf(consumer.service))),
+    ).toBe(true);
   });
 
   it('gives the process 60 s after SIGTERM to commit and hand the lease over', () => {
@@ -177,6 +254,7 @@ describe('IngestConsumerService with -c ingest=windows', () => {
       [INGEST_CONSUMER_ENV.streamArn]: { 'Fn::GetAtt': [streamId, 'Arn'] },
       [INGEST_CONSUMER_ENV.streamConsumerArn]: { 'Fn::GetAtt': [streamConsumerId, 'ConsumerARN'] },
       [INGEST_CONSUMER_ENV.leasesTable]: { Ref: leasesId },
+      [INGEST_CONSUMER_ENV.postWorkers]: String(INGEST_CONSUMER_TASKS.session.postWorkers),
       AWS_REGION: { Ref: 'AWS::Region' },
       POWERTOOLS_TRACE_ENABLED: 'false',
     });
@@ -352,6 +430,8 @@ describe('IngestConsumerService with -c ingest=windows', () => {
         './Cluster AwsSolutions-ECS4',
         './TaskDefinition AwsSolutions-ECS2',
         './TaskDefinition/ExecutionRole AwsSolutions-IAM5[Resource::*]',
+        './OffSession/TaskDefinition AwsSolutions-ECS2',
+        './OffSession/TaskDefinition/ExecutionRole AwsSolutions-IAM5[Resource::*]',
         `. AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<${logicalIdOf(stack.webSocketApi.api)}>/live/*/@connections/*]`,
       ].sort(),
     );

@@ -4,7 +4,12 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CONSUMER_LEASE, INGEST_CONSUMER_ENTRY } from '#contracts/ingest-consumer';
+import {
+  CONSUMER_LEASE,
+  INGEST_CONSUMER_ENTRY,
+  INGEST_CONSUMER_ENV,
+  INGEST_CONSUMER_TASKS,
+} from '#contracts/ingest-consumer';
 import { USAGE_DELIVERY } from '#contracts/usage';
 import { CALLBACK_URL_ENV } from '#contracts/websocket';
 import { encodeTradeRecord } from '#domain/market-data/trade-records';
@@ -230,6 +235,8 @@ describe('functions/containers/ingest-consumer.ts, on a Kinesis endpoint and Dyn
         [CALLBACK_URL_ENV]: `${new URL(local.stack.restUrl).origin}${MANAGEMENT_PATH}`,
         [USAGE_DELIVERY.streamEnv]: 'usage',
         AWS_ENDPOINT_URL_FIREHOSE: usage.url,
+        // As the task of the hours outside the session runs it.
+        [INGEST_CONSUMER_ENV.postWorkers]: String(INGEST_CONSUMER_TASKS.offSession.postWorkers),
       });
       await waitForOutput(consumer, /took the lease/);
       const from = client.messages.length;
@@ -248,6 +255,22 @@ describe('functions/containers/ingest-consumer.ts, on a Kinesis endpoint and Dyn
       await usage.close();
     }
   }, 90_000);
+  it('refuses a post workers setting that is not a whole number of at least 1, in one line, exit 1', async () => {
+    kinesis = await LocalKinesisEndpoint.start({ shards: [SHARDS[0] as string] });
+    for (const setting of ['six', '0', '1.5']) {
+      const consumer = startConsumer({ [INGEST_CONSUMER_ENV.postWorkers]: setting });
+      let errors = '';
+      consumer.stderr?.on('data', (chunk) => {
+        errors += chunk;
+      });
+      const [code] = (await once(consumer, 'exit')) as [number];
+      expect(code).toBe(1);
+      const output = `${outputs.get(consumer)?.() ?? ''}${errors}`;
+      expect(output).toContain(`${INGEST_CONSUMER_ENV.postWorkers} must be a whole number of at least 1`);
+      expect(output).not.toMatch(/took the lease|\n\s+at /);
+    }
+  });
+
   it('reads a shard that splits to its end, then both its children from their oldest record', async () => {
     const [parent, left, right] = ['shardId-000000000000', 'shardId-000000000001', 'shardId-000000000002'];
     kinesis = await LocalKinesisEndpoint.start({ shards: [parent] });

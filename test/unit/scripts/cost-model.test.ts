@@ -15,6 +15,7 @@ import {
   symbolBatchesPerDay,
   total,
   tradeLogItemsPerDay,
+  webSocketMessagesDollars,
 } from '../../../scripts/lib/cost-model.ts';
 
 const UNITS: MeasuredUnits = {
@@ -198,8 +199,21 @@ describe('the cost model (docs/storage.md#a-trading-day-on-paper)', () => {
         UNITS,
         DEPLOYED,
       ).find((line) => line.part === 'WebSocket messages')?.dollars;
-    expect(messages(0.4)).toBeCloseTo((200 * 50 * 0.4 * BATCHES) / 1e6, 6);
+    expect(messages(0.4)).toBeCloseTo(webSocketMessagesDollars(200 * 50 * 0.4 * BATCHES), 6);
     expect(messages()).toBeLessThan(messages(0.4) ?? 0);
+  });
+
+  it('prices the WebSocket messages by the month: the first billion at $1.00 a million, the rest at $0.80', () => {
+    // 21 trading days a month: 40 M a day is 840 M a month, all of it in the first billion.
+    expect(webSocketMessagesDollars(40e6)).toBeCloseTo(40, 9);
+    // 100 M a day is 2.1 B a month: $1,000 for the first billion, $880 for the other 1.1 B.
+    expect(webSocketMessagesDollars(100e6)).toBeCloseTo((1_000 + 880) / 21, 9);
+    expect(webSocketMessagesDollars(0)).toBe(0);
+    // Never dearer than the first billion's price, never cheaper than the rest's.
+    for (const frames of [1e6, 47.6e6, 48e6, 1e9]) {
+      expect(webSocketMessagesDollars(frames)).toBeLessThanOrEqual(frames / 1e6 + 1e-9);
+      expect(webSocketMessagesDollars(frames)).toBeGreaterThanOrEqual((0.8 * frames) / 1e6 - 1e-9);
+    }
   });
 
   it('gives a partner taking quotes batched one frame per shard batch holding any of its symbols', () => {
@@ -257,8 +271,9 @@ describe('the cost model (docs/storage.md#a-trading-day-on-paper)', () => {
     const commitSeconds = INGEST_WINDOWS.commitIntervalMs / 1000;
     const windowed = dayCost(MARKET, UNITS, DESIGNS.windows);
     expect(line(windowed, 'Ingest Lambda')).toBeUndefined();
+    // Two tasks, 7.5 hours of the session's size (8 vCPU, 16 GB) and the rest of the day at 1 vCPU, 2 GB.
     expect(line(windowed, 'Ingest consumer on Fargate')?.dollars).toBeCloseTo(
-      2 * 24 * (8 * 0.032_38 + 16 * 0.003_56),
+      2 * (7.5 * (8 * 0.032_38 + 16 * 0.003_56) + 16.5 * (1 * 0.032_38 + 2 * 0.003_56)),
       6,
     );
     // Ledgers: a commit per symbol and second it trades in, read by the clock tick alone.
@@ -268,7 +283,7 @@ describe('the cost model (docs/storage.md#a-trading-day-on-paper)', () => {
     expect(line(windowed, 'DynamoDB reads, ledgers')?.volume).toMatch(/^0\.0 M by the ingest/);
     // Quotes: a symbol's per window it trades in, a Query each.
     const quotes = symbolBatchesPerDay(MARKET, windowSeconds) * ((200 * 50) / 8_000);
-    expect(line(windowed, 'WebSocket messages')?.dollars).toBeCloseTo(quotes / 1e6, 6);
+    expect(line(windowed, 'WebSocket messages')?.dollars).toBeCloseTo(webSocketMessagesDollars(quotes), 6);
     expect(line(windowed, 'Subscription lookups')?.volume).toContain(
       `${(symbolBatchesPerDay(MARKET, windowSeconds) / 1e6).toFixed(1)} M Queries`,
     );
@@ -276,7 +291,7 @@ describe('the cost model (docs/storage.md#a-trading-day-on-paper)', () => {
     const batched = dayCost({ ...MARKET, batchedShare: 1 }, UNITS, DESIGNS.windows);
     const share = symbolBatchesPerDay(MARKET, windowSeconds) / (8_000 * (SESSION_SECONDS / windowSeconds));
     expect(line(batched, 'WebSocket messages')?.dollars).toBeCloseTo(
-      (200 * (SESSION_SECONDS / windowSeconds) * (1 - (1 - share) ** 50)) / 1e6,
+      webSocketMessagesDollars(200 * (SESSION_SECONDS / windowSeconds) * (1 - (1 - share) ** 50)),
       6,
     );
     expect(quoteFrames({ ...MARKET, batchedShare: 1 }, 0.4, 1, 1, 1)).toBeCloseTo(200 * (1 - 0.6 ** 50), 6);
