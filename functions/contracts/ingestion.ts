@@ -18,7 +18,10 @@ export const INGEST_BATCH = {
  * runs it locally, `cdk deploy -c ingest=windows` on AWS (functions/contracts/ingest-consumer.ts).
  */
 export const INGEST_WINDOWS = {
-  /** How often it takes what every shard brought: a trade waits at most this long for its quote. */
+  /**
+   * How often a window may take a symbol: a trade waits at most this long for its quote, a quiet symbol's (no
+   * window took it within this) for none.
+   */
   windowMs: 150,
   /** How long a symbol's folded trades may wait for their commit (at once when they fire alerts). */
   commitIntervalMs: 1_000,

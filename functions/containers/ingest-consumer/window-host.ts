@@ -19,9 +19,11 @@ export interface WindowHostOptions {
  * subscriptions (functions/containers/ingest-consumer/service.ts); locally, the local trade stream's shards
  * (scripts/local/windowed-ingest.ts).
  *
- * Windows run one at a time, in order, and start at most once every `windowMs`: a record that finds the last
- * window started longer ago than that is taken at once, and one that comes sooner waits at most for the rest
- * of the `windowMs` (the rate that bounds a symbol's quotes to one per window). A window takes at most
+ * Windows run one at a time, in order, and take everything held. A symbol is taken by a window at most once
+ * every `windowMs` (the rate that bounds a symbol's quotes to one per window; a record's partition key is its
+ * symbol): records of symbols no window took within `windowMs` are taken at once, and a record of a symbol
+ * taken sooner waits, with whatever is held by then, until `windowMs` after that symbol was taken. So a trade
+ * of a quiet symbol never waits for a window, and a busy symbol's waits at most one. A window takes at most
  * `recordsPerWindow` records, the oldest; while as many more are held (a backlog), the next starts at once,
  * and a symbol may then be quoted more often than once a `windowMs`. While nothing is held and the consumer
  * has nothing left to commit, no window runs. More than `capacity` records held makes the next
@@ -33,8 +35,14 @@ export class WindowHost {
   /** The windows run so far, one after the other. */
   private windows: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
+  /** When the timer set fires. */
+  private timerDueMs = Number.POSITIVE_INFINITY;
+  /** A window started by the timer runs: the next is set once it ends. */
+  private inWindow = false;
   private running = false;
   private lastStartMs = Number.NEGATIVE_INFINITY;
+  /** When a window last took each symbol (a record's partition key); older than `windowMs`, forgotten. */
+  private readonly takenAtMs = new Map<string, number>();
   /** What the consumer still had to commit after its last window. */
   private backlog = 0;
   /**
@@ -109,29 +117,64 @@ export class WindowHost {
     for (const wake of this.waitingForRoom.splice(0)) wake();
   }
 
-  /** Sets the next window's timer, when records wait or the consumer has trades to commit, and none is set. */
+  /**
+   * Sets the next window's timer, when records wait or the consumer has trades to commit and no window runs:
+   * sooner than the one set, when a record that needs no wait came.
+   */
   private schedule(): void {
-    if (!this.running || this.timer !== undefined) return;
+    if (!this.running || this.inWindow) return;
     if (this.held.length === 0 && this.backlog === 0) return;
-    this.timer = setTimeout(
-      async () => {
-        this.lastStartMs = Date.now();
-        await this.next(false);
-        this.timer = undefined;
-        this.schedule();
-      },
-      // More held than a window takes: a backlog, taken at once, not a window every windowMs (it would never
-      // catch up with more than recordsPerWindow records coming every windowMs).
-      this.held.length >= this.recordsPerWindow
-        ? 0
-        : Math.max(0, this.lastStartMs + this.windowMs - Date.now()),
-    );
+    const dueMs = Date.now() + this.untilNextWindowMs();
+    if (this.timer !== undefined && this.timerDueMs <= dueMs) return;
+    clearTimeout(this.timer);
+    this.timerDueMs = dueMs;
+    this.timer = setTimeout(() => void this.onTimer(), dueMs - Date.now());
+  }
+
+  private async onTimer(): Promise<void> {
+    this.timer = undefined;
+    // A record of a symbol taken lately came since this was set: its time has not come yet.
+    if (this.untilNextWindowMs() > 0) return this.schedule();
+    this.inWindow = true;
+    this.lastStartMs = Date.now();
+    await this.next(false);
+    this.inWindow = false;
+    this.schedule();
+  }
+
+  /**
+   * How long the next window waits: none for more held than a window takes (a backlog, taken at once, not a
+   * window every windowMs: it would never catch up with more than recordsPerWindow records coming every
+   * windowMs); for records, until every held record's symbol was last taken `windowMs` ago (none for quiet
+   * symbols); for commits alone, the rest of the window since the last one started.
+   */
+  private untilNextWindowMs(): number {
+    const nowMs = Date.now();
+    if (this.held.length >= this.recordsPerWindow) return 0;
+    if (this.held.length === 0) return Math.max(0, this.lastStartMs + this.windowMs - nowMs);
+    let lastTakenMs = Number.NEGATIVE_INFINITY;
+    for (const { partitionKey } of this.held) {
+      lastTakenMs = Math.max(lastTakenMs, this.takenAtMs.get(partitionKey) ?? Number.NEGATIVE_INFINITY);
+    }
+    return Math.max(0, lastTakenMs + this.windowMs - nowMs);
+  }
+
+  /** Remembers when these records' symbols were taken, and forgets the symbols taken longer ago than a window. */
+  private noteTaken(records: readonly ShardRecord[]): void {
+    const nowMs = Date.now();
+    for (const { partitionKey } of records) this.takenAtMs.set(partitionKey, nowMs);
+    // Forgotten once their number passes what a window takes: a map of the symbols of about a window.
+    if (this.takenAtMs.size <= 2 * this.recordsPerWindow) return;
+    for (const [symbol, takenMs] of this.takenAtMs) {
+      if (takenMs <= nowMs - this.windowMs) this.takenAtMs.delete(symbol);
+    }
   }
 
   /** Runs a window of the records held (the oldest, up to recordsPerWindow), after the windows before it. */
   private next(final: boolean): Promise<void> {
     this.windows = this.windows.then(async () => {
       const records = this.held.splice(0, this.recordsPerWindow);
+      this.noteTaken(records);
       for (const wake of this.waitingForRoom.splice(0)) wake();
       const cpuBefore = process.cpuUsage();
       try {

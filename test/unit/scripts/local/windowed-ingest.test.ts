@@ -106,13 +106,13 @@ describe('LocalWindowedIngest', () => {
     function started(backlogs: number[] = []) {
       const setup = setUp(async () => backlogs.shift() ?? 0, { windowMs: 150 });
       setup.host.start();
-      const deliver = (data: string) =>
+      const deliver = (data: string, symbol = 'AAPL') =>
         setup.host.consume({
           Records: [
             {
               eventID: `shardId-000000000000:${data}`,
               kinesis: {
-                partitionKey: 'AAPL',
+                partitionKey: symbol,
                 sequenceNumber: data,
                 data: Buffer.from(data).toString('base64'),
               },
@@ -136,6 +136,67 @@ describe('LocalWindowedIngest', () => {
       expect(taken(windows)).toEqual([['1']]);
       await vi.advanceTimersByTimeAsync(1);
       expect(taken(windows)).toEqual([['1'], ['2']]);
+    });
+
+    it('takes a record of a symbol no window took within a window at once, and one of a symbol taken sooner a window after', async () => {
+      const { windows, deliver } = started();
+      await deliver('a1');
+      await vi.advanceTimersByTimeAsync(0);
+      // 10 ms later, another symbol: at once, though the last window started 10 ms ago.
+      await vi.advanceTimersByTimeAsync(10);
+      await deliver('m1', 'MSFT');
+      await vi.advanceTimersByTimeAsync(0);
+      expect(taken(windows)).toEqual([['a1'], ['m1']]);
+      // AAPL again: a window after the last one started (at 10 ms), not at once.
+      await vi.advanceTimersByTimeAsync(10);
+      await deliver('a2');
+      await vi.advanceTimersByTimeAsync(129);
+      expect(taken(windows)).toHaveLength(2);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(taken(windows)).toEqual([['a1'], ['m1'], ['a2']]);
+      // A window later AAPL is quiet again: at once.
+      await vi.advanceTimersByTimeAsync(150);
+      await deliver('a3');
+      await vi.advanceTimersByTimeAsync(0);
+      expect(taken(windows)).toEqual([['a1'], ['m1'], ['a2'], ['a3']]);
+    });
+
+    it('takes a quiet symbol’s record at once while the next window waits only to commit', async () => {
+      // The first window leaves a symbol to commit: the next is set a window later, for the commit.
+      const { windows, deliver } = started([1, 0, 0]);
+      await deliver('a1');
+      await vi.advanceTimersByTimeAsync(20);
+      expect(taken(windows)).toEqual([['a1']]);
+      await deliver('m1', 'MSFT');
+      await vi.advanceTimersByTimeAsync(0);
+      expect(taken(windows)).toEqual([['a1'], ['m1']]);
+    });
+
+    it('holds a quiet symbol’s record with a busy one’s until the window’s time, in the order they came', async () => {
+      const { windows, deliver } = started();
+      await deliver('a1');
+      await vi.advanceTimersByTimeAsync(50);
+      await deliver('a2');
+      await vi.advanceTimersByTimeAsync(10);
+      await deliver('m1', 'MSFT');
+      await vi.advanceTimersByTimeAsync(89);
+      expect(taken(windows)).toEqual([['a1']]);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(taken(windows)).toEqual([['a1'], ['a2', 'm1']]);
+    });
+
+    it('keeps to the window for a busy symbol’s record that comes while a quiet one’s window is about to start', async () => {
+      const { windows, deliver } = started();
+      await deliver('a1');
+      await vi.advanceTimersByTimeAsync(20);
+      // Both in the same turn: the quiet one set its window for now, the busy one came before it started.
+      const quiet = deliver('m1', 'MSFT');
+      const busy = deliver('a2');
+      await Promise.all([quiet, busy]);
+      await vi.advanceTimersByTimeAsync(129);
+      expect(taken(windows)).toEqual([['a1']]);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(taken(windows)).toEqual([['a1'], ['m1', 'a2']]);
     });
 
     it('takes a backlog larger than a window at once, window after window, then keeps to the window again', async () => {
