@@ -23,7 +23,11 @@ export const INGEST_WINDOWS = {
    * window took it within this) for none.
    */
   windowMs: 150,
-  /** How long a symbol's folded trades may wait for their commit (at once when they fire alerts). */
+  /**
+   * How long a symbol's folded trades may wait for their commit (at once when they fire alerts): they are
+   * committed by the last window before this passes, so a busy symbol's commits come about every
+   * `commitIntervalMs - windowMs`.
+   */
   commitIntervalMs: 1_000,
   /**
    * Records held for the next window before the shards' deliveries wait (back-pressure): the next window takes

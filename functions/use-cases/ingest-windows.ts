@@ -40,6 +40,12 @@ export interface WindowedIngestOptions {
    * fold that fires alerts is committed in its own window.
    */
   readonly commitIntervalMs: number;
+  /**
+   * The longest the next window may take to come while trades come (INGEST_WINDOWS.windowMs): a symbol's
+   * folded trades are committed by the last window before they would wait longer than `commitIntervalMs`, not
+   * the first one after.
+   */
+  readonly windowMs: number;
   /** Real time, Unix ms, for the commit interval (not the service clock, which a simulation speeds up). */
   readonly wallClockMs: () => number;
 }
@@ -79,7 +85,8 @@ interface SymbolBacklog {
 /**
  * The core of a long-running ingest consumer (docs/adr/0026-long-running-ingest-consumer.md): it takes the
  * trades of every shard in windows, folds them at once and publishes their quotes before committing them, and
- * commits each symbol's ledger at most once per `commitIntervalMs` (at once when its fold fires alerts).
+ * commits each symbol's ledger within `commitIntervalMs` of its first uncommitted fold (at once when its fold
+ * fires alerts), so about once every `commitIntervalMs - windowMs` for a symbol that trades all the time.
  *
  * A window's quotes come from folding each symbol's uncommitted items onto the ledger it committed last, the
  * fold its next commit makes. The commits are the Lambda ingest's own (`ingestTrades`, its quotes left out:
@@ -149,7 +156,7 @@ export class WindowedIngest {
     if (moves.length > 0) await quotes?.publish(moves);
     const due = [...this.backlogs].flatMap(([symbol, backlog]) =>
       alerting.has(symbol) ||
-      nowMs - backlog.sinceMs >= this.options.commitIntervalMs ||
+      nowMs - backlog.sinceMs + this.options.windowMs >= this.options.commitIntervalMs ||
       backlog.items.length >= ITEMS_PER_COMMIT
         ? [symbol]
         : [],

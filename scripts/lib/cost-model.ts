@@ -135,7 +135,7 @@ export interface Design {
   /**
    * What ingests the trades: the Lambda, a batch per shard (the default), or the windowed consumer of ADR 0026
    * (`windows`, `cdk deploy -c ingest=windows`): quotes per window of INGEST_WINDOWS.windowMs across the shards, ledgers
-   * remembered and committed at most once per INGEST_WINDOWS.commitIntervalMs, on Fargate tasks.
+   * remembered and committed about once per INGEST_WINDOWS.commitIntervalMs less a window, on Fargate tasks.
    */
   readonly ingest?: 'lambda' | 'windows';
 }
@@ -381,7 +381,10 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
   const batchSeconds = batchSecondsOf(design);
   // What a quote spans (a shard's batch, or a window across the shards), and what a commit does.
   const quoteSeconds = windowed ? INGEST_WINDOWS.windowMs / 1000 : batchSeconds;
-  const commitSeconds = windowed ? INGEST_WINDOWS.commitIntervalMs / 1000 : batchSeconds;
+  // A busy symbol's commits come by the last window before its trades would wait past the interval.
+  const commitSeconds = windowed
+    ? (INGEST_WINDOWS.commitIntervalMs - INGEST_WINDOWS.windowMs) / 1000
+    : batchSeconds;
   const symbolBatches = symbolBatchesPerDay(market, commitSeconds);
   const symbolWindows = windowed ? symbolBatchesPerDay(market, quoteSeconds) : symbolBatches;
   const windows = SESSION_SECONDS / quoteSeconds;

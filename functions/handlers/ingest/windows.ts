@@ -74,7 +74,11 @@ export const windowHandlerOn = (
         consumer = (async () =>
           new WindowedIngest(
             { ...(await ingestPortsOn(p)), deadLetters: p.deadLetterSink(), checkpoints: p.checkpoints },
-            { commitIntervalMs: INGEST_WINDOWS.commitIntervalMs, wallClockMs: p.wallClockMs },
+            {
+              commitIntervalMs: INGEST_WINDOWS.commitIntervalMs,
+              windowMs: INGEST_WINDOWS.windowMs,
+              wallClockMs: p.wallClockMs,
+            },
           ))();
         // Made again by the next window when it failed (the universe could not be read, say).
         consumer.catch(() => {

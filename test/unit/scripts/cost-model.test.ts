@@ -264,11 +264,11 @@ describe('the cost model (docs/storage.md#a-trading-day-on-paper)', () => {
     expect(total(short)).toBeGreaterThan(total(long));
   });
 
-  it('prices the windowed consumer: quotes per window across the shards, ledgers committed a second apart and never read, Fargate tasks instead of the Lambda', () => {
+  it('prices the windowed consumer: quotes per window across the shards, ledgers committed 0.85 s apart and never read, Fargate tasks instead of the Lambda', () => {
     const line = (lines: ReturnType<typeof dayCost>, part: string) =>
       lines.find((entry) => entry.part.startsWith(part));
     const windowSeconds = INGEST_WINDOWS.windowMs / 1000;
-    const commitSeconds = INGEST_WINDOWS.commitIntervalMs / 1000;
+    const commitSeconds = (INGEST_WINDOWS.commitIntervalMs - INGEST_WINDOWS.windowMs) / 1000;
     const windowed = dayCost(MARKET, UNITS, DESIGNS.windows);
     expect(line(windowed, 'Ingest Lambda')).toBeUndefined();
     // Two tasks, 7.5 hours of the session's size (8 vCPU, 16 GB) and the rest of the day at 1 vCPU, 2 GB.
@@ -276,7 +276,7 @@ describe('the cost model (docs/storage.md#a-trading-day-on-paper)', () => {
       2 * (7.5 * (8 * 0.032_38 + 16 * 0.003_56) + 16.5 * (1 * 0.032_38 + 2 * 0.003_56)),
       6,
     );
-    // Ledgers: a commit per symbol and second it trades in, read by the clock tick alone.
+    // Ledgers: a commit per symbol and 0.85 s it trades in, read by the clock tick alone.
     expect(line(windowed, 'DynamoDB writes, ledgers')?.volume).toContain(
       `${(symbolBatchesPerDay(MARKET, commitSeconds) / 1e6).toFixed(1)} M commits`,
     );

@@ -121,7 +121,7 @@ describe('WindowedIngest stopped anywhere and started again from its positions',
           ) =>
             new WindowedIngest(
               { ...ports, deadLetters, checkpoints: { save: saving } },
-              { commitIntervalMs: 1_000, wallClockMs: () => wallMs },
+              { commitIntervalMs: 1_000, windowMs: 150, wallClockMs: () => wallMs },
             );
           const run = async (ingest: WindowedIngest, records: readonly ShardRecord[]) => {
             let position = 0;

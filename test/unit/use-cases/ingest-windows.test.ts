@@ -52,7 +52,7 @@ function setUp(serviceNowMs?: number) {
         },
       },
     },
-    { commitIntervalMs: 1_000, wallClockMs: () => wallMs },
+    { commitIntervalMs: 1_000, windowMs: 150, wallClockMs: () => wallMs },
   );
   // Every window's quotes to the one recording publisher.
   const ingest = {
@@ -103,6 +103,20 @@ describe('WindowedIngest (docs/adr/0026-long-running-ingest-consumer.md)', () =>
     expect((await stores.ledgers.get('AAPL'))?.ledger.price).toMatchObject({ price: 192, tradeId: 'a3' });
     expect(positions).toEqual(new Map([['shard-0', '3']]));
     expect(ingest.backlog).toBe(0);
+  });
+
+  it('commits a backlog by the last window before it would wait past the interval, a window ahead of it', async () => {
+    const { stores, ingest, elapse } = setUp();
+    await ingest.window(recordsOf('shard-0', 1, trade('AAPL', 1, 190, 'a1')));
+
+    // 849 ms on, the next window could still come within the interval: not yet.
+    elapse(849);
+    expect((await ingest.window([])).committedItems).toBe(0);
+    expect(await stores.ledgers.get('AAPL')).toBeUndefined();
+    // 850 ms on, the next window may come 150 ms later, past the second: now.
+    elapse(1);
+    expect((await ingest.window([])).committedItems).toBe(1);
+    expect((await stores.ledgers.get('AAPL'))?.ledger.price?.price).toBe(190);
   });
 
   it('sends no quote for a fold that leaves the price where partners last saw it, and numbers the next commit’s quotes afresh', async () => {

@@ -36,7 +36,7 @@ async function setUp() {
       },
     },
     // Nothing is committed before its window is final, or alerts fire.
-    { commitIntervalMs: Number.POSITIVE_INFINITY, wallClockMs: () => 0 },
+    { commitIntervalMs: Number.POSITIVE_INFINITY, windowMs: 150, wallClockMs: () => 0 },
   );
   const handler = createWindowHandler({
     ingest: async () => ingest,
