@@ -133,9 +133,9 @@ export interface Arm64TaskProps {
 
 /**
  * A Linux ARM64 task definition in `scope` (`TaskDefinition`) of one essential container with a read-only root
- * file system, logging to a log group of its own (`Logs`, a month; or `logGroup`) without ever blocking the process: writing
- * to stdout never stalls its event loop (a stalled loop misses a provider's pings or the lease's renewals),
- * lines wait in a buffer while CloudWatch Logs is slow.
+ * file system, logging to a log group of its own (`Logs`, a month) or `logGroup` without ever blocking the
+ * process: writing to stdout never stalls its event loop (a stalled loop misses a provider's pings or the
+ * lease's renewals), lines wait in a buffer while CloudWatch Logs is slow.
  */
 export function arm64Task(
   scope: Construct,

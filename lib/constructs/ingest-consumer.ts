@@ -167,9 +167,12 @@ export class IngestConsumerService extends Construct implements BindingTarget {
     this.taskDefinition = session.taskDefinition;
     this.container = session.container;
     // The other hours' size: the same container and role, its own task definition, the same log group.
-    const offSession = this.taskOfSize(new Construct(this, 'OffSession'), INGEST_CONSUMER_TASKS.offSession, {
-      ...environment,
-    });
+    const offSession = this.taskOfSize(
+      new Construct(this, 'OffSession'),
+      INGEST_CONSUMER_TASKS.offSession,
+      environment,
+      session.logGroup,
+    );
     this.offSessionTaskDefinition = offSession.taskDefinition;
     ingestion.bindIngest(this);
 
@@ -194,12 +197,13 @@ export class IngestConsumerService extends Construct implements BindingTarget {
 
   /**
    * The consumer's task definition at `size`, in `scope` (TaskDefinition, its container Consumer), logging to
-   * the service's log group once there is one.
+   * `logGroup`, or to a log group of its own (Logs).
    */
   private taskOfSize(
     scope: Construct,
     size: ConsumerTaskSize,
     environment: Record<string, string>,
+    logGroup?: LogGroup,
   ): ReturnType<typeof arm64Task> {
     const task = arm64Task(scope, {
       // The SDK's client CPU at the open's rate of calls, the posts on worker threads of their own
@@ -212,7 +216,7 @@ export class IngestConsumerService extends Construct implements BindingTarget {
       command: INGEST_CONSUMER_COMMAND,
       stopTimeout: INGEST_CONSUMER_STOP_TIMEOUT,
       streamPrefix: INGEST_CONSUMER_SERVICE_NAME,
-      ...(this.containers.length > 0 ? { logGroup: this.logGroup } : {}),
+      ...(logGroup ? { logGroup } : {}),
       environment: { ...environment, [INGEST_CONSUMER_ENV.postWorkers]: String(size.postWorkers) },
       environmentHoldsNoSecret:
         'The environment holds the stream’s and its consumer’s ARNs, table and stream names, the dead-letter ' +

@@ -21,9 +21,9 @@ const TURNS = 2;
  * What a quote's post costs the windowed consumer's thread (docs/adr/0026-long-running-ingest-consumer.md):
  * PostToConnection through the AWS SDK to an `@connections` stand-in on loopback HTTP (in a process of its
  * own, so its CPU is not counted), INGEST_WINDOWS.postConcurrency posts in flight, made on this thread or
- * handed to INGEST_CONSUMER_TASKS.session.postWorkers worker threads (PooledClientConnections). Reports the posts a
- * second, the time a post keeps this thread's event loop busy (what the consumer's own thread has to spare
- * for), and the process's CPU a post. No TLS: on AWS each post also encrypts.
+ * handed to INGEST_CONSUMER_TASKS.session.postWorkers worker threads (PooledClientConnections). Reports the
+ * posts a second, the time a post keeps this thread's event loop busy (what the consumer's own thread has to
+ * spare for), and the process's CPU a post. No TLS: on AWS each post also encrypts.
  */
 export async function benchPosts(): Promise<BenchResult[]> {
   const endpoint = await startConnectionsStandIn();

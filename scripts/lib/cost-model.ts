@@ -455,6 +455,8 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
   const postGbSeconds = windowed
     ? 0
     : (frames * ASSUMPTIONS.postSeconds * ASSUMPTIONS.ingestGb) / ASSUMPTIONS.postsInFlight;
+  const messagesDollars = webSocketMessagesDollars(frames);
+  const messagesPerMillion = frames > 0 ? messagesDollars / frames : PRICES.webSocketMessage;
   const { session, offSession, count: consumerTasks } = INGEST_CONSUMER_TASKS;
   const offSessionHours = 24 - CONSUMER_SESSION_SIZE_HOURS;
 
@@ -582,8 +584,8 @@ export function dayCost(market: Market, units: MeasuredUnits, design: Design): C
     {
       group: 'fan-out',
       part: 'WebSocket messages',
-      volume: `${millions(frames)} frames for ${millions(pushes)} quotes (${(partnerShare * 100).toFixed(0)}% of ${windowed ? 'windows' : 'batches'}, ${((market.batchedShare ?? 0) * 100).toFixed(0)}% of partners batched), $${((webSocketMessagesDollars(frames) / frames) * MILLION).toFixed(2)} a million`,
-      dollars: webSocketMessagesDollars(frames),
+      volume: `${millions(frames)} frames for ${millions(pushes)} quotes (${(partnerShare * 100).toFixed(0)}% of ${windowed ? 'windows' : 'batches'}, ${((market.batchedShare ?? 0) * 100).toFixed(0)}% of partners batched), $${(messagesPerMillion * MILLION).toFixed(2)} a million`,
+      dollars: messagesDollars,
     },
     {
       group: 'fan-out',
