@@ -42,10 +42,12 @@ export const INGEST_WINDOWS = {
    */
   recordsPerWindow: 1_000,
   /**
-   * A window's posts in flight: one process posts every shard's quotes, as the eight invocations of the
-   * Lambda ingest did with POST_CONCURRENCY each (functions/contracts/websocket.ts).
+   * A window's posts in flight: one process posts every shard's quotes. At the open's rate a window brings
+   * about 870 one-quote frames; at about 20 ms a post on AWS, 512 at a time post them in two rounds (about
+   * 40 ms), where 256 took four (docs/adr/0026-long-running-ingest-consumer.md). Each post worker's client has
+   * sockets for all of them (functions/runtime/ports/client-connections.ts).
    */
-  postConcurrency: 256,
+  postConcurrency: 512,
 } as const;
 
 /**

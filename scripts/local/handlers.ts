@@ -1,5 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
+import { INGEST_WINDOWS } from '#contracts/ingestion';
 import type { REST_ROUTES, RestRoute } from '#contracts/routes';
 import type { ThroughputTarget } from '#domain/access/ports';
 import type { ClientConnections } from '#domain/streaming/ports';
@@ -97,10 +98,11 @@ function localPorts(settings: LocalHandlerSettings): ServicePorts {
     ...stratPorts(tables),
     ...accessPorts(tables, () => settings.authCacheTtlSeconds),
     ...streamingPorts(tables),
-    clientConnections: clientConnectionsAt(() => ({
-      endpoint: `${settings.origin()}${MANAGEMENT_PATH}`,
-      ...LOCAL_CLIENT,
-    })),
+    // Sockets for the windowed ingest's posts in flight, as its post workers have on AWS.
+    clientConnections: clientConnectionsAt(
+      () => ({ endpoint: `${settings.origin()}${MANAGEMENT_PATH}`, ...LOCAL_CLIENT }),
+      INGEST_WINDOWS.postConcurrency,
+    ),
     deadLetterSink: deadLetterSinkAt(() => ({
       url: LocalDeadLetterQueue.urlAt(settings.origin()),
       client: { endpoint: `${settings.origin()}${LOCAL_SQS_PATH}`, ...LOCAL_CLIENT },

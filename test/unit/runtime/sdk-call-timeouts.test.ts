@@ -1,6 +1,8 @@
 import { once } from 'node:events';
+import { createServer as createHttpServer, type ServerResponse } from 'node:http';
 import { createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { INGEST_WINDOWS } from '#contracts/ingestion';
 import { Frame } from '#domain/streaming/messages';
 import { clientConnectionsAt } from '#runtime/ports/client-connections';
 import { SDK_CALL_TIMEOUTS } from '#runtime/sdk-clients';
@@ -25,6 +27,66 @@ afterAll(() => {
   else process.env.AWS_MAX_ATTEMPTS = maxAttempts;
   for (const socket of sockets) socket.destroy();
   silent.close();
+});
+
+/** A server holding every request until told to answer them all, counting the most it held at once. */
+async function holdingServer() {
+  const held: ServerResponse[] = [];
+  let most = 0;
+  const server = createHttpServer((request, response) => {
+    request.resume();
+    held.push(response);
+    most = Math.max(most, held.length);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    most: () => most,
+    held: () => held.length,
+    answerAll: () => {
+      for (const response of held.splice(0)) response.end();
+    },
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
+describe('the @connections clients’ sockets', () => {
+  const posts = async (socketsPerHost: number | undefined, count: number) => {
+    const server = await holdingServer();
+    const connections = clientConnectionsAt(
+      () => ({
+        endpoint: server.url,
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      }),
+      socketsPerHost,
+    )();
+    const sent = Array.from({ length: count }, (_, index) =>
+      connections.send(`connection-${index}`, new Frame('{}')),
+    );
+    // Until the server holds all it will get at once: then answer everything, as often as more come.
+    for (let waited = 0; waited < 100 && server.held() < Math.min(count, socketsPerHost ?? 50); waited++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const answering = setInterval(server.answerAll, 5);
+    await Promise.all(sent);
+    clearInterval(answering);
+    server.close();
+    return server.most();
+  };
+
+  it('have the SDK’s 50 posts in flight at most by default', async () => {
+    expect(await posts(undefined, 120)).toBe(50);
+  });
+
+  it('have a window’s posts in flight in a post worker’s (INGEST_WINDOWS.postConcurrency)', async () => {
+    expect(INGEST_WINDOWS.postConcurrency).toBe(512);
+    expect(await posts(INGEST_WINDOWS.postConcurrency, 120)).toBe(120);
+  });
 });
 
 describe('the functions’ SDK clients (SDK_CALL_TIMEOUTS)', () => {
