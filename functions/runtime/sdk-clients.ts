@@ -30,6 +30,21 @@ export const SDK_CALL_TIMEOUTS = {
   throwOnRequestTimeout: true,
 } as const;
 
+/**
+ * A request handler's agents with `count` sockets per host: a client's calls in flight at most (the SDK's
+ * default is 50; more wait for a socket).
+ */
+export function socketsPerHost(count: number) {
+  return { httpAgent: { maxSockets: count }, httpsAgent: { maxSockets: count } } as const;
+}
+
+/**
+ * The DynamoDB calls a process has in flight at most: an ingest commit's 64 ledger writes and 64 state puts
+ * at once (functions/use-cases/ingest-trades.ts, functions/adapters/dynamo/strat-state-stores.ts), which the
+ * SDK's default of 50 sockets would have queued.
+ */
+export const DYNAMO_CALLS_IN_FLIGHT = 128;
+
 /** `client` as the runtime hands it to adapters: traced where the entry point traces. */
 export function instrumentedClient<Client>(client: Client): Client {
   return instrumentation(client);

@@ -4,21 +4,18 @@ import { INGEST_WINDOWS } from '#contracts/ingestion';
 import { CALLBACK_URL_ENV } from '#contracts/websocket';
 import { environment } from '../environment.ts';
 import { memo } from '../memo.ts';
-import { instrumentedClient, SDK_CALL_TIMEOUTS } from '../sdk-clients.ts';
+import { instrumentedClient, SDK_CALL_TIMEOUTS, socketsPerHost } from '../sdk-clients.ts';
 import type { SdkClientSettings } from './context.ts';
 
 /**
  * The `@connections` port over the API Gateway management API at `settings().endpoint`, made on first use.
- * `socketsPerHost`: the posts it has in flight at most (the SDK's default is 50; more wait for a socket).
+ * `sockets`: the posts it has in flight at most (the SDK's default is 50; more wait for a socket).
  */
 export function clientConnectionsAt(
   settings: () => SdkClientSettings & { readonly endpoint: string },
-  socketsPerHost?: number,
+  sockets?: number,
 ) {
-  const agents =
-    socketsPerHost === undefined
-      ? {}
-      : { httpAgent: { maxSockets: socketsPerHost }, httpsAgent: { maxSockets: socketsPerHost } };
+  const agents = sockets === undefined ? {} : socketsPerHost(sockets);
   return memo(
     () =>
       new ApiGatewayClientConnections(

@@ -1,11 +1,11 @@
 import { once } from 'node:events';
-import { createServer as createHttpServer, type ServerResponse } from 'node:http';
 import { createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INGEST_WINDOWS } from '#contracts/ingestion';
 import { Frame } from '#domain/streaming/messages';
 import { clientConnectionsAt } from '#runtime/ports/client-connections';
 import { SDK_CALL_TIMEOUTS } from '#runtime/sdk-clients';
+import { holdingServer } from './holding-server.ts';
 
 /** A server that takes connections and requests and never answers: a connection gone silent. */
 const sockets: Socket[] = [];
@@ -29,31 +29,6 @@ afterAll(() => {
   silent.close();
 });
 
-/** A server holding every request until told to answer them all, counting the most it held at once. */
-async function holdingServer() {
-  const held: ServerResponse[] = [];
-  let most = 0;
-  const server = createHttpServer((request, response) => {
-    request.resume();
-    held.push(response);
-    most = Math.max(most, held.length);
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return {
-    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
-    most: () => most,
-    held: () => held.length,
-    answerAll: () => {
-      for (const response of held.splice(0)) response.end();
-    },
-    close: () => {
-      server.closeAllConnections();
-      server.close();
-    },
-  };
-}
-
 describe('the @connections clients’ sockets', () => {
   const posts = async (socketsPerHost: number | undefined, count: number) => {
     const server = await holdingServer();
@@ -72,7 +47,7 @@ describe('the @connections clients’ sockets', () => {
     for (let waited = 0; waited < 100 && server.held() < Math.min(count, socketsPerHost ?? 50); waited++) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    const answering = setInterval(server.answerAll, 5);
+    const answering = setInterval(() => server.answerAll(''), 5);
     await Promise.all(sent);
     clearInterval(answering);
     server.close();
