@@ -105,6 +105,8 @@ export class WindowedIngest {
   private readonly shards = new Map<string, RecordProgress[]>();
   /** The last quote published per symbol: a fold that leaves the price there publishes none. */
   private readonly quoted = new Map<string, PriceMove>();
+  /** When a window last saved positions (`wallClockMs`). */
+  private lastSavedMs = Number.NEGATIVE_INFINITY;
   /** Records that are not trades, waiting for their dead letter: their position waits with them. */
   private poisonPending: { readonly refused: RefusedRecord; readonly progress: RecordProgress }[] = [];
 
@@ -166,7 +168,7 @@ export class WindowedIngest {
       quotes: moves.length,
       poison,
       ...committed,
-      checkpoints: await this.savePositions(),
+      checkpoints: await this.savePositions(nowMs),
       ...oldestTrade('oldestTakenMs', takenItems),
     };
   }
@@ -255,8 +257,13 @@ export class WindowedIngest {
     };
   }
 
-  /** Saves the positions of the shards that moved: each one's last record with every record up to it done. */
-  private async savePositions(): Promise<Map<string, string>> {
+  /**
+   * Saves the positions of the shards that moved: each one's last record with every record up to it done. A
+   * window (`nowMs`) saves at most once every `windowMs`: windows of quiet symbols may come much more often,
+   * and a position saved later only means more read again after a takeover. A drain always saves.
+   */
+  private async savePositions(nowMs?: number): Promise<Map<string, string>> {
+    if (nowMs !== undefined && nowMs - this.lastSavedMs < this.options.windowMs) return new Map();
     const positions = new Map<string, string>();
     for (const [shardId, queue] of this.shards) {
       let done = 0;
@@ -265,7 +272,10 @@ export class WindowedIngest {
       positions.set(shardId, (queue[done - 1] as RecordProgress).record.sequenceNumber);
       queue.splice(0, done);
     }
-    if (positions.size > 0) await this.ports.checkpoints.save(positions);
+    if (positions.size > 0) {
+      await this.ports.checkpoints.save(positions);
+      this.lastSavedMs = nowMs ?? this.options.wallClockMs();
+    }
     return positions;
   }
 }

@@ -119,6 +119,31 @@ describe('WindowedIngest (docs/adr/0026-long-running-ingest-consumer.md)', () =>
     expect((await stores.ledgers.get('AAPL'))?.ledger.price?.price).toBe(190);
   });
 
+  it('saves positions at most once a window however often windows come, and always when drained', async () => {
+    const { saves, ingest, elapse } = setUp();
+    await ingest.window(recordsOf('shard-0', 1, trade('AAPL', 1, 190, 'a1')));
+    elapse(10);
+    await ingest.window(recordsOf('shard-0', 2, trade('MSFT', 1, 410, 'm1')));
+
+    // AAPL's commit is due: its record's position is saved.
+    elapse(840);
+    expect((await ingest.window([])).checkpoints).toEqual(new Map([['shard-0', '1']]));
+    // 10 ms later MSFT's: committed, its position held back, less than a window after the last save.
+    elapse(10);
+    const soon = await ingest.window([]);
+    expect(soon.committedItems).toBe(1);
+    expect(soon.checkpoints.size).toBe(0);
+    expect(saves).toEqual([new Map([['shard-0', '1']])]);
+    // A window after the last save: saved.
+    elapse(140);
+    expect((await ingest.window([])).checkpoints).toEqual(new Map([['shard-0', '2']]));
+
+    // A drain saves at once, however soon.
+    await ingest.window(recordsOf('shard-0', 3, trade('AAPL', 2, 191, 'a2')));
+    await ingest.drain();
+    expect(saves.at(-1)).toEqual(new Map([['shard-0', '3']]));
+  });
+
   it('sends no quote for a fold that leaves the price where partners last saw it, and numbers the next commit’s quotes afresh', async () => {
     const { quotes, ingest, elapse } = setUp();
     await ingest.window(recordsOf('shard-0', 1, trade('AAPL', 1, 190, 'a1')));
