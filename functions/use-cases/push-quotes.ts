@@ -30,6 +30,19 @@ export interface QuotePushTally {
   postedAtMs?: number;
 }
 
+/** A tally of no quotes yet. */
+export const emptyQuotePushTally = (): QuotePushTally => ({
+  quotes: 0,
+  sent: 0,
+  frames: 0,
+  gone: 0,
+  closed: 0,
+  withheld: 0,
+  failed: 0,
+  unrecordedRows: [],
+  errors: [],
+});
+
 /**
  * The quotes of one ingest batch (docs/adr/0024-quotes-posted-by-the-ingest.md): each committed price move
  * pushed to the connections subscribed to its symbol, by the fan-out's own delivery (functions/use-cases/
@@ -41,17 +54,7 @@ export interface QuotePushTally {
  * partner's message is never left unbilled without a trace.
  */
 export class QuotePush implements QuotePublisher {
-  readonly tally: QuotePushTally = {
-    quotes: 0,
-    sent: 0,
-    frames: 0,
-    gone: 0,
-    closed: 0,
-    withheld: 0,
-    failed: 0,
-    unrecordedRows: [],
-    errors: [],
-  };
+  readonly tally: QuotePushTally = emptyQuotePushTally();
   private readonly ports: FanOutPorts;
   /** The subscriber lookups started by prepare(), by topic key; publish() finishes them. */
   private readonly lookups: SubscriberLookups = new Map();

@@ -1,4 +1,4 @@
-import type { QuotePushTally } from '#use-cases/push-quotes';
+import { emptyQuotePushTally, type QuotePushTally } from '#use-cases/push-quotes';
 import { lambdaContext } from '../local/lambda-context.ts';
 import { recordMeasuredUnits } from './measured-units.ts';
 import type { BenchResult } from './types.ts';
@@ -55,15 +55,10 @@ export async function benchLogBytes(): Promise<BenchResult[]> {
     failedSymbols: [],
   };
   const tally: QuotePushTally = {
+    ...emptyQuotePushTally(),
     quotes: 40,
     sent: 40,
     frames: 40,
-    gone: 0,
-    closed: 0,
-    withheld: 0,
-    failed: 0,
-    unrecordedRows: [],
-    errors: [],
     oldestTradeMs: Date.now() - 400,
     postedAtMs: Date.now(),
   };

@@ -13,18 +13,29 @@ export async function holdingServer() {
     held.push(response);
     most = Math.max(most, held.length);
   });
+  /** Answers every request held with `body` (JSON, as the AWS JSON protocols expect). */
+  const answerAll = (body: string) => {
+    for (const response of held.splice(0)) {
+      response.setHeader('content-type', 'application/x-amz-json-1.0');
+      response.end(body);
+    }
+  };
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   return {
     url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
-    most: () => most,
-    held: () => held.length,
-    /** Answers every request held with `body` (JSON, as the AWS JSON protocols expect). */
-    answerAll: (body: string) => {
-      for (const response of held.splice(0)) {
-        response.setHeader('content-type', 'application/x-amz-json-1.0');
-        response.end(body);
+    /**
+     * How many of `calls` (made to this server) it held at once: it waits until it holds `expected` of them (or
+     * 2 s), then answers everything with `body` until every call is done.
+     */
+    async inFlight(calls: readonly Promise<unknown>[], expected: number, body: string): Promise<number> {
+      for (let waited = 0; waited < 100 && held.length < expected; waited++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
       }
+      const answering = setInterval(() => answerAll(body), 5);
+      await Promise.all(calls);
+      clearInterval(answering);
+      return most;
     },
     close: () => {
       server.closeAllConnections();
