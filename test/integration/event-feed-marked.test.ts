@@ -50,6 +50,35 @@ const marked = (
 
 const stored = (name: string) => keysAndIds(feedOf(name));
 
+/**
+ * The file's dynalite as a writer killed while its first `lost` call was in flight: that call never reaches
+ * the store, the calls sent beside it do, and then the lost one fails with StoppedDead.
+ */
+function holedClient(lost: string) {
+  const client = localDocumentClient(dynamo().endpoint);
+  const sent: Promise<unknown>[] = [];
+  let lostOne = false;
+  return new Proxy(client, {
+    get(target, property, receiver) {
+      if (property !== 'send') return Reflect.get(target, property, receiver);
+      return (command: Parameters<typeof client.send>[0]) => {
+        if (lostOne || command.constructor.name !== lost) {
+          const result = target.send(command);
+          sent.push(result);
+          return result;
+        }
+        lostOne = true;
+        return new Promise((_, reject) =>
+          setImmediate(async () => {
+            await Promise.allSettled(sent);
+            reject(new StoppedDead('killed in flight'));
+          }),
+        );
+      };
+    },
+  });
+}
+
 /** The feed's once-key records (`<feed>#<key>`): marked events leave none. */
 async function onceKeyRecords(name: string) {
   const guards = await scanLocalTable(localDocumentClient(dynamo().endpoint), 'eventGuards');
@@ -176,10 +205,13 @@ describe('appending from a known head', () => {
     await feedOf(name).append([marked('first', 0)]);
     const writer = countingClient();
     const feed = new DynamoEventFeed<Body>(writer.client, TABLES, name);
+    // As the ingest does: the head read before the commit, then the append from it.
+    expect(await feed.head()).toBe(1);
     expect(await feed.append([marked('second', 1)], { knownHead: 1 })).toBe(1);
     // The block record first, then its item and the predecessor's expiry, then the head: nothing read.
-    expect(writer.commands[0]).toBe('PutCommand');
-    expect([...writer.commands].sort()).toEqual([
+    const appendCommands = writer.commands.slice(1);
+    expect(appendCommands[0]).toBe('PutCommand');
+    expect([...appendCommands].sort()).toEqual([
       'BatchWriteCommand',
       'PutCommand',
       'UpdateCommand',
@@ -187,6 +219,32 @@ describe('appending from a known head', () => {
     ]);
     expect(await feedOf(name).head()).toBe(2);
     expect(await stored(name)).toEqual({ keys: ['first', 'second'], ids: [1, 2] });
+  });
+
+  it('never starts the head past items a stopped writer left unwritten in a new feed’s first block', async () => {
+    const name = 'first-block-holes';
+    const events = Array.from({ length: 60 }, (_, n) => marked(`k${n}`, 0));
+    // The writer's first BatchWrite (items 1-25) is lost as it is killed; the later two were already done.
+    const writer = holedClient('BatchWriteCommand');
+    const feed = new DynamoEventFeed<Body>(writer, TABLES, name);
+    const head = await feed.head();
+    expect(head).toBe(0);
+    await expect(feed.append(events, { knownHead: head })).rejects.toThrow(StoppedDead);
+    const written = await scanLocalTable(localDocumentClient(dynamo().endpoint), 'alerts');
+    expect(
+      written
+        .filter((item) => item.feed === name)
+        .map((item) => item.id as number)
+        .sort((a, b) => a - b),
+    ).toEqual(Array.from({ length: 35 }, (_, n) => 26 + n));
+    // A reader stops before the holes; the next writer (the redelivery) completes the block from its record.
+    expect(await feedOf(name).head()).toBe(0);
+    const redelivery = feedOf(name, { laterMs: LATER_MS });
+    expect(await redelivery.append(events, { knownHead: await redelivery.head() })).toBe(0);
+    const { keys, ids } = await stored(name);
+    expect([...keys].sort()).toEqual(events.map(({ onceKey }) => onceKey).sort());
+    expect(ids).toEqual(keys.map((_, index) => index + 1));
+    expect(await feedOf(name).head()).toBe(60);
   });
 
   it('starts the head of a feed appended before blocks, which had none', async () => {

@@ -1,3 +1,4 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { batchPutAll } from '#adapters/dynamo/batch';
 import { DynamoEventFeed } from '#adapters/dynamo/event-feed';
@@ -15,7 +16,13 @@ const EVENTS = ALERTS_MAX_EXAMINED + 1_500;
 const firstMs = Date.parse('2024-11-20T15:00:00Z');
 
 beforeAll(async () => {
-  // The feed's items as appends leave them (ids 1..n), written in batches: the reads are under test here.
+  // The feed's items and head as appends leave them (ids 1..n), written in batches: the reads are under test.
+  await localDocumentClient(dynamo().endpoint).send(
+    new PutCommand({
+      TableName: localTableName('eventGuards'),
+      Item: { key: 'read-bound@head', lastId: EVENTS },
+    }),
+  );
   await batchPutAll(
     localDocumentClient(dynamo().endpoint),
     localTableName('alerts'),

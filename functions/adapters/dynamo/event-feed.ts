@@ -140,6 +140,14 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * found again among the items after its mark, so it needs no record of its own.
  */
 export class DynamoEventFeed<Body> implements EventFeed<Body> {
+  /**
+   * Whether this feed has read its head record. A known head is trusted for a reservation only then: a block
+   * reserved while the feed had no head record could, half written when its writer stopped dead, make the
+   * next writer start the head at its last item, past items never written (ids with gaps, events appended
+   * twice). So the first block of a feed is always reserved after its head record exists.
+   */
+  private headRecordSeen = false;
+
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tables: { readonly feed: string; readonly guards: string },
@@ -167,7 +175,7 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
           `could not reserve ids in feed ${this.feedName} after ${MAX_RESERVE_ATTEMPTS} attempts`,
         );
       // The caller's head first, as it stands: a block another writer reserved since makes the reservation fail.
-      const fromKnownHead = attempt === 1 && options.knownHead !== undefined;
+      const fromKnownHead = attempt === 1 && options.knownHead !== undefined && this.headRecordSeen;
       const lastId = fromKnownHead ? (options.knownHead as number) : await this.committedThrough();
       // Every block up to lastId is complete, so its events' items and once-key records are there to be read,
       // at once with the look past the head: when a block is found there, it is completed and all is read again.
@@ -214,7 +222,7 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
     if (windowStart === undefined) return { events: [] };
     const after = Math.max(query.sinceId ?? 0, windowStart - 1);
     // Items past the head belong to a block still being written, perhaps with holes: never shown yet.
-    const through = head?.lastId ?? Number.MAX_SAFE_INTEGER;
+    const through = head?.lastId ?? (await this.lastIdWithoutHead());
     if (after >= through) return { events: [] };
     const { values: filterValues, ...filter } = filterExpression(query.bodyMatch ?? {});
     const events: StoredEvent<Body>[] = [];
@@ -247,13 +255,23 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
       (query.budgetMs === undefined || this.nowMs() - startedMs < query.budgetMs)
     );
     // Read to the head: every event through it was examined, those the filter left out at the end included.
-    if (startKey === undefined && head !== undefined) lastExaminedId = through;
+    if (startKey === undefined) lastExaminedId = through;
     return { events, ...(lastExaminedId === undefined ? {} : { lastExaminedId }) };
   }
 
   /** The highest committed id, 0 for an empty feed (the head record, one strongly consistent read). */
   async head(): Promise<number> {
-    return (await this.readHead())?.lastId ?? this.lastItemId();
+    return (await this.readHead())?.lastId ?? this.lastIdWithoutHead();
+  }
+
+  /**
+   * The last id of a feed that had no head record when read: its last item (a feed appended before blocks),
+   * unless a head record appeared meanwhile. A block is only reserved once the head record exists, so with
+   * still no head after the last item was read, no block's items were among them.
+   */
+  private async lastIdWithoutHead(): Promise<number> {
+    const lastItemId = await this.lastItemId();
+    return (await this.readHead())?.lastId ?? lastItemId;
   }
 
   /**
@@ -341,6 +359,7 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
           ExpressionAttributeNames: { '#key': 'key' },
         }),
       );
+      this.headRecordSeen = true;
       return lastId;
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
@@ -352,6 +371,7 @@ export class DynamoEventFeed<Body> implements EventFeed<Body> {
     const output = await this.client.send(
       new GetCommand({ TableName: this.tables.guards, Key: { key: this.headKey() }, ConsistentRead: true }),
     );
+    if (output.Item !== undefined) this.headRecordSeen = true;
     return output.Item as Head | undefined;
   }
 

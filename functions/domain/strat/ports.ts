@@ -101,7 +101,8 @@ export interface FeedAppendOptions {
   /**
    * A head the caller read (EventFeed.head), as the ingest does before the commit that makes its alerts: the
    * first reservation is tried right after it, without reading the head and the block past it again. When
-   * another writer appended since, that reservation fails and the next attempt reads both.
+   * another writer appended since, that reservation fails and the next attempt reads both. It is trusted only
+   * once the feed has a head record (a new feed's first block is reserved after reading it).
    */
   readonly knownHead?: number;
 }
