@@ -124,11 +124,12 @@ export class WindowHost {
   private schedule(): void {
     if (!this.running || this.inWindow) return;
     if (this.held.length === 0 && this.backlog === 0) return;
-    const dueMs = Date.now() + this.untilNextWindowMs();
+    const delayMs = this.untilNextWindowMs();
+    const dueMs = Date.now() + delayMs;
     if (this.timer !== undefined && this.timerDueMs <= dueMs) return;
     clearTimeout(this.timer);
     this.timerDueMs = dueMs;
-    this.timer = setTimeout(() => void this.onTimer(), dueMs - Date.now());
+    this.timer = setTimeout(() => void this.onTimer(), delayMs);
   }
 
   private async onTimer(): Promise<void> {
