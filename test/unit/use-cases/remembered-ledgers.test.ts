@@ -33,21 +33,24 @@ describe('RememberedLedgers', () => {
     });
   });
 
-  it('remembers a copy of what a writer commits: the writer may go on changing its own', async () => {
+  it('remembers what a writer commits as it is, frozen: the writer hands it over', async () => {
     const stored = new CountingLedgerStore();
     const ledgers = new RememberedLedgers(stored);
     expect(await ledgers.get('AAPL')).toBeUndefined();
     const ledger = emptyLedger('AAPL');
     const pending = { writes: ['bar'] };
     expect(await ledgers.put(ledger, undefined, pending)).toBe(true);
-    pending.writes.push('changed after the commit');
-    (ledger as { symbol: string }).symbol = 'CHANGED';
-    expect(await ledgers.get('AAPL')).toEqual({
+    const remembered = await ledgers.get('AAPL');
+    expect(remembered?.ledger).toBe(ledger);
+    expect(remembered?.pending).toBe(pending);
+    expect(() => pending.writes.push('changed after the commit')).toThrow(TypeError);
+    expect(stored.symbolsRead).toBe(1);
+    // Storage holds its own copy, as it always did.
+    expect(await stored.get('AAPL')).toEqual({
       ledger: emptyLedger('AAPL'),
       version: 0,
       pending: { writes: ['bar'] },
     });
-    expect(stored.symbolsRead).toBe(1);
   });
 
   it('forgets a symbol whose commit lost to another writer: the next read goes to storage', async () => {
