@@ -13,6 +13,13 @@ class CountingLedgerStore extends InMemoryLedgerStore<{ writes: string[] }> {
   }
 }
 
+/** AAPL's first ledger as storage holds it, committed with these writes. */
+const firstVersionWith = (write: string) => ({
+  ledger: emptyLedger('AAPL'),
+  version: 0,
+  pending: { writes: [write] },
+});
+
 describe('RememberedLedgers', () => {
   it('reads a symbol from storage once, then hands out its remembered copy, frozen, without copying it again', async () => {
     const stored = new CountingLedgerStore();
@@ -26,11 +33,7 @@ describe('RememberedLedgers', () => {
       (first.ledger as { symbol: string }).symbol = 'MSFT';
     }).toThrow(TypeError);
     expect(() => first.pending?.writes.push('another')).toThrow(TypeError);
-    expect(await ledgers.get('AAPL')).toEqual({
-      ledger: emptyLedger('AAPL'),
-      version: 0,
-      pending: { writes: ['bar'] },
-    });
+    expect(await ledgers.get('AAPL')).toEqual(firstVersionWith('bar'));
   });
 
   it('remembers what a writer commits as it is, frozen: the writer hands it over', async () => {
@@ -46,11 +49,7 @@ describe('RememberedLedgers', () => {
     expect(() => pending.writes.push('changed after the commit')).toThrow(TypeError);
     expect(stored.symbolsRead).toBe(1);
     // Storage holds its own copy, as it always did.
-    expect(await stored.get('AAPL')).toEqual({
-      ledger: emptyLedger('AAPL'),
-      version: 0,
-      pending: { writes: ['bar'] },
-    });
+    expect(await stored.get('AAPL')).toEqual(firstVersionWith('bar'));
   });
 
   it('forgets a symbol whose commit lost to another writer: the next read goes to storage', async () => {
@@ -60,11 +59,7 @@ describe('RememberedLedgers', () => {
     // Another writer commits first: this one's commit, onto no ledger, loses.
     await stored.put(emptyLedger('AAPL'), undefined, { writes: ['theirs'] });
     expect(await ledgers.put(emptyLedger('AAPL'), undefined, { writes: ['mine'] })).toBe(false);
-    expect(await ledgers.get('AAPL')).toEqual({
-      ledger: emptyLedger('AAPL'),
-      version: 0,
-      pending: { writes: ['theirs'] },
-    });
+    expect(await ledgers.get('AAPL')).toEqual(firstVersionWith('theirs'));
     expect(stored.symbolsRead).toBe(2);
   });
 });
