@@ -71,11 +71,12 @@ export const INGEST_CONSUMER_SIZE_SCHEDULE = {
   offSessionFrom: { hour: 16, minute: 30 },
 } as const;
 
+/** A time of day in hours: 16:30 is 16.5. */
+const inHours = ({ hour, minute }: { readonly hour: number; readonly minute: number }) => hour + minute / 60;
+
 /** Hours a weekday the consumer's tasks run at the session's size (the rest, at the off-session size). */
 export const CONSUMER_SESSION_SIZE_HOURS =
-  INGEST_CONSUMER_SIZE_SCHEDULE.offSessionFrom.hour +
-  INGEST_CONSUMER_SIZE_SCHEDULE.offSessionFrom.minute / 60 -
-  (INGEST_CONSUMER_SIZE_SCHEDULE.sessionFrom.hour + INGEST_CONSUMER_SIZE_SCHEDULE.sessionFrom.minute / 60);
+  inHours(INGEST_CONSUMER_SIZE_SCHEDULE.offSessionFrom) - inHours(INGEST_CONSUMER_SIZE_SCHEDULE.sessionFrom);
 
 export const INGEST_CONSUMER_ENV = {
   /** The trades stream's ARN (shards are listed on it). */

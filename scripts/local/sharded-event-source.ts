@@ -11,6 +11,7 @@ import pLimit from 'p-limit';
  * failed `maxAttempts` deliveries goes to the dead letters, as it would to the on-failure destination on AWS.
  * Nothing after a failed record is delivered before it.
  */
+
 /** A shard's id as Kinesis writes it: `shardId-000000000003`. */
 export function shardIdOf(index: number): string {
   return `shardId-${String(index).padStart(12, '0')}`;
