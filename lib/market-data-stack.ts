@@ -2,7 +2,7 @@ import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { insecureEndpoint } from '#contracts/endpoints';
 import { FEED_PROVIDERS, FEED_STACK_OUTPUTS, isFeedProvider } from '#contracts/feed';
-import { INGEST_DESIGNS, type IngestDesign } from '#contracts/ingest-consumer';
+import { type IngestDesign, ingestDesignNamed } from '#contracts/ingest-consumer';
 import { STACK_OUTPUTS, tableOutputName } from '#contracts/stack-outputs';
 import { TABLE_IDS } from '#contracts/tables';
 import { ClockTick } from './constructs/clock-tick.ts';
@@ -45,10 +45,10 @@ export const WAF_CONTEXT = 'waf';
 export const ENHANCED_FAN_OUT_CONTEXT = 'enhancedFanOut';
 
 /**
- * `cdk deploy -c ingest=windows` reads the trades stream with the windowed ingest consumer's Fargate service
- * instead of the ingest Lambda's event source mapping (docs/adr/0026-long-running-ingest-consumer.md,
- * docs/operations.md#ingest-consumer-on-aws--c-ingestwindows); `lambda`, the default, keeps the mapping. The
- * service subscribes through the enhanced fan-out consumer, so `windows` refuses `-c enhancedFanOut=false`.
+ * Who reads the trades stream: the windowed ingest consumer's Fargate service (`windows`, the default,
+ * docs/adr/0026-long-running-ingest-consumer.md), or with `cdk deploy -c ingest=lambda` the ingest Lambda's
+ * event source mapping, the way back (docs/operations.md). The service subscribes through the enhanced fan-out
+ * consumer, so `windows` refuses `-c enhancedFanOut=false`.
  */
 export const INGEST_CONTEXT = 'ingest';
 
@@ -88,7 +88,7 @@ export class MarketDataStack extends Stack {
   readonly fanOut?: EventFanOut;
   readonly heartbeat?: Heartbeat;
   readonly ingestion: TradeIngestion;
-  /** Present with `-c ingest=windows`: it reads the trades stream in place of the ingest Lambda. */
+  /** Present unless `-c ingest=lambda`: it reads the trades stream in place of the ingest Lambda. */
   readonly ingestConsumer?: IngestConsumerService;
   readonly clockTick: ClockTick;
   /** Present with `-c feed=alpaca|polygon`. */
@@ -226,25 +226,20 @@ function webSocketDomainFromContext(scope: Construct): WebSocketCustomDomain | u
 }
 
 /**
- * `-c ingest=lambda|windows` (default lambda): anything else is a mistake, and so is `windows` without the
+ * `-c ingest=windows|lambda` (default windows): anything else is a mistake, and so is `windows` without the
  * enhanced fan-out consumer the service subscribes through, so synthesis stops.
  */
 function ingestDesignFromContext(scope: Construct, enhancedFanOut: boolean): IngestDesign {
-  const design = contextString(scope, INGEST_CONTEXT) ?? 'lambda';
-  if (!isIngestDesign(design)) {
-    throw new Error(`CDK context ${INGEST_CONTEXT} must be one of ${INGEST_DESIGNS.join(', ')}`);
-  }
+  const named = contextString(scope, INGEST_CONTEXT);
+  const design = ingestDesignNamed(named, `CDK context ${INGEST_CONTEXT}`);
   if (design === 'windows' && !enhancedFanOut) {
     throw new Error(
-      `CDK context ${INGEST_CONTEXT}=windows needs the enhanced fan-out consumer the service subscribes ` +
-        `through: it cannot be combined with ${ENHANCED_FAN_OUT_CONTEXT}=false`,
+      `CDK context ${INGEST_CONTEXT}=windows${named === undefined ? ' (the default)' : ''} needs the enhanced ` +
+        `fan-out consumer the service subscribes through: with ${ENHANCED_FAN_OUT_CONTEXT}=false, set ` +
+        `${INGEST_CONTEXT}=lambda`,
     );
   }
   return design;
-}
-
-function isIngestDesign(value: string): value is IngestDesign {
-  return (INGEST_DESIGNS as readonly string[]).includes(value);
 }
 
 /** `-c feedTasks=0|1` (default 1): anything else is a mistake, so synthesis stops. */

@@ -1,15 +1,16 @@
 /**
- * `npm run cost -- --symbols N --trades-per-day M --partners P --symbols-per-partner S [--design deployed|on-demand|windows]
+ * `npm run cost -- --symbols N --trades-per-day M --partners P --symbols-per-partner S [--design deployed|on-demand|lambda]
  *  [--partner-change-share F] [--batched-share F] [--ingest-seconds T]`:
  * a trading day's AWS cost by part (docs/storage.md#a-trading-day-on-paper), from the write units the
  * benchmarks counted (scripts/cost/measured-units.json) and AWS list prices (scripts/lib/cost-model.ts). The
- * last line is the total. `--design on-demand` prices the stack deployed with `-c sessionCapacity=false`
- * (every table on demand, docs/adr/0021-cost-levers.md) instead of as `cdk deploy` builds it by default;
- * `--design windows` the stack deployed with `-c ingest=windows`, the windowed ingest consumer of
- * docs/adr/0026-long-running-ingest-consumer.md.
+ * last line is the total. `deployed` prices the stack as `cdk deploy` builds it by default, with the windowed
+ * ingest consumer of docs/adr/0026-long-running-ingest-consumer.md; `--design on-demand` the stack deployed
+ * with `-c sessionCapacity=false` (every table on demand, docs/adr/0021-cost-levers.md); `--design lambda`
+ * the stack deployed with `-c ingest=lambda`, the ingest Lambda reading a batch per shard.
  * `--batched-share` is the share of partners taking their quotes batched (docs/websocket.md#batched-quotes),
- * 0 unless given. `--ingest-seconds` is how long an invocation of the ingest takes, which a shard's batch spans
- * (0.3 unless given): the lever between latency and cost (docs/benchmarks.md#the-latency-budget-hop-by-hop).
+ * 0 unless given. `--ingest-seconds`, with `--design lambda` only, is how long an invocation of the ingest
+ * takes, which a shard's batch spans (0.3 unless given): the Lambda's lever between latency and cost
+ * (docs/benchmarks.md#the-latency-budget-hop-by-hop).
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -54,6 +55,9 @@ try {
   });
   const named: Design | undefined = DESIGNS[(values.design ?? '') as keyof typeof DESIGNS];
   if (!named) throw new UsageError(`--design must be one of ${Object.keys(DESIGNS).join(', ')}`);
+  if (values['ingest-seconds'] !== undefined && named.ingest !== 'lambda') {
+    throw new UsageError('--ingest-seconds prices the ingest Lambda’s invocations: it needs --design lambda');
+  }
   const design: Design =
     values['ingest-seconds'] === undefined
       ? named

@@ -62,8 +62,9 @@ function cdk(args: readonly string[]): void {
 
 const webSocket = process.env.LOCALSTACK_WEBSOCKET === '1' ? [] : ['--context', 'webSocket=false'];
 cdk(['bootstrap']);
-// LocalStack has no WAF, and Application Auto Scaling only in its Pro image: the REST stage goes without its
-// web ACL there, and the tables on demand. Its event source mappings cannot read through a Kinesis consumer
+// LocalStack has no WAF, and Application Auto Scaling and ECS only in its paid images: the REST stage goes
+// without its web ACL there, the tables on demand, and the trades are ingested by the ingest Lambda instead of
+// the windowed consumer's Fargate service. Its event source mappings cannot read through a Kinesis consumer
 // (localstack/localstack#10605): the ingest polls the stream there.
 cdk([
   'deploy',
@@ -74,6 +75,8 @@ cdk([
   'waf=false',
   '--context',
   'sessionCapacity=false',
+  '--context',
+  'ingest=lambda',
   '--context',
   'enhancedFanOut=false',
   ...webSocket,

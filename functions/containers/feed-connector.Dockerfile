@@ -1,7 +1,7 @@
 # The containers' image: the feed connector's (docs/adr/0015-feed-connector-container.md) and the windowed
 # ingest consumer's (docs/adr/0026-long-running-ingest-consumer.md) bundles in one image, each Fargate service
 # running its own (the default command is the feed connector's; lib/constructs/ingest-consumer.ts names the
-# consumer's). Built by `cdk deploy -c feed=...` or `-c ingest=windows` from the project root
+# consumer's). Built by `cdk deploy` (unless `-c ingest=lambda` with no `-c feed`) from the project root
 # (lib/constructs/feed-connector.ts, containersImage), never by `cdk synth`. The build context is what
 # .dockerignore lets through: the package files, functions/, the bundling settings and the universe.
 

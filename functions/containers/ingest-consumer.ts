@@ -1,7 +1,7 @@
 /**
  * The windowed ingest consumer's process entry (docs/adr/0026-long-running-ingest-consumer.md; its contract:
  * functions/contracts/ingest-consumer.ts). A long-running Node 24 process, bundled into the containers' image
- * and run by the Fargate service `cdk deploy -c ingest=windows` creates (lib/constructs/ingest-consumer.ts).
+ * and run by the Fargate service `cdk deploy` creates (lib/constructs/ingest-consumer.ts).
  * It stands by until it holds the consumer's lease, then reads every shard of the trades stream and ingests
  * them in windows (functions/containers/ingest-consumer/service.ts), on the same ports as the ingest Lambda.
  * SIGTERM or SIGINT: it commits what it folded, hands the lease over and exits 0. The lease lost, or a

@@ -1,15 +1,31 @@
 /**
- * The windowed ingest consumer as a long-running service on AWS (docs/adr/0026-long-running-ingest-consumer.md,
- * step 3): a Fargate service deployed with `-c ingest=windows`, one task holding the consumer's lease and
+ * The windowed ingest consumer as a long-running service on AWS (docs/adr/0026-long-running-ingest-consumer.md):
+ * a Fargate service deployed unless `-c ingest=lambda`, one task holding the consumer's lease and
  * reading every shard of the trades stream through the ingest's enhanced fan-out consumer, one standby. The
  * environment its process reads, the lease's timings and the shard reading's, defined once for the process
  * entry (functions/containers/ingest-consumer.ts) and the CDK part that runs it.
  */
 import { TABLES } from './tables.ts';
 
-/** How the trades stream is ingested on AWS: the Lambda's event source mapping, or the windowed consumer. */
-export const INGEST_DESIGNS = ['lambda', 'windows'] as const;
+/**
+ * How the trades stream is ingested: the windowed consumer (the default, on AWS its Fargate service), or the
+ * ingest Lambda's event source mapping, kept as the way back (`-c ingest=lambda`, `npm start -- --ingest
+ * lambda`). The same names choose the local stack's ingest.
+ */
+export const INGEST_DESIGNS = ['windows', 'lambda'] as const;
 export type IngestDesign = (typeof INGEST_DESIGNS)[number];
+export const DEFAULT_INGEST_DESIGN: IngestDesign = 'windows';
+
+/**
+ * The ingest design `name` names, the default when it is absent; otherwise an error saying so of `given` (the
+ * option, variable or CDK context as given).
+ */
+export function ingestDesignNamed(name: string | undefined, given: string): IngestDesign {
+  if (name === undefined) return DEFAULT_INGEST_DESIGN;
+  const design = INGEST_DESIGNS.find((known) => known === name);
+  if (design === undefined) throw new Error(`${given} must be one of ${INGEST_DESIGNS.join(', ')}`);
+  return design;
+}
 
 /** The consumer's process entry, bundled into the containers' image (functions/containers/). */
 export const INGEST_CONSUMER_ENTRY = 'functions/containers/ingest-consumer.ts';

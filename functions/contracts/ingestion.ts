@@ -14,8 +14,8 @@ export const INGEST_BATCH = {
 } as const;
 
 /**
- * The windowed ingest consumer (docs/adr/0026-long-running-ingest-consumer.md): `npm start -- --ingest windows`
- * runs it locally, `cdk deploy -c ingest=windows` on AWS (functions/contracts/ingest-consumer.ts).
+ * The windowed ingest consumer (docs/adr/0026-long-running-ingest-consumer.md), what ingests the trades by
+ * default: `npm start` runs it locally, `cdk deploy` on AWS (functions/contracts/ingest-consumer.ts).
  */
 export const INGEST_WINDOWS = {
   /**

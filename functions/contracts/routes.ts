@@ -122,7 +122,7 @@ export const AUTHORIZER = {
 
 /**
  * The ingest Lambda: Kinesis batches of trades folded into ledgers (with the latest prices) and bars
- * (docs/architecture.md#ingestion-a-kinesis-stream-of-trades-one-ingest-lambda).
+ * (docs/architecture.md#ingestion-a-kinesis-stream-of-trades-one-windowed-consumer).
  */
 export const INGEST = {
   handler: 'functions/handlers/ingest/trades.ts',

@@ -54,7 +54,7 @@ export function futureRefusals(
 }
 
 /**
- * One batch of the trades stream, folded into prices, ledgers and bars (docs/architecture.md#ingestion-a-kinesis-stream-of-trades-one-ingest-lambda).
+ * One batch of the trades stream, folded into prices, ledgers and bars (docs/architecture.md#ingestion-a-kinesis-stream-of-trades-one-windowed-consumer).
  * Records it will never apply as they are go to the dead-letter sink whole, with their reason
  * (docs/replay.md#dead-letters-and-redrive): one that is not a trade (`poison`: it could never succeed, and
  * must not block the shard), and a trade stamped after the service clock (`future`, the trade alone: the rest

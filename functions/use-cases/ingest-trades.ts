@@ -293,7 +293,7 @@ async function applyCommitted(
 
 /**
  * Folds one batch of trades and amendments (any symbols, each symbol's in stream order) into the stored state
- * (docs/architecture.md#ingestion-a-kinesis-stream-of-trades-one-ingest-lambda). Trades stamped after the
+ * (docs/architecture.md#ingestion-a-kinesis-stream-of-trades-one-windowed-consumer). Trades stamped after the
  * service clock's tolerance are set apart, never applied. Each symbol's ledger is read strongly consistent,
  * its trades folded and its amendments applied between them (functions/use-cases/symbol-batch.ts), and the
  * ledger committed first, guarded by its version and carrying its derived writes; only then are those

@@ -44,7 +44,7 @@ export const INGEST_CONSUMER_COMMAND = [
   `dist/${basename(INGEST_CONSUMER_ENTRY, '.ts')}.mjs`,
 ] as const;
 
-/** The stack outputs present with `-c ingest=windows`: where the operator reads the consumer's logs and tasks. */
+/** The stack outputs present unless `-c ingest=lambda`: where the operator reads the consumer's logs and tasks. */
 export const INGEST_CONSUMER_STACK_OUTPUTS = {
   logGroupName: 'IngestConsumerLogGroupName',
   clusterName: 'IngestConsumerClusterName',
@@ -62,8 +62,8 @@ export interface IngestConsumerServiceProps {
 }
 
 /**
- * The windowed ingest consumer on AWS (`-c ingest=windows`, docs/adr/0026-long-running-ingest-consumer.md,
- * step 3): a Fargate service running functions/containers/ingest-consumer.ts from the containers' image, in
+ * The windowed ingest consumer on AWS (deployed unless `-c ingest=lambda`,
+ * docs/adr/0026-long-running-ingest-consumer.md): a Fargate service running functions/containers/ingest-consumer.ts from the containers' image, in
  * place of the ingest Lambda's event source mapping.
  *
  * - Two tasks: one holds the lease (an item of the consumerLeases table) and reads every shard through the

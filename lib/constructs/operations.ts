@@ -71,7 +71,7 @@ export interface OperationsProps {
   readonly fanOut?: EventFanOut;
   /** The live feed connector, with `-c feed=...`: its dashboard row and its silence alarm. */
   readonly feedConnector?: FeedConnector;
-  /** The windowed ingest consumer, with `-c ingest=windows`: its dashboard row and its alarms. */
+  /** The windowed ingest consumer (unless `-c ingest=lambda`): its dashboard row and its alarms. */
   readonly ingestConsumer?: IngestConsumerService;
   /** Who the alarms page: an email address subscribed to the topic (`cdk deploy -c alarmEmail=...`). */
   readonly alarmEmail?: string;
@@ -215,7 +215,7 @@ export class Operations extends Construct {
           description:
             'The ingest consumer reads a shard more than a minute behind the stream, 3 minutes running: it ' +
             'cannot keep up or a shard is stuck, so quotes and candles are late ' +
-            '(docs/operations.md#ingest-consumer-on-aws--c-ingestwindows).',
+            '(docs/operations.md#ingest-consumer-on-aws).',
         },
       );
       this.consumerSilentAlarm = this.alarm(
@@ -230,7 +230,7 @@ export class Operations extends Construct {
           description:
             `No ingest consumer task reported its reading for ${ALARM_THRESHOLDS.consumerSilentMinutes} ` +
             'minutes: none holds the lease and reads the shards, so no trade is ingested. See the service’s ' +
-            'tasks and log group (docs/operations.md#ingest-consumer-on-aws--c-ingestwindows).',
+            'tasks and log group (docs/operations.md#ingest-consumer-on-aws).',
         },
       );
     }
@@ -562,7 +562,7 @@ function feedConnectorWidgets(connector: FeedConnector) {
   ];
 }
 
-/** The windowed ingest consumer's row (docs/operations.md#ingest-consumer-on-aws--c-ingestwindows). */
+/** The windowed ingest consumer's row (docs/operations.md#ingest-consumer-on-aws). */
 function ingestConsumerWidgets(consumer: IngestConsumerService) {
   return [
     heading('## Ingest consumer\nHow far its reading trails the stream, the lease taken, the tasks'),

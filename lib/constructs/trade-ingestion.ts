@@ -41,16 +41,16 @@ export interface TradeIngestionProps {
    */
   readonly enhancedFanOut: boolean;
   /**
-   * Who reads the stream (`-c ingest=lambda|windows`, docs/adr/0026-long-running-ingest-consumer.md): the
-   * ingest Lambda through its event source mapping, or the windowed consumer's service
-   * (lib/constructs/ingest-consumer.ts), which subscribes through the enhanced fan-out consumer and so needs
-   * it. With `windows` the mapping is not created. @default 'lambda'
+   * Who reads the stream (`-c ingest=windows|lambda`, docs/adr/0026-long-running-ingest-consumer.md): the
+   * windowed consumer's service (lib/constructs/ingest-consumer.ts), which subscribes through the enhanced
+   * fan-out consumer and so needs it, or the ingest Lambda through its event source mapping. With `windows`
+   * the mapping is not created.
    */
-  readonly design?: IngestDesign;
+  readonly design: IngestDesign;
 }
 
 /**
- * Trade ingestion (docs/architecture.md#ingestion-a-kinesis-stream-of-trades-one-ingest-lambda): the Kinesis
+ * Trade ingestion (docs/architecture.md#ingestion-a-kinesis-stream-of-trades-one-windowed-consumer): the Kinesis
  * stream producers put trades on, the ingest Lambda that folds each shard batch into ledgers (with the latest
  * prices) and bars, the dead-letter queue for batches it gives up on, and the alarms that show an operator a
  * stuck shard.
@@ -65,9 +65,9 @@ export class TradeIngestion extends Construct implements EventSourceFailures {
   readonly consumer?: StreamConsumer;
   readonly design: IngestDesign;
   /**
-   * The ingest Lambda. With `-c ingest=windows` it stays, with no event source mapping, so nothing invokes
-   * it: going back to `lambda` only adds the mapping, and the dead-letter queue and its alarms, made for it,
-   * keep their logical ids.
+   * The ingest Lambda. With the windowed consumer it stays, with no event source mapping, so nothing invokes
+   * it: going back to `-c ingest=lambda` only adds the mapping, and the dead-letter queue and its alarms, made
+   * for it, keep their logical ids.
    */
   readonly ingestFunction: ServiceFunction;
   /** The tables an ingest binds: INGEST's, and QUOTE_PUSH's when it posts quotes. */
@@ -82,7 +82,7 @@ export class TradeIngestion extends Construct implements EventSourceFailures {
 
   constructor(scope: Construct, id: string, props: TradeIngestionProps) {
     super(scope, id);
-    this.design = props.design ?? 'lambda';
+    this.design = props.design;
     if (this.design === 'windows' && !props.enhancedFanOut) {
       throw new Error(
         'the windowed ingest consumer subscribes to the shards through the enhanced fan-out consumer: ' +
@@ -160,7 +160,7 @@ export class TradeIngestion extends Construct implements EventSourceFailures {
       // put right after `cdk deploy` while the mapping is still being enabled, would skip those records
       // with LATEST. Reading the stream from its oldest record only costs re-delivery, which the ingest
       // handler skips by the ledger's watermark (duplicates never double-count volume,
-      // docs/architecture.md#ingestion-a-kinesis-stream-of-trades-one-ingest-lambda).
+      // docs/architecture.md#ingestion-a-kinesis-stream-of-trades-one-windowed-consumer).
       startingPosition: StartingPosition.TRIM_HORIZON,
       // The handler skips undecodable records itself and reports a symbol whose write failed as a batch
       // item failure (its first sequence number): Lambda retries from the lowest one reported. A thrown

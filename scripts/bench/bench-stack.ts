@@ -1,11 +1,15 @@
-import { type IngestMode, ingestModeNamed, type LocalStack, startLocalStack } from '../local/stack.ts';
+import { DEFAULT_INGEST_DESIGN, type IngestDesign, ingestDesignNamed } from '#contracts/ingest-consumer';
+import { type LocalStack, startLocalStack } from '../local/stack.ts';
 
 /**
  * The local stack a benchmark measures: in memory, silent, with a REST throttle no benchmark reaches (it
  * measures the service, not the bucket), and, given `clockStart`, the service clock from there at real speed.
- * `ingest`: what ingests its trades (`--ingest`, ingestModeOf).
+ * `ingest`: what ingests its trades (`--ingest`, ingestDesignOf).
  */
-export function startBenchStack(clockStart?: Date, ingest: IngestMode = 'lambda'): Promise<LocalStack> {
+export function startBenchStack(
+  clockStart?: Date,
+  ingest: IngestDesign = DEFAULT_INGEST_DESIGN,
+): Promise<LocalStack> {
   return startLocalStack({
     port: 0,
     dynamoPort: 0,
@@ -17,10 +21,12 @@ export function startBenchStack(clockStart?: Date, ingest: IngestMode = 'lambda'
 }
 
 /**
- * `--ingest lambda|windows` among a benchmark's options: what ingests its stack's trades, the ingest Lambda's
- * handler as deployed (the default) or the windowed consumer (docs/adr/0026-long-running-ingest-consumer.md).
+ * `--ingest windows|lambda` among a benchmark's options: what ingests its stack's trades, the windowed consumer
+ * (the default) or the ingest Lambda's handler (docs/adr/0026-long-running-ingest-consumer.md).
  */
-export function ingestModeOf(options: readonly string[]): IngestMode {
+export function ingestDesignOf(options: readonly string[]): IngestDesign {
   const at = options.indexOf('--ingest');
-  return at === -1 ? 'lambda' : ingestModeNamed(options[at + 1], `--ingest ${options[at + 1]}`);
+  return at === -1
+    ? DEFAULT_INGEST_DESIGN
+    : ingestDesignNamed(options[at + 1], `--ingest ${options[at + 1]}`);
 }

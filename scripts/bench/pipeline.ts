@@ -9,7 +9,7 @@ import { localDocumentClient } from '../local/dynamo.ts';
 import { observeMetrics } from '../local/metric-points.ts';
 import type { LocalStack } from '../local/stack.ts';
 import { localTableName } from '../local/tables.ts';
-import { ingestModeOf, startBenchStack } from './bench-stack.ts';
+import { ingestDesignOf, startBenchStack } from './bench-stack.ts';
 import { lagFigures, until } from './harness.ts';
 import { HOP_METRICS, hopsResult } from './hops.ts';
 import { loadUrl } from './http.ts';
@@ -214,7 +214,7 @@ function phasesOf(options: readonly string[]): Set<string> {
 
 export async function benchPipeline(options: readonly string[] = []): Promise<BenchResult[]> {
   const phases = phasesOf(options);
-  const stack = await startBenchStack(new Date(CLOCK_START_MS), ingestModeOf(options));
+  const stack = await startBenchStack(new Date(CLOCK_START_MS), ingestDesignOf(options));
   try {
     const results: BenchResult[] = [];
     // The alert probe first: its trades (19-22 November, before the clock) must not be older than the rest.

@@ -11,7 +11,7 @@
 import pLimit from 'p-limit';
 import { createKey } from '../lib/key-administration.ts';
 import { type LocalStack, startLocalStack } from '../local/stack.ts';
-import { ingestModeOf } from './bench-stack.ts';
+import { ingestDesignOf } from './bench-stack.ts';
 import { printWhenMain } from './harness.ts';
 import type { BenchResult } from './types.ts';
 import { bursts } from './websocket/burst.ts';
@@ -49,7 +49,7 @@ export async function benchWebSocket(options: readonly string[] = []): Promise<B
     port: 0,
     dynamoPort: 0,
     clock: { start: CLOCK_START, speed: 1 },
-    ingest: ingestModeOf(options),
+    ingest: ingestDesignOf(options),
     logLevel: 'SILENT',
     log: (line) => logged.push(line),
     // No heartbeat during the run: it would post to every connection at once.

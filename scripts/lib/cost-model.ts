@@ -9,6 +9,7 @@ import {
   CONSUMER_SESSION_SIZE_HOURS,
   type ConsumerTaskSize,
   INGEST_CONSUMER_TASKS,
+  type IngestDesign,
 } from '#contracts/ingest-consumer';
 import { INGEST_BATCH, INGEST_WINDOWS } from '#contracts/ingestion';
 import { CLOCK_TICK } from '#contracts/routes';
@@ -120,24 +121,26 @@ export interface Market {
   readonly batchedShare?: number;
 }
 
-/** The design choices ADR 0021 weighs; DESIGNS.deployed is the stack as lib/ builds it. */
+/** The design choices ADRs 0021 and 0026 weigh; DESIGNS.deployed is the stack as lib/ builds it. */
 export interface Design {
   /** Capacity of the ingest's tables, writes and reads: on demand, or provisioned and scheduled for the session. */
   readonly capacity: 'on-demand' | 'scheduled';
   /** Where the one `ws_message` row per pushed event goes. */
   readonly usageSink: 'dynamodb' | 'firehose';
   /**
-   * How long one invocation of the ingest takes (ASSUMPTIONS.ingestSeconds unless given). A shard's batch holds
+   * How long one invocation of the ingest Lambda takes (ASSUMPTIONS.ingestSeconds unless given; the windowed
+   * consumer has no invocations). A shard's batch holds
    * what arrived while the one before it ran, so it spans this too: shorter invocations mean more batches, a
    * quote in more of them, and less waiting for the batch in flight (docs/benchmarks.md#the-latency-budget-hop-by-hop).
    */
   readonly ingestSeconds?: number;
   /**
-   * What ingests the trades: the Lambda, a batch per shard (the default), or the windowed consumer of ADR 0026
-   * (`windows`, `cdk deploy -c ingest=windows`): quotes per window of INGEST_WINDOWS.windowMs across the shards, ledgers
-   * remembered and committed about once per INGEST_WINDOWS.commitIntervalMs less a window, on Fargate tasks.
+   * What ingests the trades: the windowed consumer of ADR 0026 (`windows`, as `cdk deploy` builds it): quotes
+   * per window of INGEST_WINDOWS.windowMs across the shards, ledgers remembered and committed about once per
+   * INGEST_WINDOWS.commitIntervalMs less a window, on Fargate tasks; or the Lambda, a batch per shard
+   * (`lambda`, `cdk deploy -c ingest=lambda`).
    */
-  readonly ingest?: 'lambda' | 'windows';
+  readonly ingest: IngestDesign;
 }
 
 /** Assumptions no benchmark can count here; each is named in docs/storage.md#a-trading-day-on-paper. */
@@ -366,14 +369,15 @@ function usageToFirehose(pushes: number, rowBytes: number): CostLine {
 }
 
 /**
- * The designs `npm run cost -- --design` prices: the stack as `cdk deploy` builds it (the levers of ADR 0021:
- * small ledgers, usage rows to Firehose, capacity scheduled for the session), and with
- * `-c sessionCapacity=false` (every table on demand).
+ * The designs `npm run cost -- --design` prices: the stack as `cdk deploy` builds it (the windowed ingest
+ * consumer of ADR 0026 and the levers of ADR 0021: small ledgers, usage rows to Firehose, capacity scheduled
+ * for the session), with `-c sessionCapacity=false` (every table on demand), and with `-c ingest=lambda` (the
+ * ingest Lambda, a batch per shard).
  */
-export const DESIGNS: Readonly<Record<'deployed' | 'on-demand' | 'windows', Design>> = {
-  deployed: { capacity: 'scheduled', usageSink: 'firehose' },
-  'on-demand': { capacity: 'on-demand', usageSink: 'firehose' },
-  windows: { capacity: 'scheduled', usageSink: 'firehose', ingest: 'windows' },
+export const DESIGNS: Readonly<Record<'deployed' | 'on-demand' | 'lambda', Design>> = {
+  deployed: { capacity: 'scheduled', usageSink: 'firehose', ingest: 'windows' },
+  'on-demand': { capacity: 'on-demand', usageSink: 'firehose', ingest: 'windows' },
+  lambda: { capacity: 'scheduled', usageSink: 'firehose', ingest: 'lambda' },
 };
 
 export function dayCost(market: Market, units: MeasuredUnits, design: Design): CostLine[] {

@@ -73,7 +73,7 @@ export interface LocalHandlers {
   readonly webSocket: WebSocketHandlers;
   readonly authorizer: AuthorizerHandler;
   readonly ingest: StreamConsumer;
-  /** The windowed ingest consumer's window (`--ingest windows`), in place of `ingest`. */
+  /** The windowed ingest consumer's window (unless `--ingest lambda`), in place of `ingest`. */
   readonly ingestWindow: (window: TradeWindow, context: Context) => Promise<WindowResult>;
   readonly fanOut: ChangeConsumer;
   readonly clockTick: Schedule;

@@ -8,6 +8,7 @@ import type { Duplex } from 'node:stream';
 import type { Context } from 'aws-lambda';
 import { trustMarkersOfNewTable } from '#adapters/dynamo/subscription-store';
 import { ERROR_STATUS, errorEnvelope } from '#contracts/errors';
+import { DEFAULT_INGEST_DESIGN, type IngestDesign } from '#contracts/ingest-consumer';
 import { CLOCK_TICK, INGEST, REST_BASE_PATH } from '#contracts/routes';
 import { AUTH_CACHE_TTL_SECONDS } from '#contracts/runtime-settings';
 import { TABLE_IDS, type TableId } from '#contracts/tables';
@@ -79,21 +80,11 @@ export interface LocalStackOptions {
   /** Faults injected into the handlers' DynamoDB writes (the fault-injection suite; off by default). */
   readonly dynamoFaults?: DynamoFaults;
   /**
-   * What ingests the trade stream (`--ingest`): the ingest Lambda's handler, a batch per shard as deployed
-   * (`lambda`, the default), or the windowed consumer, every shard's trades in windows
-   * (`windows`, docs/adr/0026-long-running-ingest-consumer.md; on AWS with `-c ingest=windows`).
+   * What ingests the trade stream (`--ingest`): the windowed consumer, every shard's trades in windows
+   * (`windows`, the default, docs/adr/0026-long-running-ingest-consumer.md), or the ingest Lambda's handler, a
+   * batch per shard as deployed with `-c ingest=lambda`.
    */
-  readonly ingest?: IngestMode;
-}
-
-export const INGEST_MODES = ['lambda', 'windows'] as const;
-export type IngestMode = (typeof INGEST_MODES)[number];
-
-/** The ingest mode `name` names; otherwise an error saying so of `given` (the option or variable as given). */
-export function ingestModeNamed(name: string | undefined, given: string): IngestMode {
-  const mode = INGEST_MODES.find((known) => known === name);
-  if (mode === undefined) throw new Error(`${given} must be one of ${INGEST_MODES.join(', ')}`);
-  return mode;
+  readonly ingest?: IngestDesign;
 }
 
 export interface LocalStack {
@@ -115,13 +106,13 @@ export interface LocalStack {
   /** The local trades stream feeding the ingest handler (or the windowed consumer). */
   readonly trades: LocalTradeStream;
   /**
-   * Trades put and not yet ingested: the stream's queued records, and with `--ingest windows` what the
+   * Trades put and not yet ingested: the stream's queued records, and with the windowed consumer what it
    * consumer holds for its next window or has folded and not committed (records and symbols).
    */
   ingestPending(): number;
-  /** The windowed consumer's position in each shard: its last record committed (`--ingest windows`). */
+  /** The windowed consumer's position in each shard: its last record committed (none with `--ingest lambda`). */
   readonly shardPositions: ReadonlyMap<string, string>;
-  /** The process's CPU while the windowed consumer's windows ran, and how many (`--ingest windows`). */
+  /** The process's CPU while the windowed consumer's windows ran, and how many (none with `--ingest lambda`). */
   readonly windowsBusy?: { readonly cpuMicros: number; readonly windows: number };
   /** The trades dead-letter queue (records the ingest refused whole, batches it gave up on). */
   readonly deadLetterQueue: LocalDeadLetterQueue;
@@ -471,7 +462,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const deadLetterQueue = new LocalDeadLetterQueue();
   const localMetrics = new LocalMetrics(metricPoints.observe);
   const windows =
-    options.ingest === 'windows'
+    (options.ingest ?? DEFAULT_INGEST_DESIGN) === 'windows'
       ? new LocalWindowedIngest(
           (window) => invokeLocally('ingest-windows', (context) => handlers.ingestWindow(window, context)),
           { log: options.log },

@@ -13,17 +13,18 @@
  *   --no-simulator    an empty market: no synthetic trades and no synthetic history (replays, tests)
  *   --seed N          the simulator's seed (default 1)
  *   --fresh           delete the data folder first
- *   --ingest M        what ingests the trades: lambda (the ingest Lambda's handler, as deployed; default) or
- *                     windows (the windowed consumer, docs/adr/0026-long-running-ingest-consumer.md)
+ *   --ingest M        what ingests the trades: windows (the windowed consumer, as deployed; default,
+ *                     docs/adr/0026-long-running-ingest-consumer.md) or lambda (the ingest Lambda's handler)
  */
 import { rm } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { type IngestDesign, ingestDesignNamed } from '#contracts/ingest-consumer';
 import { previousSession, sessionAt, sessionOn } from '#domain/calendar/sessions';
 import { formatNewYorkIso, newYorkDate } from '#domain/calendar/time-zone';
 import { answerHelp } from '../lib/cli.ts';
 import { isProcessAlive, localStackStateFile } from '../lib/local-stack-state.ts';
 import { DEFAULT_DATA_DIR } from '../lib/project.ts';
-import { type IngestMode, ingestModeNamed, type LocalStack, startLocalStack } from './stack.ts';
+import { type LocalStack, startLocalStack } from './stack.ts';
 import { onStopSignals } from './stop-signals.ts';
 
 answerHelp(import.meta.url);
@@ -47,12 +48,12 @@ function parseOptions() {
       'no-simulator': { type: 'boolean', default: false },
       seed: { type: 'string', default: '1' },
       fresh: { type: 'boolean', default: false },
-      ingest: { type: 'string', default: 'lambda' },
+      ingest: { type: 'string' },
     },
   });
-  let ingest: IngestMode;
+  let ingest: IngestDesign;
   try {
-    ingest = ingestModeNamed(values.ingest, `--ingest ${values.ingest}`);
+    ingest = ingestDesignNamed(values.ingest, `--ingest ${values.ingest}`);
   } catch (error) {
     fail((error as Error).message);
   }
@@ -97,7 +98,7 @@ function banner(stack: LocalStack, options: ReturnType<typeof parseOptions>): st
     `  Console    ${new URL('/console/', stack.restUrl).href} (docs/console.md)`,
     `  DynamoDB   ${stack.dynamoEndpoint} (${options.dataDir ? `data in ${options.dataDir}` : 'in memory'})`,
     `  Clock      ${clock}`,
-    `  Ingest     ${options.ingest === 'windows' ? `windowed consumer (--ingest windows)` : 'the ingest Lambda, a batch per shard'}`,
+    `  Ingest     ${options.ingest === 'lambda' ? 'the ingest Lambda, a batch per shard (--ingest lambda)' : 'the windowed consumer'}`,
     `  Demo key   ${key}`,
     '             (account "demo", every scope; more keys: npm run keys -- create --account A --scopes ... --label L)',
     '',

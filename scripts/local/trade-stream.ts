@@ -10,7 +10,7 @@ import { ShardedEventSource, withDefaults } from './sharded-event-source.ts';
 
 /**
  * The local stand-in for the trades Kinesis stream and its Lambda event source mapping
- * (docs/architecture.md#ingestion-a-kinesis-stream-of-trades-one-ingest-lambda,
+ * (docs/architecture.md#ingestion-a-kinesis-stream-of-trades-one-windowed-consumer,
  * docs/architecture.md#local-stack-the-same-code-on-embedded-parts): records are sharded by partition key,
  * each shard delivers its records in order, one batch at a time, after a short batching window. A failing
  * batch is bisected; a partial batch response retries from the first failed record; a record that keeps

@@ -16,7 +16,7 @@ export class LocalShardPositions implements ShardCheckpoints {
 
 /**
  * The windowed ingest consumer's host (functions/containers/ingest-consumer/window-host.ts) in place of the
- * ingest Lambda's event source mapping (`npm start -- --ingest windows`): the local trade stream's shards hand
+ * ingest Lambda's event source mapping (`npm start`, unless `--ingest lambda`): the local trade stream's shards hand
  * their batches to `consume`, which keeps them for the next window.
  */
 export class LocalWindowedIngest extends WindowHost {

@@ -13,7 +13,7 @@ import { STACK_NAME } from '#contracts/stack-outputs';
 import { CONTAINERS_DOCKERFILE } from '#lib/constructs/fargate-task';
 import { FEED_CONNECTOR_STOP_TIMEOUT } from '#lib/constructs/feed-connector';
 import { ALARM_THRESHOLDS } from '#lib/constructs/operations';
-import { FEED_CONTEXT } from '#lib/market-data-stack';
+import { FEED_CONTEXT, INGEST_CONTEXT } from '#lib/market-data-stack';
 import { acknowledgementsOf, nagFindingsOf } from './support/cdk-nag.ts';
 import { expectNonBlockingLogs, expectPublicTaskNetwork } from './support/fargate-task.ts';
 import { synthServiceStack } from './support/service-stack.ts';
@@ -23,7 +23,8 @@ import { logicalIdOf, policyStatementsOfRole, resourceOf, resourcesOfType } from
 const FEED_RESOURCE_TYPES = /^AWS::(ECS|EC2|SecretsManager)::/;
 
 describe('FeedConnector off by default', () => {
-  const { stack, template } = synthServiceStack();
+  // With the ingest Lambda: the windowed consumer's own cluster and network would hide the connector's.
+  const { stack, template } = synthServiceStack({ [INGEST_CONTEXT]: 'lambda' });
 
   it('adds no cluster, task, VPC, secret, connector alarm or output without -c feed', () => {
     expect(stack.feedConnector).toBeUndefined();
@@ -73,7 +74,12 @@ describe('FeedConnector with -c feed=alpaca', () => {
   const service = resourceOf(template, logicalIdOf(connector.service)).Properties;
 
   it('runs one task, never two at once, restarted and rolled back by ECS when it keeps failing', () => {
-    expect(resourcesOfType(template, 'AWS::ECS::Service')).toHaveLength(1);
+    const consumerService = logicalIdOf(stack.ingestConsumer?.service ?? expect.unreachable('no consumer'));
+    expect(
+      resourcesOfType(template, 'AWS::ECS::Service')
+        .map(([logicalId]) => logicalId)
+        .filter((logicalId) => logicalId !== consumerService),
+    ).toEqual([logicalIdOf(connector.service)]);
     expect(service).toMatchObject({
       LaunchType: 'FARGATE',
       DesiredCount: 1,

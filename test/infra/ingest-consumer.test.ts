@@ -61,8 +61,8 @@ function actionsOn(statements: readonly PolicyStatementJson[], logicalId: string
   ].sort();
 }
 
-describe('IngestConsumerService off by default (-c ingest=lambda)', () => {
-  const { stack, template } = synthServiceStack();
+describe('IngestConsumerService left out with -c ingest=lambda', () => {
+  const { stack, template } = synthServiceStack({ [INGEST_CONTEXT]: 'lambda' });
 
   it('adds no service, cluster, VPC, consumer alarm or output, and keeps the ingest’s event source mapping', () => {
     expect(stack.ingestConsumer).toBeUndefined();
@@ -78,11 +78,6 @@ describe('IngestConsumerService off by default (-c ingest=lambda)', () => {
     );
   });
 
-  it('is the same as naming it: -c ingest=lambda', () => {
-    const named = synthServiceStack({ [INGEST_CONTEXT]: 'lambda' });
-    expect(named.template.toJSON()).toEqual(template.toJSON());
-  });
-
   it('creates the consumer’s lease table all the same (it holds nothing until the service runs)', () => {
     expect(resourceOf(template, logicalIdOf(stack.data.tables.consumerLeases)).Type).toBe(
       'AWS::DynamoDB::Table',
@@ -91,29 +86,44 @@ describe('IngestConsumerService off by default (-c ingest=lambda)', () => {
 });
 
 describe('IngestConsumerService context', () => {
+  it('is deployed by default: naming -c ingest=windows changes nothing', () => {
+    const byDefault = synthServiceStack();
+    expect(byDefault.stack.ingestion.design).toBe('windows');
+    expect(byDefault.stack.ingestConsumer).toBeDefined();
+    expect(synthServiceStack({ [INGEST_CONTEXT]: 'windows' }).template.toJSON()).toEqual(
+      byDefault.template.toJSON(),
+    );
+  });
+
   it.each([
-    [{ [INGEST_CONTEXT]: 'kcl' }, /^CDK context ingest must be one of lambda, windows$/],
-    [{ [INGEST_CONTEXT]: 'Windows' }, /^CDK context ingest must be one of lambda, windows$/],
+    [{ [INGEST_CONTEXT]: 'kcl' }, /^CDK context ingest must be one of windows, lambda$/],
+    [{ [INGEST_CONTEXT]: 'Windows' }, /^CDK context ingest must be one of windows, lambda$/],
     [
       { [INGEST_CONTEXT]: 'windows', [ENHANCED_FAN_OUT_CONTEXT]: 'false' },
-      /^CDK context ingest=windows needs the enhanced fan-out consumer .* cannot be combined with enhancedFanOut=false$/,
+      /^CDK context ingest=windows needs the enhanced fan-out consumer .*: with enhancedFanOut=false, set ingest=lambda$/,
+    ],
+    [
+      { [ENHANCED_FAN_OUT_CONTEXT]: 'false' },
+      /^CDK context ingest=windows \(the default\) needs the enhanced fan-out consumer .*: with enhancedFanOut=false, set ingest=lambda$/,
     ],
   ])('stops synthesis on %j', (context, message) => {
     expect(() => new MarketDataStack(testApp(context), STACK_NAME)).toThrow(message);
   });
 
-  it('still lets the Lambda poll the stream with -c enhancedFanOut=false and the default ingest', () => {
-    expect(() => synthServiceStack({ [ENHANCED_FAN_OUT_CONTEXT]: 'false' })).not.toThrow();
+  it('lets the Lambda poll the stream with -c enhancedFanOut=false -c ingest=lambda (as deploy:local)', () => {
+    expect(() =>
+      synthServiceStack({ [ENHANCED_FAN_OUT_CONTEXT]: 'false', [INGEST_CONTEXT]: 'lambda' }),
+    ).not.toThrow();
   });
 });
 
-describe('IngestConsumerService with -c ingest=windows', () => {
-  const { stack, template } = synthServiceStack({ [INGEST_CONTEXT]: 'windows' });
+describe('IngestConsumerService (deployed by default)', () => {
+  const { stack, template } = synthServiceStack();
   const consumer = stack.ingestConsumer;
-  if (!consumer) throw new Error('no ingest consumer service with -c ingest=windows');
+  if (!consumer) throw new Error('no ingest consumer service in the default stack');
   const ingestion = stack.ingestion;
   const streamConsumer = ingestion.consumer;
-  if (!streamConsumer) throw new Error('no enhanced fan-out consumer with -c ingest=windows');
+  if (!streamConsumer) throw new Error('no enhanced fan-out consumer in the default stack');
   const streamId = logicalIdOf(ingestion.stream);
   const streamConsumerId = logicalIdOf(streamConsumer);
   const leasesId = logicalIdOf(stack.data.tables.consumerLeases);
@@ -438,16 +448,14 @@ describe('IngestConsumerService with -c ingest=windows', () => {
   });
 });
 
-describe('IngestConsumerService with the feed connector (-c ingest=windows -c feed=alpaca)', () => {
-  const { stack, template } = synthServiceStack({
-    [INGEST_CONTEXT]: 'windows',
-    [FEED_CONTEXT.provider]: 'alpaca',
-  });
+describe('IngestConsumerService with the feed connector (-c feed=alpaca)', () => {
+  const { stack, template } = synthServiceStack({ [FEED_CONTEXT.provider]: 'alpaca' });
   const consumer = stack.ingestConsumer;
   const feed = stack.feedConnector;
   if (!consumer || !feed) throw new Error('no ingest consumer or feed connector');
-  const alone = synthServiceStack({ [FEED_CONTEXT.provider]: 'alpaca' }).stack.feedConnector;
-  if (!alone) throw new Error('no feed connector with -c feed=alpaca');
+  const alone = synthServiceStack({ [FEED_CONTEXT.provider]: 'alpaca', [INGEST_CONTEXT]: 'lambda' }).stack
+    .feedConnector;
+  if (!alone) throw new Error('no feed connector with -c feed=alpaca -c ingest=lambda');
 
   it('runs the feed connector’s image: one asset, built and pushed once', () => {
     expect(consumer.image.assetHash).toBe(feed.image.assetHash);
@@ -470,11 +478,8 @@ describe('IngestConsumerService with the feed connector (-c ingest=windows -c fe
   });
 });
 
-describe('IngestConsumerService without the WebSocket API (-c ingest=windows -c webSocket=false)', () => {
-  const stack = new MarketDataStack(
-    testApp({ [INGEST_CONTEXT]: 'windows', [WEB_SOCKET_CONTEXT]: 'false' }),
-    STACK_NAME,
-  );
+describe('IngestConsumerService without the WebSocket API (-c webSocket=false)', () => {
+  const stack = new MarketDataStack(testApp({ [WEB_SOCKET_CONTEXT]: 'false' }), STACK_NAME);
   const consumer = stack.ingestConsumer;
   if (!consumer) throw new Error('no ingest consumer service');
   const template = Template.fromStack(stack);
@@ -529,8 +534,8 @@ describe('The containers’ image holds the consumer’s bundle where its comman
   });
 });
 
-describe('cdk synth -c ingest=windows (bin/app.ts)', () => {
-  const synth = synthWithoutDocker({ [INGEST_CONTEXT]: 'windows' });
+describe('cdk synth (bin/app.ts) with the ingest consumer it deploys by default', () => {
+  const synth = synthWithoutDocker({});
   afterAll(synth.cleanUp);
 
   it('synthesizes with cdk-nag, never runs docker, and stages the one image for ARM64', () => {

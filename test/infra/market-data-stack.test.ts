@@ -8,7 +8,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { REST_BASE_PATH, REST_ROUTES } from '#contracts/routes';
 import { STACK_NAME, STACK_OUTPUTS, tableOutputName } from '#contracts/stack-outputs';
 import { TABLE_IDS } from '#contracts/tables';
-import { MarketDataStack, WAF_CONTEXT, WEB_SOCKET_CONTEXT } from '#lib/market-data-stack';
+import { INGEST_CONSUMER_STACK_OUTPUTS } from '#lib/constructs/ingest-consumer';
+import { INGEST_CONTEXT, MarketDataStack, WAF_CONTEXT, WEB_SOCKET_CONTEXT } from '#lib/market-data-stack';
 import { PROJECT_ROOT } from '#lib/project-root';
 import { nagFindingsOf } from './support/cdk-nag.ts';
 import { synthServiceStack, TEST_CONTEXT, testApp } from './support/service-stack.ts';
@@ -48,7 +49,7 @@ describe('MarketDataStack outputs', () => {
     // ConsoleUrl comes with -c console=true only (test/infra/console-site.test.ts).
     const always = Object.values(STACK_OUTPUTS).filter((name) => name !== STACK_OUTPUTS.consoleUrl);
     expect(Object.keys(template.toJSON().Outputs).sort()).toEqual(
-      [...always, ...TABLE_IDS.map(tableOutputName)].sort(),
+      [...always, ...TABLE_IDS.map(tableOutputName), ...Object.values(INGEST_CONSUMER_STACK_OUTPUTS)].sort(),
     );
   });
 });
@@ -64,9 +65,9 @@ describe('MarketDataStack', () => {
   });
 });
 
-describe('MarketDataStack with -c webSocket=false -c waf=false (LocalStack free plan, as deploy:local)', () => {
+describe('MarketDataStack with -c webSocket=false -c waf=false -c ingest=lambda (LocalStack free plan, as deploy:local)', () => {
   const stack = new MarketDataStack(
-    testApp({ [WEB_SOCKET_CONTEXT]: 'false', [WAF_CONTEXT]: 'false' }),
+    testApp({ [WEB_SOCKET_CONTEXT]: 'false', [WAF_CONTEXT]: 'false', [INGEST_CONTEXT]: 'lambda' }),
     STACK_NAME,
   );
   const resources = Template.fromStack(stack).toJSON().Resources as Record<string, { Type: string }>;

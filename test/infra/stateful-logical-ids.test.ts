@@ -19,7 +19,7 @@ const PINNED_LOGICAL_IDS = {
     'Tablesbreaks78924881',
     'TablesconnectionsDC437138',
     // The windowed ingest consumer's lease and shard positions (functions/contracts/ingest-consumer.ts), created
-    // whichever ingest is deployed (-c ingest=lambda|windows).
+    // whichever ingest is deployed (-c ingest=windows|lambda).
     'TablesconsumerLeases853E9E7C',
     'TableseventGuards26188858',
     'TablesfeedPositions427A0C41',

@@ -8,7 +8,7 @@ import { TABLE_IDS, TABLES, type TableBinding, type TableDefinition } from '#con
 import { USAGE_DELIVERY } from '#contracts/usage';
 import { CALLBACK_URL_ENV, QUOTE_PUSH } from '#contracts/websocket';
 import { ITERATOR_AGE_ALARM_THRESHOLD_MS } from '#lib/constructs/trade-ingestion';
-import { ENHANCED_FAN_OUT_CONTEXT } from '#lib/market-data-stack';
+import { ENHANCED_FAN_OUT_CONTEXT, INGEST_CONTEXT } from '#lib/market-data-stack';
 import { acknowledgementsOf, nagFindingsOf } from './support/cdk-nag.ts';
 import { describeEventSourceFailures } from './support/event-source-failures.ts';
 import {
@@ -26,13 +26,15 @@ import {
   templateOfResource,
 } from './support/template.ts';
 
-const { stack, template } = synthServiceStack();
+/** The ingest Lambda's mapping and grants: a stack deployed with `-c ingest=lambda`, the way back. */
+const { stack, template } = synthServiceStack({ [INGEST_CONTEXT]: 'lambda' });
 const ingestion = stack.ingestion;
 const streamId = logicalIdOf(ingestion.stream);
 const queueId = logicalIdOf(ingestion.deadLetterQueue);
 const functionId = logicalIdOf(ingestion.ingestFunction.lambda);
 const consumerId = logicalIdOf(
-  ingestion.consumer ?? expect.unreachable('the stack reads the trades through its consumer by default'),
+  ingestion.consumer ??
+    expect.unreachable('the stack reads the trades through its consumer unless told not to'),
 );
 /** What the ingest binds: its own tables, and those it needs to post quotes (the stack has the WebSocket API). */
 const boundTables: readonly TableBinding[] = [...INGEST.tables, ...QUOTE_PUSH.tables];
@@ -94,7 +96,7 @@ describe('TradeIngestion event source mapping', () => {
   });
 
   it('polls the stream itself, with no consumer, in a stack deployed with -c enhancedFanOut=false', () => {
-    const polled = synthServiceStack({ [ENHANCED_FAN_OUT_CONTEXT]: 'false' });
+    const polled = synthServiceStack({ [INGEST_CONTEXT]: 'lambda', [ENHANCED_FAN_OUT_CONTEXT]: 'false' });
     const ingestId = logicalIdOf(polled.stack.ingestion.ingestFunction.lambda);
     const [only, ...others] = eventSourceMappingsOf(polled.template, ingestId);
 

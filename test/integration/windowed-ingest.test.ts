@@ -30,7 +30,7 @@ const record = (symbol: string, price: number, second: number) => ({
   }),
 });
 
-describe('the local stack with the windowed ingest consumer (npm start -- --ingest windows)', () => {
+describe('the local stack with the windowed ingest consumer (npm start)', () => {
   it('pushes a window’s quote, and once flushed has stored the trades, counted them and moved the shard positions', async () => {
     const from = client.messages.length;
     local.stack.trades.put([record('AAPL', 190, 1), record('MSFT', 410, 1), record('AAPL', 191, 2)]);

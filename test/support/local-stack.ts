@@ -1,20 +1,15 @@
+import { type IngestDesign, ingestDesignNamed } from '#contracts/ingest-consumer';
 import { type Candles, candlesSchema } from '#domain/market-data/candles';
-import {
-  type IngestMode,
-  ingestModeNamed,
-  type LocalStack,
-  type LocalStackOptions,
-  startLocalStack,
-} from '../../scripts/local/stack.ts';
+import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../scripts/local/stack.ts';
 import { runScript } from './processes.ts';
 
 /**
- * What ingests a test stack's trades: the ingest Lambda's handler, or with `LOCAL_STACK_INGEST=windows` the
- * windowed consumer (`npm run test:integration-windows`: the same suite holds both to the same behaviour).
+ * What ingests a test stack's trades: the windowed consumer, or with `LOCAL_STACK_INGEST=lambda` the ingest
+ * Lambda's handler (`npm run test:integration-lambda`: the same suite holds both to the same behaviour).
  */
-function testIngest(): IngestMode {
-  const named = process.env.LOCAL_STACK_INGEST ?? 'lambda';
-  return ingestModeNamed(named, `LOCAL_STACK_INGEST=${named}`);
+function testIngest(): IngestDesign {
+  const named = process.env.LOCAL_STACK_INGEST;
+  return ingestDesignNamed(named, `LOCAL_STACK_INGEST=${named}`);
 }
 
 /**

@@ -16,7 +16,7 @@ import {
 } from './service-ports.ts';
 
 /**
- * The ingest Lambda (docs/architecture.md#ingestion-a-kinesis-stream-of-trades-one-ingest-lambda): one
+ * The ingest Lambda (docs/architecture.md#ingestion-a-kinesis-stream-of-trades-one-windowed-consumer): one
  * Kinesis batch of trades, decoded and handed to the use case (functions/use-cases/ingest-records.ts), which
  * folds them into prices, ledgers and bars and dead-letters what it will never apply. Where the stack streams,
  * the quotes of its commits are posted right after them (docs/adr/0024-quotes-posted-by-the-ingest.md): a

@@ -38,8 +38,11 @@ const UNITS: MeasuredUnits = {
 };
 const MARKET = { symbols: 8_000, tradesPerDay: 100_000_000, partners: 200, symbolsPerPartner: 50 };
 /** The stack before lever 2: usage rows in DynamoDB. */
-const BEFORE: Design = { capacity: 'on-demand', usageSink: 'dynamodb' };
-const DEPLOYED = DESIGNS.deployed;
+const BEFORE: Design = { capacity: 'on-demand', usageSink: 'dynamodb', ingest: 'lambda' };
+/** The ingest Lambda, a batch per shard (`-c ingest=lambda`): the design most parts are priced by here. */
+const LAMBDA = DESIGNS.lambda;
+/** The same with every table on demand (`-c sessionCapacity=false`). */
+const ON_DEMAND_LAMBDA: Design = { ...DESIGNS['on-demand'], ingest: 'lambda' };
 /** The session's batches per shard: a batch spans about one invocation (no batching window, ADR 0024). */
 const BATCHES = SESSION_SECONDS / batchSecondsOf();
 
@@ -51,7 +54,7 @@ describe('the cost model (docs/storage.md#a-trading-day-on-paper)', () => {
   });
 
   it('prices the ledger writes (their latest prices within) from the measured write units, on demand', () => {
-    const line = dayCost(MARKET, UNITS, DESIGNS['on-demand']).find((entry) =>
+    const line = dayCost(MARKET, UNITS, ON_DEMAND_LAMBDA).find((entry) =>
       entry.part.startsWith('DynamoDB writes, ledgers'),
     );
     expect(line?.dollars).toBeCloseTo((symbolBatchesPerDay(MARKET) * 6 * 0.625) / 1e6, 6);
@@ -78,7 +81,7 @@ describe('the cost model (docs/storage.md#a-trading-day-on-paper)', () => {
     // A quiet symbol: at every batch holding it, which is less often than that.
     const quiet = { symbols: 1, tradesPerDay: 500 };
     expect(markerReadsPerDay(quiet, 0.3)).toBeCloseTo(symbolBatchesPerDay(quiet, 0.3), 6);
-    const line = dayCost(MARKET, UNITS, DEPLOYED).find((entry) =>
+    const line = dayCost(MARKET, UNITS, LAMBDA).find((entry) =>
       entry.part.startsWith('Subscription lookups'),
     );
     expect(line?.dollars).toBeCloseTo(
@@ -91,29 +94,29 @@ describe('the cost model (docs/storage.md#a-trading-day-on-paper)', () => {
     const lines = (design: Design) => dayCost(MARKET, UNITS, design);
     const log = (design: Design) =>
       lines(design).find((entry) => entry.part.startsWith('DynamoDB writes, session trade log'))?.dollars;
-    expect(log(DESIGNS['on-demand'])).toBeCloseTo(
+    expect(log(ON_DEMAND_LAMBDA)).toBeCloseTo(
       (tradeLogItemsPerDay(MARKET, batchSecondsOf(), 30) * 1 * 0.625) / 1e6,
       6,
     );
-    expect(log(DEPLOYED)).toBeLessThan(log(DESIGNS['on-demand']) ?? 0);
+    expect(log(LAMBDA)).toBeLessThan(log(ON_DEMAND_LAMBDA) ?? 0);
   });
 
   it('prices a recent-bar snapshot per symbol and 15-minute close, written and removed', () => {
-    const line = dayCost(MARKET, UNITS, DESIGNS['on-demand']).find((entry) =>
+    const line = dayCost(MARKET, UNITS, ON_DEMAND_LAMBDA).find((entry) =>
       entry.part.startsWith('DynamoDB writes, recent-bar snapshots'),
     );
     expect(line?.dollars).toBeCloseTo((8_000 * 26 * 2 * 2 * 0.625) / 1e6, 6);
   });
 
   it('prices the ingest’s reads as enhanced fan-out of an on-demand stream: per GB read, and stream-hours', () => {
-    const line = dayCost(MARKET, UNITS, DEPLOYED).find((entry) => entry.part.includes('enhanced fan-out'));
+    const line = dayCost(MARKET, UNITS, LAMBDA).find((entry) => entry.part.includes('enhanced fan-out'));
     // 25 M records of 4 trades, each billed as 1 KB.
     const gb = (25_000_000 * 1024) / 1024 ** 3;
     expect(line?.dollars).toBeCloseTo(gb * 0.05 + 24 * 0.04, 6);
   });
 
   it('prices the ingest’s and the clock tick’s reads on demand: ledgers strongly consistent, states eventually', () => {
-    const lines = dayCost(MARKET, UNITS, DESIGNS['on-demand']);
+    const lines = dayCost(MARKET, UNITS, ON_DEMAND_LAMBDA);
     const read = (part: string) => lines.find((line) => line.part.startsWith(part))?.dollars;
     const symbolBatches = symbolBatchesPerDay(MARKET);
     // A 6,000-byte ledger is 2 read units; the clock tick reads every symbol's ledger once a quarter-hour, all day.
@@ -129,7 +132,7 @@ describe('the cost model (docs/storage.md#a-trading-day-on-paper)', () => {
 
   it('provisions the reads for the session, and off-session for the clock tick’s reads or a share of the session’s', () => {
     const ledgerReads = (market: typeof MARKET) =>
-      dayCost(market, UNITS, DEPLOYED).find((line) => line.part.startsWith('DynamoDB reads, ledgers'))
+      dayCost(market, UNITS, LAMBDA).find((line) => line.part.startsWith('DynamoDB reads, ledgers'))
         ?.dollars ?? 0;
     const sessionRolls = SESSION_SECONDS / 60 / 15;
     const session = (symbolBatchesPerDay(MARKET) + sessionRolls * 8_000) * 2;
@@ -146,7 +149,7 @@ describe('the cost model (docs/storage.md#a-trading-day-on-paper)', () => {
   });
 
   it('totals every part, and each group adds up to the total', () => {
-    const lines = dayCost(MARKET, UNITS, DEPLOYED);
+    const lines = dayCost(MARKET, UNITS, LAMBDA);
     expect(total(lines, 'ingest') + total(lines, 'fan-out') + total(lines, 'storage')).toBeCloseTo(
       total(lines),
       9,
@@ -154,7 +157,7 @@ describe('the cost model (docs/storage.md#a-trading-day-on-paper)', () => {
   });
 
   it('makes the usage rows cheaper with Firehose, and the ingest writes with session capacity (ADR 0021)', () => {
-    const levers = dayCost(MARKET, UNITS, DEPLOYED);
+    const levers = dayCost(MARKET, UNITS, LAMBDA);
     const deployed = dayCost(MARKET, UNITS, BEFORE);
     const usage = (lines: typeof deployed) =>
       lines.find((line) => line.part.startsWith('Usage rows') && line.group === 'fan-out');
@@ -169,10 +172,10 @@ describe('the cost model (docs/storage.md#a-trading-day-on-paper)', () => {
     expect(writes(levers)).toBeLessThan(writes(deployed) * 0.55);
   });
 
-  it('prices the deployed usage rows as Firehose ingestion of 4 KB records billed as 5 KB, plus an S3 PUT per buffer', () => {
-    expect(DEPLOYED.usageSink).toBe('firehose');
+  it('prices the usage rows as Firehose ingestion of 4 KB records billed as 5 KB, plus an S3 PUT per buffer', () => {
+    expect(LAMBDA.usageSink).toBe('firehose');
     const pushes = 200 * 50 * 0.4 * BATCHES;
-    const lines = dayCost({ ...MARKET, partnerChangeShare: 0.4 }, UNITS, DEPLOYED);
+    const lines = dayCost({ ...MARKET, partnerChangeShare: 0.4 }, UNITS, LAMBDA);
     const usage = lines.find((line) => line.part === 'Usage rows to Firehose and S3');
     // 20 rows of 200 bytes fill a 4,096-byte record; each record is billed 5 KB at $0.029 per GB.
     const firehose = (Math.ceil(pushes / 20) * 5 * 1024 * 0.029) / 1024 ** 3;
@@ -186,7 +189,7 @@ describe('the cost model (docs/storage.md#a-trading-day-on-paper)', () => {
   });
 
   it('writes at least one object a buffer interval while rows flow', () => {
-    const usage = dayCost({ ...MARKET, partners: 1, symbolsPerPartner: 1 }, UNITS, DEPLOYED).find(
+    const usage = dayCost({ ...MARKET, partners: 1, symbolsPerPartner: 1 }, UNITS, LAMBDA).find(
       (line) => line.part === 'Usage rows to Firehose and S3',
     );
     expect(usage?.volume).toContain(`${SESSION_SECONDS / 60} objects`);
@@ -197,7 +200,7 @@ describe('the cost model (docs/storage.md#a-trading-day-on-paper)', () => {
       dayCost(
         { ...MARKET, ...(share === undefined ? {} : { partnerChangeShare: share }) },
         UNITS,
-        DEPLOYED,
+        LAMBDA,
       ).find((line) => line.part === 'WebSocket messages')?.dollars;
     expect(messages(0.4)).toBeCloseTo(webSocketMessagesDollars(200 * 50 * 0.4 * BATCHES), 6);
     expect(messages()).toBeLessThan(messages(0.4) ?? 0);
@@ -232,8 +235,8 @@ describe('the cost model (docs/storage.md#a-trading-day-on-paper)', () => {
   it('prices the WebSocket messages and posts by frames, and the usage rows by quotes, when partners batch', () => {
     const line = (lines: ReturnType<typeof dayCost>, part: string) =>
       lines.find((entry) => entry.part.startsWith(part))?.dollars ?? 0;
-    const single = dayCost({ ...MARKET, partnerChangeShare: 0.5 }, UNITS, DEPLOYED);
-    const batched = dayCost({ ...MARKET, partnerChangeShare: 0.5, batchedShare: 1 }, UNITS, DEPLOYED);
+    const single = dayCost({ ...MARKET, partnerChangeShare: 0.5 }, UNITS, LAMBDA);
+    const batched = dayCost({ ...MARKET, partnerChangeShare: 0.5, batchedShare: 1 }, UNITS, LAMBDA);
     expect(line(batched, 'WebSocket messages')).toBeLessThan(line(single, 'WebSocket messages') / 3);
     expect(line(batched, 'Posting')).toBeLessThan(line(single, 'Posting'));
     expect(line(batched, 'Usage rows to Firehose')).toBeCloseTo(line(single, 'Usage rows to Firehose'), 9);
@@ -241,7 +244,7 @@ describe('the cost model (docs/storage.md#a-trading-day-on-paper)', () => {
 
   it('prices shorter ingest invocations as more batches: more ledger writes and quotes, and a dearer day', () => {
     const day = (ingestSeconds?: number) =>
-      dayCost(MARKET, UNITS, { ...DEPLOYED, ...(ingestSeconds === undefined ? {} : { ingestSeconds }) });
+      dayCost(MARKET, UNITS, { ...LAMBDA, ...(ingestSeconds === undefined ? {} : { ingestSeconds }) });
     const line = (lines: ReturnType<typeof dayCost>, part: string) =>
       lines.find((entry) => entry.part.startsWith(part))?.dollars ?? 0;
     expect(batchSecondsOf()).toBe(ASSUMPTIONS.ingestSeconds);
@@ -264,12 +267,12 @@ describe('the cost model (docs/storage.md#a-trading-day-on-paper)', () => {
     expect(total(short)).toBeGreaterThan(total(long));
   });
 
-  it('prices the windowed consumer: quotes per window across the shards, ledgers committed 0.85 s apart and never read, Fargate tasks instead of the Lambda', () => {
+  it('prices the windowed consumer as deployed: quotes per window across the shards, ledgers committed 0.85 s apart and never read, Fargate tasks instead of the Lambda', () => {
     const line = (lines: ReturnType<typeof dayCost>, part: string) =>
       lines.find((entry) => entry.part.startsWith(part));
     const windowSeconds = INGEST_WINDOWS.windowMs / 1000;
     const commitSeconds = (INGEST_WINDOWS.commitIntervalMs - INGEST_WINDOWS.windowMs) / 1000;
-    const windowed = dayCost(MARKET, UNITS, DESIGNS.windows);
+    const windowed = dayCost(MARKET, UNITS, DESIGNS.deployed);
     expect(line(windowed, 'Ingest Lambda')).toBeUndefined();
     // Two tasks, 7.5 hours of the session's size (8 vCPU, 16 GB) and the rest of the day at 1 vCPU, 2 GB.
     expect(line(windowed, 'Ingest consumer on Fargate')?.dollars).toBeCloseTo(
@@ -288,7 +291,7 @@ describe('the cost model (docs/storage.md#a-trading-day-on-paper)', () => {
       `${(symbolBatchesPerDay(MARKET, windowSeconds) / 1e6).toFixed(1)} M Queries`,
     );
     // A batched partner: one frame per window holding any of its symbols, every shard's at once.
-    const batched = dayCost({ ...MARKET, batchedShare: 1 }, UNITS, DESIGNS.windows);
+    const batched = dayCost({ ...MARKET, batchedShare: 1 }, UNITS, DESIGNS.deployed);
     const share = symbolBatchesPerDay(MARKET, windowSeconds) / (8_000 * (SESSION_SECONDS / windowSeconds));
     expect(line(batched, 'WebSocket messages')?.dollars).toBeCloseTo(
       webSocketMessagesDollars(200 * (SESSION_SECONDS / windowSeconds) * (1 - (1 - share) ** 50)),
@@ -302,15 +305,16 @@ describe('the cost model (docs/storage.md#a-trading-day-on-paper)', () => {
       ((renewals + windows) * 0.625 + renewals * 0.125) / 1e6,
       9,
     );
-    expect(line(dayCost(MARKET, UNITS, DESIGNS.deployed), 'DynamoDB, the consumer’s lease')).toBeUndefined();
+    expect(line(dayCost(MARKET, UNITS, LAMBDA), 'DynamoDB, the consumer’s lease')).toBeUndefined();
     // Logs: a window's bytes per window; the Lambda's per invocation, a batch per shard.
     const gb = 1024 ** 3;
     expect(line(windowed, 'CloudWatch Logs: the ingest')?.dollars).toBeCloseTo(
       ((windows * 1_800) / gb) * 0.5,
       9,
     );
-    expect(
-      line(dayCost(MARKET, UNITS, DESIGNS.deployed), 'CloudWatch Logs: the ingest')?.dollars,
-    ).toBeCloseTo(((8 * BATCHES * 2_000) / gb) * 0.5, 9);
+    expect(line(dayCost(MARKET, UNITS, LAMBDA), 'CloudWatch Logs: the ingest')?.dollars).toBeCloseTo(
+      ((8 * BATCHES * 2_000) / gb) * 0.5,
+      9,
+    );
   });
 });
