@@ -63,8 +63,9 @@ export interface IngestConsumerServiceProps {
 
 /**
  * The windowed ingest consumer on AWS (deployed unless `-c ingest=lambda`,
- * docs/adr/0026-long-running-ingest-consumer.md): a Fargate service running functions/containers/ingest-consumer.ts from the containers' image, in
- * place of the ingest Lambda's event source mapping.
+ * docs/adr/0026-long-running-ingest-consumer.md): a Fargate service running
+ * functions/containers/ingest-consumer.ts from the containers' image, in place of the ingest Lambda's event
+ * source mapping.
  *
  * - Two tasks: one holds the lease (an item of the consumerLeases table) and reads every shard through the
  *   ingest's enhanced fan-out consumer, the other stands by and takes the lease over once it has not been

@@ -26,7 +26,7 @@ export function startBenchStack(
  */
 export function ingestDesignOf(options: readonly string[]): IngestDesign {
   const at = options.indexOf('--ingest');
-  return at === -1
-    ? DEFAULT_INGEST_DESIGN
-    : ingestDesignNamed(options[at + 1], `--ingest ${options[at + 1]}`);
+  if (at === -1) return DEFAULT_INGEST_DESIGN;
+  const named = options[at + 1] ?? '';
+  return ingestDesignNamed(named, `--ingest ${named || '(no value)'}`);
 }
