@@ -1,4 +1,4 @@
-import { DEFAULT_INGEST_DESIGN, type IngestDesign, ingestDesignNamed } from '#contracts/ingest-consumer';
+import { type IngestDesign, ingestDesignNamed } from '#contracts/ingest-consumer';
 import { type LocalStack, startLocalStack } from '../local/stack.ts';
 
 /**
@@ -6,14 +6,11 @@ import { type LocalStack, startLocalStack } from '../local/stack.ts';
  * measures the service, not the bucket), and, given `clockStart`, the service clock from there at real speed.
  * `ingest`: what ingests its trades (`--ingest`, ingestDesignOf).
  */
-export function startBenchStack(
-  clockStart?: Date,
-  ingest: IngestDesign = DEFAULT_INGEST_DESIGN,
-): Promise<LocalStack> {
+export function startBenchStack(clockStart?: Date, ingest?: IngestDesign): Promise<LocalStack> {
   return startLocalStack({
     port: 0,
     dynamoPort: 0,
-    ingest,
+    ...(ingest === undefined ? {} : { ingest }),
     ...(clockStart === undefined ? {} : { clock: { start: clockStart, speed: 1 } }),
     throttle: { rateLimit: 1_000_000, burstLimit: 1_000_000 },
     logLevel: 'SILENT',
@@ -26,7 +23,6 @@ export function startBenchStack(
  */
 export function ingestDesignOf(options: readonly string[]): IngestDesign {
   const at = options.indexOf('--ingest');
-  if (at === -1) return DEFAULT_INGEST_DESIGN;
-  const named = options[at + 1] ?? '';
+  const named = at === -1 ? undefined : (options[at + 1] ?? '');
   return ingestDesignNamed(named, `--ingest ${named || '(no value)'}`);
 }

@@ -83,6 +83,20 @@ export class LocalMetrics {
     return { since: this.startedAt.toISOString(), metrics: totalsOf(this.total.values()) };
   }
 
+  /**
+   * A metric's sum since the start, over all its dimension values, or of one (a `TradesRefused` reason) when
+   * given.
+   */
+  sumOf(name: string, dimensionValue?: string): number {
+    return this.document()
+      .metrics.filter(
+        (metric) =>
+          metric.name === name &&
+          (dimensionValue === undefined || metric.dimension?.value === dimensionValue),
+      )
+      .reduce((sum, metric) => sum + metric.sum, 0);
+  }
+
   /** One line for the window since the last call (then a new window starts); undefined when nothing happened. */
   summaryLine(windowSeconds: number): string | undefined {
     const window = this.window;

@@ -16,16 +16,8 @@ describe('a replay with redeliveries on the local stack', () => {
   const trades = syntheticTrades('AAPL', 225, [5, 20, 35, 50], 11).filter(
     ({ timestamp }) => timestamp < Date.parse(`${SESSIONS[1]}T00:00:00Z`),
   );
-  const totals = (name: string) =>
-    test.stack.metrics
-      .document()
-      .metrics.filter((metric) => metric.name === name)
-      .reduce((sum, metric) => sum + metric.sum, 0);
-  const refused = (reason: string) =>
-    test.stack.metrics
-      .document()
-      .metrics.filter((metric) => metric.name === 'TradesRefused' && metric.dimension?.value === reason)
-      .reduce((sum, metric) => sum + metric.sum, 0);
+  const totals = (name: string) => test.stack.metrics.sumOf(name);
+  const refused = (reason: string) => test.stack.metrics.sumOf('TradesRefused', reason);
 
   beforeAll(async () => {
     test = await startTestStack({ dynamoFaults: { throttledWriteShare: 0.05, seed: 3 } });

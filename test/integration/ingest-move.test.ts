@@ -31,13 +31,7 @@ async function ingest(stack: TestStack, trades: readonly Trade[]): Promise<void>
   await stack.stack.trades.flush();
 }
 
-const total = (stack: TestStack, name: string, reason?: string) =>
-  stack.stack.metrics
-    .document()
-    .metrics.filter(
-      (metric) => metric.name === name && (reason === undefined || metric.dimension?.value === reason),
-    )
-    .reduce((sum, metric) => sum + metric.sum, 0);
+const total = (stack: TestStack, name: string, reason?: string) => stack.stack.metrics.sumOf(name, reason);
 
 const dailyBars = async (stack: TestStack) =>
   (await stack.get(`/candles/MSFT?interval=1d&start=${SESSIONS[0]}&end=${SESSIONS[1]}T23:59:59Z`)).body;
